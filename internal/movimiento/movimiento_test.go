@@ -1,0 +1,247 @@
+package movimiento
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// datos is the movement of DESIGN.md's example; tests change one field at a time.
+func datos() Datos {
+	return Datos{
+		ID: "pago-8f2c", Cuenta: "ES7620770024003102575766", Tipo: Cargo,
+		Importe: "50.00", Moneda: "EUR", Concepto: "Pedido 1234", Fecha: "2026-12-02T10:15:00Z",
+	}
+}
+
+func mustNew(t *testing.T, d Datos) Movimiento {
+	t.Helper()
+	m, err := New(d)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", d, err)
+	}
+	return m
+}
+
+func TestNewKeepsFields(t *testing.T) {
+	m := mustNew(t, datos())
+	if m.ID != "pago-8f2c" || m.Cuenta != "ES7620770024003102575766" || m.Tipo != Cargo ||
+		m.Moneda != "EUR" || m.Concepto != "Pedido 1234" || m.Fecha != "2026-12-02T10:15:00Z" {
+		t.Errorf("fields changed: %+v", m)
+	}
+	if !m.Importe.Equal(decimal.RequireFromString("50")) {
+		t.Errorf("Importe = %s, want 50", m.Importe)
+	}
+}
+
+func TestNewAcceptsLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Datos)
+	}{
+		{"128-char id with every allowed symbol", func(d *Datos) { d.ID = "aZ09._:/@+=-" + strings.Repeat("x", 116) }},
+		{"64-char cuenta", func(d *Datos) { d.Cuenta = "aZ09._-" + strings.Repeat("y", 57) }},
+		{"abono", func(d *Datos) { d.Tipo = Abono }},
+		{"20 significant digits", func(d *Datos) { d.Importe = "123456789012345678.90" }},
+		{"leading zeros after the point do not count", func(d *Datos) { d.Importe = "0.01" }},
+		{"trailing zeros of the integer part count but fit", func(d *Datos) { d.Importe = "10000000000000000000" }},
+		{"JPY without decimals", func(d *Datos) { d.Importe, d.Moneda = "1000", "JPY" }},
+		{"KWD with 3 decimals", func(d *Datos) { d.Importe, d.Moneda = "1.500", "KWD" }},
+		{"CLF with 4 decimals", func(d *Datos) { d.Importe, d.Moneda = "0.0001", "CLF" }},
+		{"256-rune concepto", func(d *Datos) { d.Concepto = strings.Repeat("ñ", 256) }},
+		{"no concepto or fecha", func(d *Datos) { d.Concepto, d.Fecha = "", "" }},
+		{"fecha with fraction and offset", func(d *Datos) { d.Fecha = "2026-12-02T10:15:00.123456+01:00" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := datos()
+			tt.edit(&d)
+			mustNew(t, d)
+		})
+	}
+}
+
+// TestNewReportsFirstProblemInFieldOrder: with several problems, the earliest
+// field in id, cuenta, tipo, importe, moneda, scale, concepto, fecha wins.
+func TestNewReportsFirstProblemInFieldOrder(t *testing.T) {
+	d := Datos{ID: "a#", Cuenta: "", Tipo: "x", Importe: "0", Moneda: "eur", Fecha: "ayer"}
+	var idErr *IDError
+	if _, err := New(d); !errors.As(err, &idErr) {
+		t.Fatalf("got %v, want the IDError of id", err)
+	}
+
+	d = datos()
+	d.Importe, d.Moneda = "1.234", "eur"
+	var monedaErr *MonedaError
+	if _, err := New(d); !errors.As(err, &monedaErr) {
+		t.Errorf("bad scale and bad moneda: got %v, want MonedaError (scale needs a moneda)", err)
+	}
+
+	d = datos()
+	d.Importe, d.Concepto = "1.234", "a\x00b"
+	var scaleErr *ScaleError
+	if _, err := New(d); !errors.As(err, &scaleErr) {
+		t.Errorf("bad scale and bad concepto: got %v, want ScaleError", err)
+	}
+}
+
+func TestNewRejectsInvalidUTF8Concepto(t *testing.T) {
+	d := datos()
+	d.Concepto = "caf\xe9"
+	var target *ConceptoError
+	if _, err := New(d); !errors.As(err, &target) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("got %v, want ConceptoError", err)
+	}
+}
+
+func TestNewRejectsInvalidUTF8ID(t *testing.T) {
+	d := datos()
+	d.ID = "pago\xff"
+	_, err := New(d)
+	var target *IDError
+	if !errors.As(err, &target) || !strings.Contains(err.Error(), "0xff") {
+		t.Fatalf("got %v, want an IDError naming the byte", err)
+	}
+}
+
+// TestZeroValues: the zero Movimiento and zero errors are misuse, but must not
+// panic or move money.
+func TestZeroValues(t *testing.T) {
+	var m Movimiento
+	if !m.Delta().IsZero() || len(m.Huella()) != 64 || m.ImporteTexto() != "0" {
+		t.Errorf("zero Movimiento: Delta %s, Huella %q, ImporteTexto %q", m.Delta(), m.Huella(), m.ImporteTexto())
+	}
+	for _, err := range []error{
+		&SyntaxError{}, &EnvelopeError{}, &MissingFieldError{}, &FieldTypeError{}, &IDError{},
+		&TipoError{}, &ImporteError{}, &ScaleError{}, &MonedaError{}, &ConceptoError{}, &FechaError{},
+	} {
+		if err.Error() == "" || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%T: message %q, errors.Is(ErrInvalid) = %v", err, err, errors.Is(err, ErrInvalid))
+		}
+	}
+}
+
+func TestDelta(t *testing.T) {
+	d := datos()
+	d.Tipo, d.Importe = Abono, "12.30"
+	if got := mustNew(t, d).Delta(); !got.Equal(decimal.RequireFromString("12.3")) {
+		t.Errorf("abono Delta = %s, want 12.3", got)
+	}
+	d.Tipo = Cargo
+	if got := mustNew(t, d).Delta(); !got.Equal(decimal.RequireFromString("-12.3")) {
+		t.Errorf("cargo Delta = %s, want -12.3", got)
+	}
+	if got := (Movimiento{Importe: decimal.RequireFromString("5")}).Delta(); !got.IsZero() {
+		t.Errorf("zero-value Tipo Delta = %s, want 0", got)
+	}
+}
+
+func TestImporteTexto(t *testing.T) {
+	tests := []struct{ importe, moneda, want string }{
+		{"50", "EUR", "50.00"},
+		{"50.1", "EUR", "50.10"},
+		{"1000", "JPY", "1000"},
+		{"1.5", "KWD", "1.500"},
+		{"0.0001", "CLF", "0.0001"},
+		{"123456789012345678.90", "USD", "123456789012345678.90"},
+	}
+	for _, tt := range tests {
+		d := datos()
+		d.Importe, d.Moneda = tt.importe, tt.moneda
+		if got := mustNew(t, d).ImporteTexto(); got != tt.want {
+			t.Errorf("ImporteTexto of %s %s = %q, want %q", tt.importe, tt.moneda, got, tt.want)
+		}
+	}
+}
+
+func TestHuellaGolden(t *testing.T) {
+	// printf 'v1\nES7620770024003102575766\npago-8f2c\ncargo\n50.00\nEUR' | sha256sum
+	const want = "8e4573ba81a508d97f68450c39e563f00f13f69a81c194957434e960199df6e0"
+	if got := mustNew(t, datos()).Huella(); got != want {
+		t.Errorf("Huella = %s, want %s", got, want)
+	}
+	// printf 'v1\nacc-1\nx-1\nabono\n1000\nJPY' | sha256sum
+	const wantJPY = "45c05e7a9d03c60b8f5e41d3a280e515b76a93c9c8feaba31a479c12c4d437ba"
+	d := Datos{ID: "x-1", Cuenta: "acc-1", Tipo: Abono, Importe: "1000", Moneda: "JPY"}
+	if got := mustNew(t, d).Huella(); got != wantJPY {
+		t.Errorf("JPY Huella = %s, want %s", got, wantJPY)
+	}
+}
+
+func TestHuellaSameFact(t *testing.T) {
+	base := mustNew(t, datos()).Huella()
+	same := []func(*Datos){
+		func(d *Datos) { d.Importe = "50" },
+		func(d *Datos) { d.Importe = "50.0" },
+		func(d *Datos) { d.Concepto = "otro concepto" },
+		func(d *Datos) { d.Concepto = "" },
+		func(d *Datos) { d.Fecha = "2027-01-01T00:00:00Z" },
+		func(d *Datos) { d.Fecha = "" },
+	}
+	for i, edit := range same {
+		d := datos()
+		edit(&d)
+		if got := mustNew(t, d).Huella(); got != base {
+			t.Errorf("case %d (%+v): Huella %s differs from %s", i, d, got, base)
+		}
+	}
+}
+
+func TestHuellaDifferentFact(t *testing.T) {
+	seen := map[string]string{mustNew(t, datos()).Huella(): "base"}
+	different := map[string]func(*Datos){
+		"cuenta":         func(d *Datos) { d.Cuenta = "ES7620770024003102575767" },
+		"id":             func(d *Datos) { d.ID = "pago-8f2d" },
+		"tipo":           func(d *Datos) { d.Tipo = Abono },
+		"importe":        func(d *Datos) { d.Importe = "50.01" },
+		"moneda":         func(d *Datos) { d.Moneda = "USD" },
+		"id and cuenta":  func(d *Datos) { d.ID, d.Cuenta = d.Cuenta, d.ID },
+		"importe scaled": func(d *Datos) { d.Importe = "5.00" },
+	}
+	for name, edit := range different {
+		d := datos()
+		edit(&d)
+		h := mustNew(t, d).Huella()
+		if prev, ok := seen[h]; ok {
+			t.Errorf("changing %s gives the Huella of %s", name, prev)
+		}
+		seen[h] = name
+		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			t.Errorf("Huella %q is not 64 lowercase hex digits", h)
+		}
+	}
+}
+
+func TestMinorUnits(t *testing.T) {
+	tests := []struct {
+		code  string
+		units int32
+		ok    bool
+	}{
+		{"EUR", 2, true}, {"USD", 2, true}, {"JPY", 0, true}, {"KWD", 3, true},
+		{"CLF", 4, true}, {"UYW", 4, true}, {"XCG", 2, true}, {"ZWG", 2, true},
+		{"SLE", 2, true}, {"VED", 2, true}, {"XOF", 0, true}, {"ISK", 0, true},
+		{"XAU", 0, false}, {"XXX", 0, false}, {"XTS", 0, false}, {"XDR", 0, false},
+		{"HRK", 0, false}, {"ANG", 0, false}, {"ZWL", 0, false}, {"SLL", 0, false},
+		{"CUC", 0, false}, {"eur", 0, false}, {"", 0, false},
+	}
+	for _, tt := range tests {
+		units, ok := MinorUnits(tt.code)
+		if units != tt.units || ok != tt.ok {
+			t.Errorf("MinorUnits(%q) = %d, %v; want %d, %v", tt.code, units, ok, tt.units, tt.ok)
+		}
+	}
+}
+
+func TestCurrencyTableShape(t *testing.T) {
+	for code, units := range minorUnits {
+		if len(code) != 3 || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			t.Errorf("code %q is not three upper-case letters", code)
+		}
+		if units != 0 && units != 2 && units != 3 && units != 4 {
+			t.Errorf("%s has %d minor units; ISO 4217 uses 0, 2, 3 or 4", code, units)
+		}
+	}
+}
