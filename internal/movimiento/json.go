@@ -2,272 +2,118 @@ package movimiento
 
 import (
 	"bytes"
-	"unicode/utf16"
-	"unicode/utf8"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// This file is a small RFC 8259 scanner. Parse needs what encoding/json does not
-// offer cheaply: the raw text of each top-level member (to read an importe number
-// from its literal), duplicate-key detection, and speed on the per-message path
-// (json.Valid alone costs several µs for an SNS envelope). It accepts exactly what
-// json.Valid accepts (FuzzScanner checks this); error explanations come from
-// encoding/json, off the hot path.
+// JSON reading is done by jsontext (github.com/go-json-experiment/json, the upstream of
+// Go's encoding/json/v2, still behind an experiment flag in Go 1.26): it rejects
+// duplicate member names and invalid UTF-8, gives each member's raw text (so an importe
+// number is read from its literal, never through float64), and is fast enough for the
+// per-message path. encoding/json explains bad input, off the hot path.
 
-// maxDepth is encoding/json's nesting limit, kept so both agree on every input.
-const maxDepth = 10000
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
 
-// scanner walks a JSON text; every method returns false on a syntax error.
-type scanner struct {
-	b     []byte
-	i     int
-	depth int
-}
+// readObject reads b as exactly one JSON object, recording the raw values of the keys
+// Parse reads (slices of b) and rejecting repeated keys.
+func readObject(b []byte) (object, error) {
+	dec := decoders.Get().(*jsontext.Decoder)
+	defer decoders.Put(dec)
+	dec.Reset(bytes.NewBuffer(b)) // a bytes.Buffer is parsed in place, not copied
 
-func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+	var obj object
+	if dec.PeekKind() != '{' {
+		return object{}, notObject(b)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return object{}, syntaxError(b, err)
+	}
+	var nameBuf [32]byte
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue() // the member name, still quoted
+		if err != nil {
+			return object{}, syntaxError(b, err)
+		}
+		key, err := jsontext.AppendUnquote(nameBuf[:0], name)
+		if err != nil {
+			return object{}, syntaxError(b, err)
+		}
+		k := keyIndex(key)
+		val, err := dec.ReadValue()
+		if err != nil {
+			return object{}, syntaxError(b, err)
+		}
+		if k >= 0 {
+			end := int(dec.InputOffset())
+			obj[k] = b[end-len(val) : end]
 		}
 	}
+	if _, err := dec.ReadToken(); err != nil { // the closing brace
+		return object{}, syntaxError(b, err)
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return object{}, &SyntaxError{Err: errors.New("unexpected data after the JSON object")}
+	}
+	return obj, nil
 }
 
-// skip consumes optional space and then c, reporting whether c was there.
-func (s *scanner) skip(c byte) bool {
-	s.space()
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
+// syntaxError explains why b could not be read. A duplicate name is reported as such;
+// anything else is explained by encoding/json, whose *json.SyntaxError carries the
+// offset, or by jsontext where encoding/json accepts what jsontext does not.
+func syntaxError(b []byte, err error) error {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {
+		return &SyntaxError{Err: fmt.Errorf("duplicate key %s in %s", quote(se.JSONPointer.LastToken()), where(se.JSONPointer))}
 	}
-	return false
+	if err == io.ErrUnexpectedEOF {
+		return notObject(b)
+	}
+	var raw json.RawMessage
+	if jerr := json.Unmarshal(b, &raw); jerr != nil {
+		return &SyntaxError{Err: jerr}
+	}
+	return &SyntaxError{Err: err}
 }
 
-// value consumes optional space and one JSON value.
-func (s *scanner) value() bool {
-	s.space()
-	if s.i >= len(s.b) {
-		return false
+func where(p jsontext.Pointer) string {
+	if parent := p.Parent(); parent != "" {
+		return "object " + string(parent)
 	}
-	switch s.b[s.i] {
-	case '"':
-		return s.str()
-	case '{':
-		return s.container('}')
-	case '[':
-		return s.container(']')
-	case 't':
-		return s.literal("true")
-	case 'f':
-		return s.literal("false")
-	case 'n':
-		return s.literal("null")
-	}
-	return s.number()
+	return "the top-level object"
 }
 
-// container consumes an object or array, whichever end closes.
-func (s *scanner) container(end byte) bool {
-	s.depth++
-	if s.depth > maxDepth {
-		return false
+// notObject explains why b is not one JSON object.
+func notObject(b []byte) error {
+	trimmed := bytes.Trim(b, " \t\r\n")
+	if len(trimmed) == 0 {
+		return &SyntaxError{Err: errors.New("empty body")}
 	}
-	s.i++
-	if !s.skip(end) {
-		for {
-			if end == '}' && !(s.skip('"') && s.strRest() && s.skip(':')) {
-				return false
-			}
-			if !s.value() {
-				return false
-			}
-			if s.skip(end) {
-				break
-			}
-			if !s.skip(',') {
-				return false
-			}
-		}
+	var raw json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return &SyntaxError{Err: err}
 	}
-	s.depth--
-	return true
+	return &SyntaxError{Err: fmt.Errorf("got %s, want an object", describe(trimmed))}
 }
 
-// str consumes a string; s.b[s.i] is its opening quote.
-func (s *scanner) str() bool {
-	s.i++
-	return s.strRest()
-}
-
-// strRest consumes a string whose opening quote is already consumed.
-func (s *scanner) strRest() bool {
-	b := s.b
-	for i := s.i; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			s.i = i + 1
-			return true
-		case c == '\\':
-			i++
-			if i >= len(b) {
-				return false
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(b) || hex4(b[i+1:i+5]) < 0 {
-					return false
-				}
-				i += 4
-			default:
-				return false
-			}
-		case c < 0x20:
-			return false
-		}
-	}
-	return false
-}
-
-func (s *scanner) literal(lit string) bool {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
-		return false
-	}
-	s.i += len(lit)
-	return true
-}
-
-// number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) number() bool {
-	b, i := s.b, s.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = digitsEnd(b, i)
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digitsEnd(b, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digitsEnd(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	s.i = i
-	return true
-}
-
-func digitsEnd(b []byte, i int) int {
-	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// hex4 decodes four hex digits, or returns -1.
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
-// validJSON reports whether b is one JSON value, as json.Valid does.
-func validJSON(b []byte) bool {
-	s := scanner{b: b}
-	if !s.value() {
-		return false
-	}
-	s.space()
-	return s.i == len(b)
-}
-
-// unquote returns the text of raw, a string literal the scanner accepted,
-// decoded as encoding/json decodes it (a lone surrogate becomes U+FFFD). Without
-// escapes it returns a subslice of raw, so it copies nothing.
+// unquote returns the text of raw, a valid JSON string literal.
 func unquote(raw []byte) []byte {
-	s := raw[1 : len(raw)-1]
-	i := bytes.IndexByte(s, '\\')
-	if i < 0 {
-		return s
-	}
-	out := make([]byte, i, len(s))
-	copy(out, s)
-	for i < len(s) {
-		if s[i] != '\\' {
-			out = append(out, s[i])
-			i++
-			continue
-		}
-		switch c := s[i+1]; c {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hex4(s[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					r2 = hex4(s[i+2 : i+6])
-				}
-				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default: // '"', '\\', '/'
-			out = append(out, c)
-		}
-		i += 2
-	}
+	out, _ := jsontext.AppendUnquote(nil, raw) // raw was validated by the decoder
 	return out
 }
 
-// decodeString returns the text of raw, a string literal the scanner accepted.
+// decodeString returns the text of raw, a valid JSON string literal.
 func decodeString(raw []byte) string {
 	return string(unquote(raw))
 }
 
 // kindOf names the JSON type of the valid value raw.
 func kindOf(raw []byte) string {
-	switch raw[0] {
+	switch jsontext.Value(raw).Kind() {
 	case '"':
 		return "string"
 	case '{':
@@ -282,13 +128,11 @@ func kindOf(raw []byte) string {
 	return "number"
 }
 
-// describe names the valid value raw for a message: a string's quoted text,
-// else its JSON type.
+// describe names the valid value raw for a message: a string's quoted text, else its
+// JSON type.
 func describe(raw []byte) string {
-	if raw[0] == '"' {
-		s := scanner{b: raw}
-		s.str()
-		return quote(decodeString(raw[:s.i]))
+	if jsontext.Value(raw).Kind() == '"' {
+		return quote(decodeString(raw))
 	}
 	return "a JSON " + kindOf(raw)
 }

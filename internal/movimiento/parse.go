@@ -1,12 +1,7 @@
 package movimiento
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
-	"unicode/utf8"
 )
 
 // maxBody is SQS's maximum message size: a larger body did not come from the
@@ -125,73 +120,6 @@ func fromObject(obj *object) (Movimiento, error) {
 		}
 	}
 	return validate(&d, &typeErrs)
-}
-
-// readObject reads b as one JSON object in UTF-8, recording the values of the
-// keys Parse reads and rejecting repeated keys.
-func readObject(b []byte) (object, error) {
-	if !utf8.Valid(b) { // RFC 8259 requires UTF-8
-		return object{}, &SyntaxError{Err: errors.New("not valid UTF-8")}
-	}
-	var obj object
-	var stack [16][]byte // keys, for the duplicate check; typical bodies fit
-	keys := stack[:0]
-	s := scanner{b: b, depth: 1} // the object is a level, as encoding/json counts
-	if !s.skip('{') {
-		return object{}, notObject(b)
-	}
-	if !s.skip('}') {
-		for {
-			s.space()
-			start := s.i
-			if !s.skip('"') || !s.strRest() {
-				return object{}, notObject(b)
-			}
-			key := unquote(b[start:s.i])
-			if !s.skip(':') {
-				return object{}, notObject(b)
-			}
-			s.space()
-			start = s.i
-			if !s.value() {
-				return object{}, notObject(b)
-			}
-			if k := keyIndex(key); k >= 0 {
-				obj[k] = b[start:s.i]
-			}
-			keys = append(keys, key)
-			if s.skip('}') {
-				break
-			}
-			if !s.skip(',') {
-				return object{}, notObject(b)
-			}
-		}
-	}
-	if s.space(); s.i != len(b) {
-		return object{}, notObject(b)
-	}
-	slices.SortFunc(keys, bytes.Compare)
-	for j := 1; j < len(keys); j++ {
-		if bytes.Equal(keys[j-1], keys[j]) {
-			return object{}, &SyntaxError{Err: fmt.Errorf("duplicate key %s", quote(string(keys[j])))}
-		}
-	}
-	return obj, nil
-}
-
-// notObject explains why b is not one JSON object. It runs only for bad input,
-// so it can afford encoding/json, whose *json.SyntaxError carries the offset.
-func notObject(b []byte) error {
-	trimmed := bytes.Trim(b, " \t\r\n")
-	switch {
-	case len(trimmed) == 0:
-		return &SyntaxError{Err: errors.New("empty body")}
-	case validJSON(b): // valid, so not an object: readObject reads every valid one
-		return &SyntaxError{Err: fmt.Errorf("got %s, want an object", describe(trimmed))}
-	}
-	var v json.RawMessage
-	return &SyntaxError{Err: json.Unmarshal(b, &v)}
 }
 
 func keyIndex(key []byte) int {

@@ -233,7 +233,9 @@ func invalidCases() []invalidCase {
 		{"EventBridge detail a string", eventBridge(jsonString(plainBody)), &EnvelopeError{Kind: "EventBridge"}, nil},
 		{"EventBridge detail null", eventBridge(`null`), &EnvelopeError{Kind: "EventBridge"}, nil},
 		{"EventBridge bad inner tipo", eventBridge(movement("tipo", `"debito"`)), &EnvelopeError{Kind: "EventBridge"}, &TipoError{Tipo: "debito"}},
-		{"EventBridge duplicate key in detail", eventBridge(`{"id":"a","id":"b"}`), &EnvelopeError{Kind: "EventBridge"}, &SyntaxError{}},
+		// The body as a whole is ambiguous, whatever the depth of the repeated key.
+		{"EventBridge duplicate key in detail", eventBridge(`{"id":"a","id":"b"}`), &SyntaxError{}, nil},
+		{"SNS duplicate key in the inner movement", sns(`{"id":"a","id":"b"}`), &EnvelopeError{Kind: "SNS"}, &SyntaxError{}},
 	}
 }
 
