@@ -1,0 +1,80 @@
+// Package awsconf builds the AWS SDK configuration every binary uses: the SDK's default
+// chain (region, credentials, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS …), plus
+// what a loopback endpoint (the embedded store, moto) needs and a developer machine may
+// lack.
+package awsconf
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// LocalRegion is the region assumed for a loopback endpoint when none is configured:
+// emulators accept any region, but the SDK needs one to sign.
+const LocalRegion = "us-east-1"
+
+// Load returns the SDK configuration for talking to endpoint ("" means AWS itself, or
+// whatever AWS_ENDPOINT_URL_* say). For a loopback endpoint a missing region becomes
+// LocalRegion, missing environment credentials become static placeholders (moto needs
+// a signed request to route it and never checks the secret), and the EC2 metadata
+// service is never asked: a laptop has none and the probe would only add delay. Against
+// anything else nothing is invented, so a missing region or credential is reported.
+func Load(ctx context.Context, endpoint string) (aws.Config, error) {
+	var opts []func(*config.LoadOptions) error
+	local, err := IsLoopback(endpoint)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	if local {
+		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+			opts = append(opts, config.WithCredentialsProvider(aws.CredentialsProviderFunc(
+				func(context.Context) (aws.Credentials, error) {
+					return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "awsconf"}, nil
+				})))
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("awsconf: load the AWS configuration: %w", err)
+	}
+	if local && cfg.Region == "" {
+		cfg.Region = LocalRegion
+	}
+	return cfg, nil
+}
+
+// IsLoopback reports whether endpoint is a URL on the loopback interface. An empty
+// endpoint is not.
+func IsLoopback(endpoint string) (bool, error) {
+	if endpoint == "" {
+		return false, nil
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false, fmt.Errorf("awsconf: endpoint %q: want a URL such as http://127.0.0.1:8000", endpoint)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// DynamoDB returns a DynamoDB client for cfg, sent to endpoint when it is not empty.
+func DynamoDB(cfg aws.Config, endpoint string) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+}

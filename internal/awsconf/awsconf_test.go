@@ -1,0 +1,48 @@
+package awsconf
+
+import (
+	"context"
+	"testing"
+)
+
+func TestIsLoopback(t *testing.T) {
+	cases := map[string]bool{
+		"":                      false,
+		"http://127.0.0.1:8000": true,
+		"http://127.8.9.10:1":   true,
+		"http://localhost:4566": true,
+		"http://[::1]:8000":     true,
+		"https://dynamodb.eu-west-1.amazonaws.com": false,
+		"http://10.0.0.5:8000":                     false,
+	}
+	for endpoint, want := range cases {
+		got, err := IsLoopback(endpoint)
+		if err != nil || got != want {
+			t.Errorf("IsLoopback(%q) = %v, %v; want %v", endpoint, got, err, want)
+		}
+	}
+	for _, bad := range []string{"127.0.0.1:8000", "ftp://127.0.0.1", "::"} {
+		if _, err := IsLoopback(bad); err == nil {
+			t.Errorf("IsLoopback(%q) accepted a malformed endpoint", bad)
+		}
+	}
+}
+
+func TestLoadLoopbackNeedsNoAccount(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Region != LocalRegion {
+		t.Errorf("region = %q, want %q", cfg.Region, LocalRegion)
+	}
+	creds, err := cfg.Credentials.Retrieve(context.Background())
+	if err != nil || creds.AccessKeyID == "" {
+		t.Errorf("credentials = %+v, %v; want placeholders", creds, err)
+	}
+}

@@ -1,0 +1,47 @@
+// Package embedded runs the in-process DynamoDB that `ledger demo`, `ledger up` and the
+// tests use when no endpoint is given: truora/minidyn's HTTP server on a loopback port,
+// spoken to through the real AWS SDK. It keeps everything in memory and forgets it on
+// Close. Known gaps against DynamoDB are listed in DESIGN.md ("Test backends").
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	miniserver "github.com/truora/minidyn/server"
+)
+
+// Server is a running embedded DynamoDB. URL is its endpoint (http://127.0.0.1:port).
+type Server struct {
+	URL  string
+	http *http.Server
+	done chan error
+}
+
+// Start listens on a free 127.0.0.1 port (never on other interfaces) and serves the
+// DynamoDB JSON API until Close.
+func Start() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("embedded: listen: %w", err)
+	}
+	s := &Server{
+		URL:  "http://" + ln.Addr().String(),
+		http: &http.Server{Handler: miniserver.NewServer(), ReadHeaderTimeout: 10 * time.Second},
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.http.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server and drops its data.
+func (s *Server) Close() error {
+	err := s.http.Close()
+	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}

@@ -1,0 +1,187 @@
+// Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint:
+// it creates a missing table, adds missing global secondary indexes to an existing one,
+// refuses to touch a table whose keys contradict the definition, and records each
+// migration it ran (with its checksum) as an item in the ledger table. Running it again
+// changes nothing.
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/migrations"
+)
+
+// RecordTable is the logical table that holds the migration records.
+const RecordTable = "ledger"
+
+// RecordPrefix starts the partition key of a migration record. It cannot collide with an
+// account's key, which starts with "CUENTA#".
+const RecordPrefix = "MIGRACION#"
+
+// Action says what a migration did to its table.
+type Action string
+
+// The actions a migration step reports.
+const (
+	Created    Action = "created"
+	IndexAdded Action = "index added"
+	Unchanged  Action = "unchanged"
+)
+
+// Step is the outcome of one migration.
+type Step struct {
+	Migration string
+	Table     string
+	Action    Action
+}
+
+// Options configure Run. Tables maps a migration's logical table name to the physical
+// one; a name it lacks is used as is. Poll is how often to check a table or index that
+// is still being created (default 1 s); the context's deadline bounds the whole run.
+type Options struct {
+	Tables map[string]string
+	Poll   time.Duration
+	Now    func() time.Time
+}
+
+// Run applies every migration in order and returns what each did.
+func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error) {
+	all, err := migrations.All()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	steps := make([]Step, 0, len(all))
+	for _, m := range all {
+		table := physical(opts.Tables, m.Table)
+		action, err := apply(ctx, db, m, table, opts.Poll)
+		if err != nil {
+			return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
+		}
+		if err := record(ctx, db, physical(opts.Tables, RecordTable), m, opts.Now()); err != nil {
+			return steps, fmt.Errorf("migrate: %s: record it: %w", m.Name, err)
+		}
+		steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
+	}
+	return steps, nil
+}
+
+func physical(tables map[string]string, logical string) string {
+	if name := tables[logical]; name != "" {
+		return name
+	}
+	return logical
+}
+
+func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string, poll time.Duration) (Action, error) {
+	desc, err := describe(ctx, db, table)
+	if err != nil {
+		return "", err
+	}
+	if desc == nil {
+		_, err := db.CreateTable(ctx, createTableInput(m, table))
+		var inUse *types.ResourceInUseException
+		if err != nil && !errors.As(err, &inUse) { // in use: another migrator won the race
+			return "", fmt.Errorf("create table %s: %w", table, err)
+		}
+		return Created, waitActive(ctx, db, table, poll)
+	}
+	if err := waitActive(ctx, db, table, poll); err != nil {
+		return "", err
+	}
+	updates, err := indexUpdates(m, table, desc)
+	if err != nil {
+		return "", err
+	}
+	for _, u := range updates {
+		if _, err := db.UpdateTable(ctx, u); err != nil {
+			return "", fmt.Errorf("add index to %s: %w", table, err)
+		}
+		if err := waitActive(ctx, db, table, poll); err != nil {
+			return "", err
+		}
+	}
+	if len(updates) > 0 {
+		return IndexAdded, nil
+	}
+	return Unchanged, nil
+}
+
+// describe returns the table's description, or nil when it does not exist.
+func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.TableDescription, error) {
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	var notFound *types.ResourceNotFoundException
+	if errors.As(err, &notFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", table, err)
+	}
+	return out.Table, nil
+}
+
+// waitActive polls until the table and all its indexes are ACTIVE, bounded by ctx. A
+// status the endpoint does not report (the embedded store reports none) counts as
+// active; DynamoDB always reports one.
+func waitActive(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) error {
+	for {
+		desc, err := describe(ctx, db, table)
+		if err != nil {
+			return err
+		}
+		if desc == nil {
+			return fmt.Errorf("table %s vanished while waiting for it", table)
+		}
+		if active(desc) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for table %s to become active: %w", table, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+func active(desc *types.TableDescription) bool {
+	if desc.TableStatus != "" && desc.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if g.IndexStatus != "" && g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
+
+// record notes that m ran: when it first did, when it last did, with which checksum.
+func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration, now time.Time) error {
+	ts := &types.AttributeValueMemberS{Value: now.UTC().Format(time.RFC3339Nano)}
+	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: RecordPrefix + m.Name},
+			"sk": &types.AttributeValueMemberS{Value: "MIGRACION"},
+		},
+		UpdateExpression: aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t":     ts,
+			":h":     &types.AttributeValueMemberS{Value: m.Checksum},
+			":tabla": &types.AttributeValueMemberS{Value: m.Table},
+		},
+	})
+	return err
+}

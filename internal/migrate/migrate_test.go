@@ -1,0 +1,114 @@
+package migrate_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/migrate"
+)
+
+func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
+	env := dynamotest.New(t) // runs the migrations once
+	ctx := context.Background()
+
+	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Action != migrate.Unchanged {
+			t.Errorf("second run: %s on %s did %q, want unchanged", s.Migration, s.Table, s.Action)
+		}
+	}
+
+	desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(env.Table())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(desc.Table.GlobalSecondaryIndexes) != 1 || aws.ToString(desc.Table.GlobalSecondaryIndexes[0].IndexName) != "por_seq" {
+		t.Errorf("indexes = %+v, want por_seq", desc.Table.GlobalSecondaryIndexes)
+	}
+
+	rec, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(env.Table()),
+		ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: migrate.RecordPrefix + "0001_ledger"},
+			"sk": &types.AttributeValueMemberS{Value: "MIGRACION"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := rec.Item["primera"].(*types.AttributeValueMemberS)
+	last, _ := rec.Item["ultima"].(*types.AttributeValueMemberS)
+	if first == nil || last == nil || first.Value > last.Value || rec.Item["huella"] == nil {
+		t.Errorf("record = %v, want primera <= ultima and a checksum", rec.Item)
+	}
+}
+
+func TestRunAddsAMissingIndex(t *testing.T) {
+	env := dynamotest.New(t)
+	ctx := context.Background()
+	old := env.Table() + "-old"
+	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   aws.String(old),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(old)})
+	})
+
+	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps[0].Action != migrate.IndexAdded {
+		t.Errorf("action = %q, want %q", steps[0].Action, migrate.IndexAdded)
+	}
+	desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(old)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(desc.Table.GlobalSecondaryIndexes) != 1 {
+		t.Errorf("indexes after migration = %+v, want por_seq", desc.Table.GlobalSecondaryIndexes)
+	}
+}
+
+func TestRunRefusesATableWithAnotherKey(t *testing.T) {
+	env := dynamotest.New(t)
+	ctx := context.Background()
+	other := env.Table() + "-other"
+	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(other),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
+	})
+	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond}); err == nil {
+		t.Fatal("migrating a table with another key succeeded; want an error")
+	}
+}

@@ -1,0 +1,114 @@
+package migrate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/migrations"
+)
+
+// createTableInput is the CreateTable request for m under the physical name table.
+func createTableInput(m migrations.Migration, table string) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		TableName:            aws.String(table),
+		BillingMode:          types.BillingMode(m.Billing),
+		AttributeDefinitions: attributeDefinitions(m),
+		KeySchema:            keySchema(m.Key),
+	}
+	for _, ix := range m.Indexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, gsi(ix))
+	}
+	return in
+}
+
+// indexUpdates returns one UpdateTable request per index of m that desc lacks, because
+// DynamoDB creates at most one global secondary index per UpdateTable call. It fails
+// when the existing table contradicts m (another key, an index with another key or
+// projection): those need a new table, which a migration must never do silently.
+func indexUpdates(m migrations.Migration, table string, desc *types.TableDescription) ([]*dynamodb.UpdateTableInput, error) {
+	if got := describedKey(desc.KeySchema); got != m.Key {
+		return nil, fmt.Errorf("table %s has key %+v, migration %s wants %+v: keys cannot change in place", table, got, m.Name, m.Key)
+	}
+	var out []*dynamodb.UpdateTableInput
+	for _, ix := range m.Indexes {
+		i := slices.IndexFunc(desc.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
+			return aws.ToString(g.IndexName) == ix.Name
+		})
+		if i < 0 {
+			out = append(out, &dynamodb.UpdateTableInput{
+				TableName:            aws.String(table),
+				AttributeDefinitions: attributeDefinitions(m),
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+					IndexName:  aws.String(ix.Name),
+					KeySchema:  keySchema(ix.Key),
+					Projection: &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)},
+				}}},
+			})
+			continue
+		}
+		g := desc.GlobalSecondaryIndexes[i]
+		if got := describedKey(g.KeySchema); got != ix.Key {
+			return nil, fmt.Errorf("index %s of %s has key %+v, migration %s wants %+v", ix.Name, table, got, m.Name, ix.Key)
+		}
+		if g.Projection != nil && string(g.Projection.ProjectionType) != ix.Projection {
+			return nil, fmt.Errorf("index %s of %s projects %s, migration %s wants %s", ix.Name, table, g.Projection.ProjectionType, m.Name, ix.Projection)
+		}
+	}
+	return out, nil
+}
+
+func gsi(ix migrations.Index) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{
+		IndexName:  aws.String(ix.Name),
+		KeySchema:  keySchema(ix.Key),
+		Projection: &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)},
+	}
+}
+
+func keySchema(k migrations.Key) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(k.Partition), KeyType: types.KeyTypeHash}}
+	if k.Sort != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.Sort), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+// attributeDefinitions types every key attribute of the table and its indexes, sorted
+// so that requests are reproducible.
+func attributeDefinitions(m migrations.Migration) []types.AttributeDefinition {
+	keys := []migrations.Key{m.Key}
+	for _, ix := range m.Indexes {
+		keys = append(keys, ix.Key)
+	}
+	var names []string
+	for _, k := range keys {
+		for _, a := range []string{k.Partition, k.Sort} {
+			if a != "" && !slices.Contains(names, a) {
+				names = append(names, a)
+			}
+		}
+	}
+	slices.Sort(names)
+	defs := make([]types.AttributeDefinition, 0, len(names))
+	for _, a := range names {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeType(m.Attributes[a])})
+	}
+	return defs
+}
+
+func describedKey(ks []types.KeySchemaElement) migrations.Key {
+	var k migrations.Key
+	for _, e := range ks {
+		switch e.KeyType {
+		case types.KeyTypeHash:
+			k.Partition = aws.ToString(e.AttributeName)
+		case types.KeyTypeRange:
+			k.Sort = aws.ToString(e.AttributeName)
+		}
+	}
+	return k
+}

@@ -1,0 +1,136 @@
+// Package migrations holds the DynamoDB table definitions as data, one JSON file per
+// migration, applied in file-name order by `ledger migrate` (internal/migrate). A
+// migration states the table it wants, not the steps to get there, so applying it
+// again is a no-op and applying it to an older table adds what is missing.
+package migrations
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.json
+var files embed.FS
+
+// Migration is one table definition. Table is a logical name ("ledger"); the caller
+// maps it to the physical table name it was configured with (LEDGER_TABLE).
+type Migration struct {
+	Name        string            `json:"-"`
+	Checksum    string            `json:"-"`
+	Description string            `json:"description"`
+	Table       string            `json:"table"`
+	Attributes  map[string]string `json:"attributes"`
+	Key         Key               `json:"key"`
+	Indexes     []Index           `json:"indexes"`
+	Billing     string            `json:"billing"`
+}
+
+// Key names a table's or an index's key attributes. Sort is empty for a hash-only key.
+type Key struct {
+	Partition string `json:"partition"`
+	Sort      string `json:"sort,omitempty"`
+}
+
+// Index is a global secondary index. Projection is ALL or KEYS_ONLY.
+type Index struct {
+	Name string `json:"name"`
+	Key
+	Projection string `json:"projection"`
+}
+
+// All returns every migration in application order, each validated, so a broken
+// definition fails at start-up rather than half-way through a migration run.
+func All() ([]Migration, error) {
+	return load(files)
+}
+
+func load(fsys fs.FS) ([]Migration, error) {
+	names, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	out := make([]Migration, 0, len(names))
+	for _, name := range names {
+		raw, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		m, err := parse(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func parse(name string, raw []byte) (Migration, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var m Migration
+	if err := dec.Decode(&m); err != nil {
+		return Migration{}, fmt.Errorf("migrations: %s: %w", name, err)
+	}
+	m.Name = strings.TrimSuffix(name, ".json")
+	sum := sha256.Sum256(raw)
+	m.Checksum = hex.EncodeToString(sum[:])
+	if err := m.validate(); err != nil {
+		return Migration{}, fmt.Errorf("migrations: %s: %w", name, err)
+	}
+	return m, nil
+}
+
+func (m Migration) validate() error {
+	if m.Table == "" {
+		return fmt.Errorf("table is required")
+	}
+	if m.Billing != "PAY_PER_REQUEST" {
+		return fmt.Errorf("billing %q: only PAY_PER_REQUEST (on-demand) is supported", m.Billing)
+	}
+	keys := []Key{m.Key}
+	seen := map[string]bool{}
+	for _, ix := range m.Indexes {
+		if ix.Name == "" || seen[ix.Name] {
+			return fmt.Errorf("index name %q is empty or repeated", ix.Name)
+		}
+		seen[ix.Name] = true
+		switch ix.Projection {
+		case "ALL", "KEYS_ONLY":
+		default:
+			return fmt.Errorf("index %s: projection %q: want ALL or KEYS_ONLY", ix.Name, ix.Projection)
+		}
+		keys = append(keys, ix.Key)
+	}
+	used := map[string]bool{}
+	for _, k := range keys {
+		if k.Partition == "" {
+			return fmt.Errorf("a key has no partition attribute")
+		}
+		for _, a := range []string{k.Partition, k.Sort} {
+			if a == "" {
+				continue
+			}
+			switch m.Attributes[a] {
+			case "S", "N", "B":
+				used[a] = true
+			default:
+				return fmt.Errorf("key attribute %q has no S, N or B type in attributes", a)
+			}
+		}
+	}
+	for a := range m.Attributes {
+		if !used[a] {
+			// DynamoDB rejects attribute definitions that no key uses.
+			return fmt.Errorf("attribute %q is defined but used by no key", a)
+		}
+	}
+	return nil
+}
