@@ -1,0 +1,78 @@
+// Package cuenta holds an account's state and the rules a movement must pass to change
+// it: same currency, no balance below the allowed overdraft, and a balance DynamoDB can
+// store exactly. It is pure: the ledger decides when to ask, the store how to persist.
+package cuenta
+
+import (
+	"errors"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// MaxDigits is the precision of a DynamoDB number: a balance with more significant
+// digits cannot be stored exactly, so no movement may produce one.
+const MaxDigits = 38
+
+// ErrOtraCuenta reports a movement offered to an account it does not name: a bug in the
+// caller, never a property of the message.
+var ErrOtraCuenta = errors.New("cuenta: movement names another account")
+
+// Cuenta is an account as the ledger keeps it. Saldo may go down to -Limite (the allowed
+// overdraft, 0 unless an operator sets it). Movimientos counts applied movements and is
+// therefore the seq of the last one. Version is the optimistic-locking counter as read
+// from the store; the store, not Aplicar, advances it.
+type Cuenta struct {
+	ID          string
+	Moneda      string
+	Saldo       decimal.Decimal
+	Limite      decimal.Decimal
+	Movimientos int64
+	Version     int64
+	Creada      time.Time
+	Actualizada time.Time
+}
+
+// Nueva is the account a first movement opens: empty, in that movement's currency, with
+// no overdraft.
+func Nueva(id, moneda string) Cuenta {
+	return Cuenta{ID: id, Moneda: moneda}
+}
+
+// Aplicar returns the account after m, or the rule m breaks: *MonedaDistintaError,
+// *SaldoInsuficienteError or *PrecisionError. The receiver is not changed. Creada and
+// Actualizada are the caller's to set.
+func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
+	if m.Cuenta != c.ID {
+		return c, ErrOtraCuenta
+	}
+	if m.Moneda != c.Moneda {
+		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: m.Moneda}
+	}
+	saldo := c.Saldo.Add(m.Delta())
+	if m.Tipo == movimiento.Cargo && saldo.LessThan(c.Limite.Neg()) {
+		return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: m.Importe}
+	}
+	if digits(saldo) > MaxDigits {
+		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
+	}
+	c.Saldo = saldo
+	c.Movimientos++
+	return c, nil
+}
+
+// digits counts the significant digits of d, trailing fractional zeros excluded (as
+// DynamoDB trims them); trailing integer zeros are counted, which errs on the safe side.
+func digits(d decimal.Decimal) int {
+	n, leading := 0, true
+	for _, ch := range d.Abs().String() { // String has no exponent and no trailing fractional zeros
+		if ch == '.' || (leading && ch == '0') {
+			continue
+		}
+		leading = false
+		n++
+	}
+	return max(n, 1) // zero has one digit
+}

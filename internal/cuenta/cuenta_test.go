@@ -1,0 +1,115 @@
+package cuenta
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+func mov(t *testing.T, cuenta string, tipo movimiento.Tipo, importe, moneda string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: "m-" + importe, Cuenta: cuenta, Tipo: tipo, Importe: importe, Moneda: moneda})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+func TestAplicarMovesTheBalanceExactly(t *testing.T) {
+	c := Nueva("ES01", "EUR")
+	steps := []struct {
+		tipo    movimiento.Tipo
+		importe string
+		saldo   string
+	}{
+		{movimiento.Abono, "0.10", "0.10"},
+		{movimiento.Abono, "0.20", "0.30"}, // 0.1 + 0.2 is exactly 0.3 here, unlike float64
+		{movimiento.Cargo, "0.30", "0"},
+		{movimiento.Abono, "99999999999999999.99", "99999999999999999.99"},
+	}
+	for i, s := range steps {
+		next, err := c.Aplicar(mov(t, "ES01", s.tipo, s.importe, "EUR"))
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if !next.Saldo.Equal(dec(s.saldo)) || next.Movimientos != int64(i+1) {
+			t.Fatalf("step %d: saldo %s movimientos %d, want %s and %d", i, next.Saldo, next.Movimientos, s.saldo, i+1)
+		}
+		c = next
+	}
+}
+
+func TestAplicarLeavesTheReceiverAlone(t *testing.T) {
+	c := Nueva("ES01", "EUR")
+	if _, err := c.Aplicar(mov(t, "ES01", movimiento.Abono, "5", "EUR")); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Saldo.IsZero() || c.Movimientos != 0 {
+		t.Errorf("receiver changed: %+v", c)
+	}
+}
+
+func TestCargoRespectsTheOverdraftLimit(t *testing.T) {
+	c := Nueva("ES01", "EUR")
+	c.Saldo, c.Limite = dec("10"), dec("5")
+
+	if next, err := c.Aplicar(mov(t, "ES01", movimiento.Cargo, "15.00", "EUR")); err != nil || !next.Saldo.Equal(dec("-5")) {
+		t.Errorf("cargo down to -limite: %v, %v; want saldo -5", next.Saldo, err)
+	}
+	_, err := c.Aplicar(mov(t, "ES01", movimiento.Cargo, "15.01", "EUR"))
+	var insuf *SaldoInsuficienteError
+	if !errors.As(err, &insuf) || !insuf.Saldo.Equal(dec("10")) || !insuf.Limite.Equal(dec("5")) || !insuf.Importe.Equal(dec("15.01")) || insuf.Cuenta != "ES01" {
+		t.Fatalf("err = %v, want SaldoInsuficienteError with saldo 10, limite 5, importe 15.01", err)
+	}
+	if !strings.Contains(err.Error(), "insufficient funds") {
+		t.Errorf("message %q does not say why", err)
+	}
+	// An abono never breaks the limit, even on an overdrawn account.
+	c.Saldo = dec("-5")
+	if _, err := c.Aplicar(mov(t, "ES01", movimiento.Abono, "0.01", "EUR")); err != nil {
+		t.Errorf("abono on an overdrawn account: %v", err)
+	}
+}
+
+func TestCurrencyMustMatch(t *testing.T) {
+	_, err := Nueva("ES01", "EUR").Aplicar(mov(t, "ES01", movimiento.Abono, "5", "USD"))
+	var distinta *MonedaDistintaError
+	if !errors.As(err, &distinta) || distinta.Moneda != "EUR" || distinta.MonedaMovimiento != "USD" {
+		t.Fatalf("err = %v, want MonedaDistintaError EUR/USD", err)
+	}
+}
+
+func TestAnotherAccountsMovementIsABug(t *testing.T) {
+	if _, err := Nueva("ES01", "EUR").Aplicar(mov(t, "ES02", movimiento.Abono, "5", "EUR")); !errors.Is(err, ErrOtraCuenta) {
+		t.Fatalf("err = %v, want ErrOtraCuenta", err)
+	}
+}
+
+func TestBalanceStaysWithinDynamoDBPrecision(t *testing.T) {
+	nines := strings.Repeat("9", 36)
+	c := Nueva("ES01", "EUR")
+	c.Saldo = dec(nines + ".98")
+	if _, err := c.Aplicar(mov(t, "ES01", movimiento.Abono, "0.01", "EUR")); err != nil {
+		t.Errorf("a 38-digit balance must fit: %v", err)
+	}
+	c.Saldo = dec(nines + ".99")
+	_, err := c.Aplicar(mov(t, "ES01", movimiento.Abono, "0.02", "EUR")) // 1e36 + 0.01: 39 digits
+	var p *PrecisionError
+	if !errors.As(err, &p) {
+		t.Fatalf("err = %v, want PrecisionError", err)
+	}
+}
+
+func TestDigits(t *testing.T) {
+	for s, want := range map[string]int{"0": 1, "0.05": 1, "100.00": 3, "-12.340": 4, "1234567890123456.78": 18} {
+		if got := digits(dec(s)); got != want {
+			t.Errorf("digits(%s) = %d, want %d", s, got, want)
+		}
+	}
+}
