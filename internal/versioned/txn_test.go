@@ -1,0 +1,177 @@
+package versioned
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+var tbl = Table{Name: "ledger", PartitionKey: "pk", SortKey: "sk", Version: "version"}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+func key(pk, sk string) Item { return Item{"pk": s(pk), "sk": s(sk)} }
+
+func record(pk, sk, val string) Item {
+	it := key(pk, sk)
+	it["val"] = n(val)
+	return it
+}
+
+func TestBuildInputWritesRecordsAndTheVersionedItem(t *testing.T) {
+	k := key("A", "HEAD")
+	next := record("A", "HEAD", "10")
+	in, err := BuildInput(tbl, k, 4, Txn{Creates: []Item{record("A", "R#1", "3"), record("A", "R#2", "7")}, Next: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.TransactItems) != 3 {
+		t.Fatalf("%d actions, want 2 creates + 1 versioned put", len(in.TransactItems))
+	}
+	for i, it := range in.TransactItems[:2] {
+		p := it.Put
+		if p == nil || aws.ToString(p.ConditionExpression) != "attribute_not_exists(#pk)" || p.ExpressionAttributeNames["#pk"] != "pk" ||
+			p.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld || aws.ToString(p.TableName) != "ledger" {
+			t.Errorf("create %d = %+v, want a guarded Put returning ALL_OLD", i, p)
+		}
+	}
+	p := in.TransactItems[2].Put
+	if p == nil || aws.ToString(p.ConditionExpression) != "#v = :v" || p.ExpressionAttributeNames["#v"] != "version" ||
+		p.ExpressionAttributeValues[":v"].(*types.AttributeValueMemberN).Value != "4" ||
+		p.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("versioned action = %+v, want Put guarded by version = 4", p)
+	}
+	if got := p.Item["version"].(*types.AttributeValueMemberN).Value; got != "5" {
+		t.Errorf("new version = %s, want 5", got)
+	}
+	if p.Item["val"].(*types.AttributeValueMemberN).Value != "10" {
+		t.Errorf("image lost its attributes: %v", p.Item)
+	}
+	if _, ok := next["version"]; ok {
+		t.Error("buildInput wrote the version into the caller's map")
+	}
+}
+
+func TestBuildInputForANewItem(t *testing.T) {
+	in, err := BuildInput(tbl, key("A", "HEAD"), 0, Txn{Next: record("A", "HEAD", "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.TransactItems[0].Put
+	if aws.ToString(p.ConditionExpression) != "attribute_not_exists(#pk)" || p.ExpressionAttributeValues != nil {
+		t.Errorf("condition for a new item = %q %v, want attribute_not_exists", aws.ToString(p.ConditionExpression), p.ExpressionAttributeValues)
+	}
+	if p.Item["version"].(*types.AttributeValueMemberN).Value != "1" {
+		t.Errorf("first version = %v, want 1", p.Item["version"])
+	}
+}
+
+func TestBuildInputGuardsCheckOnlyDecisions(t *testing.T) {
+	for _, expected := range []int64{0, 7} {
+		in, err := BuildInput(tbl, key("A", "HEAD"), expected, Txn{Creates: []Item{record("A", "R#1", "3")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := in.TransactItems[1].ConditionCheck
+		if cc == nil || cc.Key["pk"].(*types.AttributeValueMemberS).Value != "A" || cc.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+			t.Fatalf("expected %d: second action = %+v, want a ConditionCheck on the versioned item", expected, in.TransactItems[1])
+		}
+		want := "#v = :v"
+		if expected == 0 {
+			want = "attribute_not_exists(#pk)"
+		}
+		if aws.ToString(cc.ConditionExpression) != want {
+			t.Errorf("expected %d: condition %q, want %q", expected, aws.ToString(cc.ConditionExpression), want)
+		}
+	}
+}
+
+func TestBuildInputChecksAbsentRecordsWithoutWritingThem(t *testing.T) {
+	in, err := BuildInput(tbl, key("A", "HEAD"), 3, Txn{Creates: []Item{record("A", "R#1", "3")}, Absent: []Item{record("A", "R#2", "5")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.TransactItems) != 3 || in.TransactItems[0].Put == nil || in.TransactItems[2].ConditionCheck == nil {
+		t.Fatalf("actions = %+v, want Put, ConditionCheck (absent), ConditionCheck (version)", in.TransactItems)
+	}
+	cc := in.TransactItems[1].ConditionCheck
+	if cc == nil || aws.ToString(cc.ConditionExpression) != "attribute_not_exists(#pk)" || len(cc.Key) != 2 ||
+		cc.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Fatalf("absent check = %+v, want attribute_not_exists on the key alone, ALL_OLD", cc)
+	}
+}
+
+func TestBuildInputRefusesWhatDynamoDBWould(t *testing.T) {
+	many := make([]Item, MaxActions)
+	for i := range many {
+		many[i] = record("A", fmt.Sprintf("R#%d", i), "1")
+	}
+	withVersion := record("A", "HEAD", "1")
+	withVersion["version"] = n("9")
+	cases := map[string]Txn{
+		"over 100 actions":           {Creates: many, Next: record("A", "HEAD", "1")},
+		"a record twice":             {Creates: []Item{record("A", "R#1", "1"), record("A", "R#1", "2")}},
+		"a record on the item":       {Creates: []Item{record("A", "HEAD", "1")}},
+		"a record without its key":   {Creates: []Item{{"pk": s("A")}}},
+		"an absent key also created": {Creates: []Item{record("A", "R#1", "1")}, Absent: []Item{key("A", "R#1")}},
+		"an absent item versioned":   {Absent: []Item{key("A", "HEAD")}},
+		"an image of another item":   {Next: record("B", "HEAD", "1")},
+		"an image with its version":  {Next: withVersion},
+	}
+	for name, txn := range cases {
+		if _, err := BuildInput(tbl, key("A", "HEAD"), 1, txn); !errors.Is(err, ErrInvalidTxn) {
+			t.Errorf("%s: err = %v, want ErrInvalidTxn", name, err)
+		}
+	}
+	if _, err := BuildInput(tbl, key("A", "HEAD"), 1, Txn{Creates: many[:MaxActions-1], Next: record("A", "HEAD", "1")}); err != nil {
+		t.Errorf("exactly 100 actions: %v", err)
+	}
+}
+
+func TestTokenIsDeterministicAndFollowsContent(t *testing.T) {
+	build := func(expected int64, val string) string {
+		t.Helper()
+		in, err := BuildInput(tbl, key("A", "HEAD"), expected, Txn{Creates: []Item{record("A", "R#1", "3")}, Next: record("A", "HEAD", val)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := aws.ToString(in.ClientRequestToken)
+		if len(tok) != 36 {
+			t.Fatalf("token %q has %d characters; DynamoDB takes 1 to 36", tok, len(tok))
+		}
+		return tok
+	}
+	a := build(4, "10")
+	if b := build(4, "10"); a != b {
+		t.Errorf("same request, different tokens: %s %s", a, b)
+	}
+	if b := build(5, "10"); a == b {
+		t.Error("another expected version reused the token")
+	}
+	if b := build(4, "11"); a == b {
+		t.Error("another image reused the token (DynamoDB would answer IdempotentParameterMismatch)")
+	}
+}
+
+func TestAppendValueTellsTypesApart(t *testing.T) {
+	pairs := [][2]types.AttributeValue{
+		{s("5"), n("5")},
+		{&types.AttributeValueMemberM{Value: Item{"a": s("bc")}}, &types.AttributeValueMemberM{Value: Item{"ab": s("c")}}},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{s("a"), s("b")}}, &types.AttributeValueMemberL{Value: []types.AttributeValue{s("ab")}}},
+		{&types.AttributeValueMemberBOOL{Value: true}, &types.AttributeValueMemberBOOL{Value: false}},
+	}
+	for _, p := range pairs {
+		if string(appendValue(nil, p[0])) == string(appendValue(nil, p[1])) {
+			t.Errorf("%#v and %#v encode alike", p[0], p[1])
+		}
+	}
+	m1 := &types.AttributeValueMemberM{Value: Item{"x": s("1"), "y": s("2"), "z": s("3")}}
+	m2 := &types.AttributeValueMemberM{Value: Item{"z": s("3"), "x": s("1"), "y": s("2")}}
+	if string(appendValue(nil, m1)) != string(appendValue(nil, m2)) {
+		t.Error("map encoding depends on insertion order")
+	}
+}

@@ -1,0 +1,290 @@
+package versioned_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/faults"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// These tests use a counter, not an account: the mechanism knows nothing of ledgers.
+// Each increment is a create-once record R#<id> plus the head item's new count.
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+var head = versioned.Item{"pk": s("C#1"), "sk": s("HEAD")}
+
+func count(st versioned.State) int64 {
+	if st.Item == nil {
+		return 0
+	}
+	c, _ := strconv.ParseInt(st.Item["count"].(*types.AttributeValueMemberN).Value, 10, 64)
+	return c
+}
+
+// increment is a plan: record id once, and count it.
+func increment(id, note string) versioned.Plan {
+	return func(st versioned.State) (versioned.Txn, error) {
+		return versioned.Txn{
+			Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("R#" + id), "note": s(note)}},
+			Next:    versioned.Item{"pk": s("C#1"), "sk": s("HEAD"), "count": n(count(st) + 1)},
+		}, nil
+	}
+}
+
+func newStore(t *testing.T, db versioned.Client, env *dynamotest.Env, p versioned.Policy) *versioned.Store {
+	t.Helper()
+	st, err := versioned.New(db, versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func get(t *testing.T, env *dynamotest.Env, sk string) versioned.Item {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
+		Key: versioned.Item{"pk": s("C#1"), "sk": s(sk)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+func num(t *testing.T, item versioned.Item, attr string) int64 {
+	t.Helper()
+	v, ok := item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		t.Fatalf("%s missing in %v", attr, item)
+	}
+	i, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+func TestUpdateCreatesThenAdvancesTheVersion(t *testing.T) {
+	env := dynamotest.New(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+
+	for i, id := range []string{"a", "b", "c"} {
+		res, err := store.Update(ctx, head, increment(id, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(i + 1)
+		if res.Version != want || res.Attempts != 1 || !res.Written || num(t, res.Item, "version") != want {
+			t.Errorf("increment %s: %+v, want version %d in 1 attempt", id, res, want)
+		}
+	}
+	h := get(t, env, "HEAD")
+	if num(t, h, "version") != 3 || num(t, h, "count") != 3 {
+		t.Errorf("head = %v, want version 3 count 3", h)
+	}
+	if get(t, env, "R#b") == nil {
+		t.Error("record R#b was not written")
+	}
+}
+
+func TestConcurrentWritersAllLandWithFreshState(t *testing.T) {
+	env := dynamotest.New(t)
+	store := newStore(t, env.Client, env, versioned.Policy{MaxAttempts: 60, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond})
+	const writers = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := store.Update(context.Background(), head, increment(strconv.Itoa(i), ""))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	h := get(t, env, "HEAD")
+	if num(t, h, "count") != writers || num(t, h, "version") != writers {
+		t.Errorf("head = %v, want count and version %d: a lost update", h, writers)
+	}
+}
+
+func TestExistingRecordStopsTheWriteAndComesBackWithItsItem(t *testing.T) {
+	env := dynamotest.New(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+	if _, err := store.Update(ctx, head, increment("a", "first")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.Update(ctx, head, increment("a", "second"))
+	var ex *versioned.ExistsError
+	if !errors.As(err, &ex) || !errors.Is(err, versioned.ErrExists) {
+		t.Fatalf("err = %v, want ExistsError", err)
+	}
+	if len(ex.Records) != 1 || ex.Records[0].Index != 0 || ex.Records[0].Item == nil {
+		t.Fatalf("records = %+v, want record 0 with its stored item", ex.Records)
+	}
+	if note := ex.Records[0].Item["note"].(*types.AttributeValueMemberS).Value; note != "first" {
+		t.Errorf("stored record says %q, want the first write's", note)
+	}
+	if h := get(t, env, "HEAD"); num(t, h, "version") != 1 || num(t, h, "count") != 1 {
+		t.Errorf("head = %v: the refused transaction changed it", h)
+	}
+}
+
+func TestAbsentRecordsAreCheckedInTheSameCall(t *testing.T) {
+	env := dynamotest.New(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+	if _, err := store.Update(ctx, head, increment("a", "stored")); err != nil {
+		t.Fatal(err)
+	}
+	absent := func(ids ...string) versioned.Plan {
+		return func(versioned.State) (versioned.Txn, error) {
+			txn := versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("R#new")}}}
+			for _, id := range ids {
+				txn.Absent = append(txn.Absent, versioned.Item{"pk": s("C#1"), "sk": s("R#" + id)})
+			}
+			return txn, nil
+		}
+	}
+	_, err := store.Update(ctx, head, absent("x", "a"))
+	var ex *versioned.ExistsError
+	if !errors.As(err, &ex) || len(ex.Records) != 1 || ex.Records[0].Index != 2 {
+		t.Fatalf("err = %v, want R#a reported at index 2 (1 create + 2nd absent)", err)
+	}
+	if note := ex.Records[0].Item["note"].(*types.AttributeValueMemberS).Value; note != "stored" {
+		t.Errorf("stored item note = %q", note)
+	}
+	if get(t, env, "R#new") != nil {
+		t.Error("the create was written although the transaction was refused")
+	}
+	res, err := store.Update(ctx, head, absent("x", "y"))
+	if err != nil || res.Attempts != 1 || get(t, env, "R#x") != nil || get(t, env, "R#new") == nil {
+		t.Fatalf("absent records: %+v %v; want the create written, the absent ones still absent", res, err)
+	}
+}
+
+func TestCheckOnlyDecisionIsReplannedWhenTheItemMoved(t *testing.T) {
+	env := dynamotest.New(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+	if _, err := store.Update(ctx, head, increment("a", "")); err != nil {
+		t.Fatal(err)
+	}
+	var seen []int64
+	res, err := store.Update(ctx, head, func(st versioned.State) (versioned.Txn, error) {
+		seen = append(seen, st.Version)
+		if st.Attempt == 1 { // someone else moves the item between our read and our write
+			if _, err := store.Update(ctx, head, increment("b", "")); err != nil {
+				return versioned.Txn{}, err
+			}
+		}
+		return versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("DECISION"), "based_on": n(st.Version)}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2]" || res.Attempts != 2 || res.Written {
+		t.Errorf("plans saw versions %v, result %+v; want [1 2] in 2 attempts and no new image", seen, res)
+	}
+	if d := get(t, env, "DECISION"); num(t, d, "based_on") != 2 {
+		t.Errorf("decision recorded against version %d, want the current 2", num(t, d, "based_on"))
+	}
+	if h := get(t, env, "HEAD"); num(t, h, "version") != 2 {
+		t.Errorf("a check-only transaction changed the item: %v", h)
+	}
+}
+
+func TestContentionIsRetriedThenGivenUp(t *testing.T) {
+	env := dynamotest.New(t)
+	ft := faults.New(nil)
+	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
+	ctx := context.Background()
+
+	ft.Inject("TransactWriteItems", faults.TransactionConflict, faults.TransactionConflict)
+	res, err := store.Update(ctx, head, increment("a", ""))
+	if err != nil || res.Attempts != 3 {
+		t.Fatalf("two conflicts then success: %+v, %v; want success on attempt 3", res, err)
+	}
+
+	ft.SetChooser(func(op string) faults.Fault {
+		if op == "TransactWriteItems" {
+			return faults.TransactionConflict
+		}
+		return 0
+	})
+	_, err = store.Update(ctx, head, increment("b", ""))
+	var ae *versioned.AttemptsError
+	if !errors.As(err, &ae) || ae.Attempts != 4 || !errors.Is(err, versioned.ErrContention) {
+		t.Fatalf("err = %v, want AttemptsError after 4 attempts wrapping ErrContention", err)
+	}
+	if get(t, env, "R#b") != nil {
+		t.Error("a transaction that never committed left its record behind")
+	}
+}
+
+func TestBackoffNeverOutlivesTheDeadline(t *testing.T) {
+	env := dynamotest.New(t)
+	ft := faults.New(nil)
+	ft.SetChooser(func(op string) faults.Fault {
+		if op == "TransactWriteItems" {
+			return faults.TransactionConflict
+		}
+		return 0
+	})
+	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{MaxAttempts: 100, BaseDelay: time.Hour, MaxDelay: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := store.Update(ctx, head, increment("a", ""))
+	var ae *versioned.AttemptsError
+	if !errors.As(err, &ae) || ae.Attempts >= 100 {
+		t.Fatalf("err = %v, want an early AttemptsError instead of sleeping past the deadline", err)
+	}
+	if ctx.Err() != nil {
+		t.Error("Update returned only after its deadline passed")
+	}
+}
+
+func TestLostResponseNeverAppliesTwice(t *testing.T) {
+	env := dynamotest.New(t)
+	ft := faults.New(nil)
+	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{})
+	ft.Inject("TransactWriteItems", faults.LostResponse)
+
+	_, err := store.Update(context.Background(), head, increment("a", "once"))
+	// DynamoDB answers the SDK's retry from the ClientRequestToken (success); emulators
+	// that ignore tokens refuse it because the record exists. Either way: applied once.
+	var ex *versioned.ExistsError
+	if err != nil && !(errors.As(err, &ex) && ex.Records[0].Item["note"].(*types.AttributeValueMemberS).Value == "once") {
+		t.Fatalf("err = %v, want success or the record we wrote", err)
+	}
+	if ft.Calls("TransactWriteItems") < 2 {
+		t.Errorf("the SDK did not retry the lost call (%d calls)", ft.Calls("TransactWriteItems"))
+	}
+	if h := get(t, env, "HEAD"); num(t, h, "count") != 1 || num(t, h, "version") != 1 {
+		t.Errorf("head = %v, want one increment", h)
+	}
+}
