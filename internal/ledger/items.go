@@ -1,0 +1,241 @@
+package ledger
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// The table's item layout (DESIGN.md, "Table"). Account ids and movement ids cannot
+// contain '#' (movimiento validates both), so "CUENTA#<cuenta>" names exactly one
+// account and "MOV#<id>" can never equal the account's sort key "CUENTA".
+const (
+	attrPK      = "pk"
+	attrSK      = "sk"
+	attrVersion = "version"
+	cuentaPK    = "CUENTA#"
+	cuentaSK    = "CUENTA"
+	movSK       = "MOV#"
+	timeLayout  = time.RFC3339Nano
+)
+
+// Estado is a recorded movement's state.
+type Estado string
+
+// The states a movement item can be in.
+const (
+	Aplicado  Estado = "aplicado"
+	Rechazado Estado = "rechazado"
+)
+
+// Table is the versioned-store description of a ledger table named name: accounts are
+// the versioned items, movements the create-once records.
+func Table(name string) versioned.Table {
+	return versioned.Table{Name: name, PartitionKey: attrPK, SortKey: attrSK, Version: attrVersion}
+}
+
+// Apunte is a movement as recorded in the ledger: the movement itself, and what the
+// ledger made of it. Seq and SaldoTras are set only when Estado is Aplicado; Motivo
+// only when it is Rechazado.
+type Apunte struct {
+	Movimiento movimiento.Movimiento
+	Huella     string
+	Estado     Estado
+	Seq        int64
+	SaldoTras  decimal.Decimal
+	Motivo     string
+	Aplicado   time.Time
+	Origen     string
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+func ni(v int64) types.AttributeValue { return n(strconv.FormatInt(v, 10)) }
+
+func cuentaKey(id string) versioned.Item {
+	return versioned.Item{attrPK: s(cuentaPK + id), attrSK: s(cuentaSK)}
+}
+
+func movKey(cuentaID, id string) versioned.Item {
+	return versioned.Item{attrPK: s(cuentaPK + cuentaID), attrSK: s(movSK + id)}
+}
+
+// cuentaItem is the account's item, version excluded (the store sets it).
+func cuentaItem(c cuenta.Cuenta) versioned.Item {
+	return versioned.Item{
+		attrPK:        s(cuentaPK + c.ID),
+		attrSK:        s(cuentaSK),
+		"saldo":       n(c.Saldo.String()),
+		"moneda":      s(c.Moneda),
+		"movimientos": ni(c.Movimientos),
+		"limite":      n(c.Limite.String()),
+		"creada":      s(c.Creada.UTC().Format(timeLayout)),
+		"actualizada": s(c.Actualizada.UTC().Format(timeLayout)),
+	}
+}
+
+// apunteItem is the movement's item.
+func apunteItem(a Apunte) versioned.Item {
+	m := a.Movimiento
+	item := versioned.Item{
+		attrPK:     s(cuentaPK + m.Cuenta),
+		attrSK:     s(movSK + m.ID),
+		"tipo":     s(string(m.Tipo)),
+		"importe":  n(m.ImporteTexto()),
+		"moneda":   s(m.Moneda),
+		"huella":   s(a.Huella),
+		"estado":   s(string(a.Estado)),
+		"aplicado": s(a.Aplicado.UTC().Format(timeLayout)),
+		"origen":   s(a.Origen),
+	}
+	if m.Concepto != "" {
+		item["concepto"] = s(m.Concepto)
+	}
+	if m.Fecha != "" {
+		item["fecha"] = s(m.Fecha)
+	}
+	if a.Estado == Aplicado {
+		item["seq"] = ni(a.Seq)
+		item["saldo_tras"] = n(a.SaldoTras.String())
+	}
+	if a.Motivo != "" {
+		item["motivo"] = s(a.Motivo)
+	}
+	return item
+}
+
+// decodeCuenta reads an account item; ok is false for a nil item (no account yet).
+func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
+	if item == nil {
+		return cuenta.Cuenta{}, false, nil
+	}
+	r := reader{item: item}
+	pk := r.str(attrPK)
+	if len(pk) <= len(cuentaPK) || pk[:len(cuentaPK)] != cuentaPK {
+		return cuenta.Cuenta{}, false, fmt.Errorf("ledger: item %q is not an account", pk)
+	}
+	c = cuenta.Cuenta{
+		ID:          pk[len(cuentaPK):],
+		Moneda:      r.str("moneda"),
+		Saldo:       r.dec("saldo"),
+		Limite:      r.optDec("limite"),
+		Movimientos: r.int("movimientos"),
+		Version:     r.int(attrVersion),
+		Creada:      r.time("creada"),
+		Actualizada: r.time("actualizada"),
+	}
+	return c, true, r.err
+}
+
+// decodeApunte reads a movement item.
+func decodeApunte(item versioned.Item) (Apunte, error) {
+	r := reader{item: item}
+	pk, sk := r.str(attrPK), r.str(attrSK)
+	if r.err != nil || len(pk) <= len(cuentaPK) || len(sk) <= len(movSK) || sk[:len(movSK)] != movSK {
+		return Apunte{}, fmt.Errorf("ledger: item %q/%q is not a movement", pk, sk)
+	}
+	a := Apunte{
+		Huella:   r.str("huella"),
+		Estado:   Estado(r.str("estado")),
+		Motivo:   r.optStr("motivo"),
+		Aplicado: r.time("aplicado"),
+		Origen:   r.optStr("origen"),
+	}
+	if a.Estado == Aplicado {
+		a.Seq = r.int("seq")
+		a.SaldoTras = r.dec("saldo_tras")
+	}
+	importe := r.num("importe")
+	if r.err != nil {
+		return Apunte{}, r.err
+	}
+	m, err := movimiento.New(movimiento.Datos{
+		ID:       sk[len(movSK):],
+		Cuenta:   pk[len(cuentaPK):],
+		Tipo:     movimiento.Tipo(r.str("tipo")),
+		Importe:  importe,
+		Moneda:   r.str("moneda"),
+		Concepto: r.optStr("concepto"),
+		Fecha:    r.optStr("fecha"),
+	})
+	if err != nil {
+		return Apunte{}, fmt.Errorf("ledger: stored movement %s/%s: %w", pk, sk, err)
+	}
+	a.Movimiento = m
+	return a, r.err
+}
+
+// reader decodes attributes, keeping the first error so decoders read straight through.
+type reader struct {
+	item versioned.Item
+	err  error
+}
+
+func (r *reader) fail(attr, want string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("ledger: attribute %q: want %s, have %v", attr, want, r.item[attr])
+	}
+}
+
+func (r *reader) str(attr string) string {
+	v, ok := r.item[attr].(*types.AttributeValueMemberS)
+	if !ok {
+		r.fail(attr, "a string")
+		return ""
+	}
+	return v.Value
+}
+
+func (r *reader) optStr(attr string) string {
+	if _, ok := r.item[attr]; !ok {
+		return ""
+	}
+	return r.str(attr)
+}
+
+func (r *reader) num(attr string) string {
+	v, ok := r.item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		r.fail(attr, "a number")
+		return "0"
+	}
+	return v.Value
+}
+
+func (r *reader) dec(attr string) decimal.Decimal {
+	d, err := decimal.NewFromString(r.num(attr))
+	if err != nil {
+		r.fail(attr, "a decimal number")
+	}
+	return d
+}
+
+func (r *reader) optDec(attr string) decimal.Decimal {
+	if _, ok := r.item[attr]; !ok {
+		return decimal.Zero
+	}
+	return r.dec(attr)
+}
+
+func (r *reader) int(attr string) int64 {
+	i, err := strconv.ParseInt(r.num(attr), 10, 64)
+	if err != nil {
+		r.fail(attr, "an integer")
+	}
+	return i
+}
+
+func (r *reader) time(attr string) time.Time {
+	t, err := time.Parse(timeLayout, r.str(attr))
+	if err != nil {
+		r.fail(attr, "an RFC 3339 time")
+	}
+	return t
+}

@@ -1,0 +1,102 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+)
+
+// Outcome is what became of one delivery of a movement.
+type Outcome string
+
+// The outcomes, as they appear in logs, metrics and JSON.
+const (
+	// Applied: the movement is now in the ledger and the balance moved.
+	Applied Outcome = "applied"
+	// Duplicate: the same movement was already recorded (applied or rejected); nothing
+	// changed. Result.Estado says which.
+	Duplicate Outcome = "duplicate"
+	// ConflictingDuplicate: another movement with the same (cuenta, id) but different
+	// content is recorded. Nothing changed; the delivery is a permanent failure.
+	ConflictingDuplicate Outcome = "conflicting_duplicate"
+	// Rejected: recorded with estado "rechazado" under the reject policy.
+	Rejected Outcome = "rejected"
+	// Failed: nothing was recorded. Result.Err says whether a retry can succeed
+	// (ErrTransient) or not (ErrPermanent).
+	Failed Outcome = "failed"
+)
+
+// Result is the outcome of one delivery. Seq and SaldoTras describe the recorded
+// movement when it is applied (Applied, or a Duplicate of an applied one). Attempts
+// counts the transactions tried for it. Err is nil unless Outcome is
+// ConflictingDuplicate or Failed.
+type Result struct {
+	Outcome   Outcome
+	Estado    Estado
+	Seq       int64
+	SaldoTras decimal.Decimal
+	Motivo    string
+	Attempts  int
+	Err       error
+}
+
+// Retry reports whether the delivery must come back (a transient failure).
+func (r Result) Retry() bool { return errors.Is(r.Err, ErrTransient) }
+
+// The two classes of failure. Every error a Result carries matches exactly one.
+var (
+	// ErrTransient: nothing was recorded, and a later attempt may succeed (contention,
+	// throttling, timeouts, an unreachable table, insufficient funds under Retry).
+	ErrTransient = errors.New("ledger: transient failure")
+	// ErrPermanent: nothing was recorded, and no retry can change that (another
+	// currency, a conflicting duplicate, a balance beyond DynamoDB's precision).
+	ErrPermanent = errors.New("ledger: permanent failure")
+)
+
+// TransientError is a failure a retry may cure, with the transactions attempted.
+type TransientError struct {
+	Attempts int
+	Err      error
+}
+
+func (e *TransientError) Error() string {
+	return fmt.Sprintf("ledger: transient failure after %d attempt(s): %v", e.Attempts, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrTransient) true.
+func (e *TransientError) Is(target error) bool { return target == ErrTransient }
+
+// PermanentError is a failure no retry can cure.
+type PermanentError struct {
+	Err error
+}
+
+func (e *PermanentError) Error() string { return "ledger: permanent failure: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrPermanent) true.
+func (e *PermanentError) Is(target error) bool { return target == ErrPermanent }
+
+// DuplicadoConflictivoError reports a movement whose (cuenta, id) is already recorded
+// with another fingerprint: the producer reused an id for a different fact, or a
+// message was altered. It is never applied and never skipped silently.
+type DuplicadoConflictivoError struct {
+	Cuenta         string
+	ID             string
+	HuellaGuardada string
+	HuellaNueva    string
+}
+
+func (e *DuplicadoConflictivoError) Error() string {
+	return fmt.Sprintf("ledger: conflicting duplicate: movement %s of cuenta %s is recorded with fingerprint %s, this delivery has %s",
+		e.ID, e.Cuenta, e.HuellaGuardada, e.HuellaNueva)
+}
+
+// Is makes errors.Is(err, ErrPermanent) true.
+func (e *DuplicadoConflictivoError) Is(target error) bool { return target == ErrPermanent }
