@@ -5,6 +5,7 @@ package cuenta
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -51,16 +52,35 @@ func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	if m.Moneda != c.Moneda {
 		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: m.Moneda}
 	}
-	saldo := c.Saldo.Add(m.Delta())
-	if m.Tipo == movimiento.Cargo && saldo.LessThan(c.Limite.Neg()) {
-		return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: m.Importe}
+	var saldo decimal.Decimal
+	switch m.Tipo {
+	case movimiento.Abono:
+		saldo = c.Saldo.Add(m.Importe)
+	case movimiento.Cargo:
+		saldo = c.Saldo.Sub(m.Importe)
+		// saldo < -limite, without allocating a negated limit in the common case.
+		if below := saldo.Sign() < 0 && (c.Limite.IsZero() || saldo.Add(c.Limite).Sign() < 0); below {
+			return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: m.Importe}
+		}
+	default:
+		return c, fmt.Errorf("cuenta: movement of unknown tipo %q", m.Tipo)
 	}
-	if digits(saldo) > MaxDigits {
+	if exceedsPrecision(saldo) {
 		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
 	}
 	c.Saldo = saldo
 	c.Movimientos++
 	return c, nil
+}
+
+// exceedsPrecision reports whether d needs more than MaxDigits significant digits. The
+// coefficient's length (plus a positive exponent) bounds them from above and costs no
+// allocation, so the exact count runs only near the limit.
+func exceedsPrecision(d decimal.Decimal) bool {
+	if d.NumDigits()+int(max(d.Exponent(), 0)) <= MaxDigits {
+		return false
+	}
+	return digits(d) > MaxDigits
 }
 
 // digits counts the significant digits of d, trailing fractional zeros excluded (as

@@ -97,6 +97,7 @@ type planner struct {
 	pending  []int
 	policy   FundsPolicy
 	now      time.Time
+	stamp    string // now as stored
 
 	decisions []decision
 	guarded   []int // decision index of each guarded action: Creates, then Absent
@@ -124,18 +125,14 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 		var insuf *cuenta.SaldoInsuficienteError
 		switch {
 		case ruleErr == nil:
-			if !exists {
-				next.Creada = p.now
-			}
-			next.Actualizada = p.now
 			acct, exists = next, true
 			d.outcome, d.apunte.Estado, d.apunte.Seq, d.apunte.SaldoTras = Applied, Aplicado, next.Movimientos, next.Saldo
 			p.guarded = append(p.guarded, len(p.decisions))
-			txn.Creates = append(txn.Creates, apunteItem(d.apunte))
+			txn.Creates = append(txn.Creates, apunteItem(d.apunte, p.stamp))
 		case errors.As(ruleErr, &insuf) && p.policy == Reject:
 			d.outcome, d.apunte.Estado, d.apunte.Motivo = Rejected, Rechazado, ruleErr.Error()
 			p.guarded = append(p.guarded, len(p.decisions))
-			txn.Creates = append(txn.Creates, apunteItem(d.apunte))
+			txn.Creates = append(txn.Creates, apunteItem(d.apunte, p.stamp))
 		default:
 			// Not written, but checked absent: a redelivery of a movement recorded
 			// earlier is a duplicate, whatever the balance says today.
@@ -147,7 +144,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	}
 	p.guarded = append(p.guarded, absent...)
 	if anyApplied(p.decisions) {
-		txn.Next = cuentaItem(acct)
+		txn.Next = cuentaItem(acct, st.Item, p.stamp)
 	}
 	return txn, nil
 }
@@ -156,7 +153,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 // still pending: the ones beyond this transaction's capacity, and those that were not
 // known to be duplicates when a transaction was refused for others.
 func (s *Service) round(ctx context.Context, id string, es []Entrega, pending []int, res []Result, now time.Time) []int {
-	p := &planner{cuenta: id, entregas: es, pending: pending, policy: s.policy, now: now}
+	p := &planner{cuenta: id, entregas: es, pending: pending, policy: s.policy, now: now, stamp: stamp(now)}
 	r, err := s.store.Update(ctx, cuentaKey(id), p.plan)
 
 	var exists *versioned.ExistsError

@@ -56,60 +56,77 @@ type Apunte struct {
 }
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-func ni(v int64) types.AttributeValue { return n(strconv.FormatInt(v, 10)) }
 
-func cuentaKey(id string) versioned.Item {
-	return versioned.Item{attrPK: s(cuentaPK + id), attrSK: s(cuentaSK)}
+func cuentaKey(id string) versioned.Item { return key(cuentaPK+id, cuentaSK) }
+
+func movKey(cuentaID, id string) versioned.Item { return key(cuentaPK+cuentaID, movSK+id) }
+
+func key(pk, sk string) versioned.Item {
+	v := &[2]types.AttributeValueMemberS{{Value: pk}, {Value: sk}} // one allocation for both
+	return versioned.Item{attrPK: &v[0], attrSK: &v[1]}
 }
 
-func movKey(cuentaID, id string) versioned.Item {
-	return versioned.Item{attrPK: s(cuentaPK + cuentaID), attrSK: s(movSK + id)}
-}
-
-// cuentaItem is the account's item, version excluded (the store sets it).
-func cuentaItem(c cuenta.Cuenta) versioned.Item {
-	return versioned.Item{
-		attrPK:        s(cuentaPK + c.ID),
-		attrSK:        s(cuentaSK),
-		"saldo":       n(c.Saldo.String()),
-		"moneda":      s(c.Moneda),
-		"movimientos": ni(c.Movimientos),
-		"limite":      n(c.Limite.String()),
-		"creada":      s(c.Creada.UTC().Format(timeLayout)),
-		"actualizada": s(c.Actualizada.UTC().Format(timeLayout)),
+// cuentaItem is the account's new image, version excluded (the store sets it). prev is
+// the stored image (nil for a new account): its attributes are carried over, so fields
+// other writers keep on the item survive, and unchanged values are not re-encoded.
+// stamp is the write's time as text: actualizada, and creada for a new account.
+func cuentaItem(c cuenta.Cuenta, prev versioned.Item, stamp string) versioned.Item {
+	// One allocation for every changed value, instead of one each.
+	v := &struct {
+		saldo, movimientos, limite      types.AttributeValueMemberN
+		pk, sk, moneda, creada, updated types.AttributeValueMemberS
+	}{}
+	item := make(versioned.Item, max(len(prev), 9))
+	for k, val := range prev {
+		item[k] = val
 	}
-}
-
-// apunteItem is the movement's item.
-func apunteItem(a Apunte) versioned.Item {
-	m := a.Movimiento
-	item := versioned.Item{
-		attrPK:     s(cuentaPK + m.Cuenta),
-		attrSK:     s(movSK + m.ID),
-		"tipo":     s(string(m.Tipo)),
-		"importe":  n(m.ImporteTexto()),
-		"moneda":   s(m.Moneda),
-		"huella":   s(a.Huella),
-		"estado":   s(string(a.Estado)),
-		"aplicado": s(a.Aplicado.UTC().Format(timeLayout)),
-		"origen":   s(a.Origen),
-	}
-	if m.Concepto != "" {
-		item["concepto"] = s(m.Concepto)
-	}
-	if m.Fecha != "" {
-		item["fecha"] = s(m.Fecha)
-	}
-	if a.Estado == Aplicado {
-		item["seq"] = ni(a.Seq)
-		item["saldo_tras"] = n(a.SaldoTras.String())
-	}
-	if a.Motivo != "" {
-		item["motivo"] = s(a.Motivo)
+	v.saldo.Value = c.Saldo.String()
+	v.movimientos.Value = strconv.FormatInt(c.Movimientos, 10)
+	v.updated.Value = stamp
+	item["saldo"], item["movimientos"], item["actualizada"] = &v.saldo, &v.movimientos, &v.updated
+	if prev == nil {
+		v.pk.Value, v.sk.Value, v.moneda.Value = cuentaPK+c.ID, cuentaSK, c.Moneda
+		v.limite.Value, v.creada.Value = c.Limite.String(), stamp
+		item[attrPK], item[attrSK], item["moneda"], item["limite"], item["creada"] = &v.pk, &v.sk, &v.moneda, &v.limite, &v.creada
 	}
 	return item
 }
+
+// apunteItem is the movement's item; stamp is a.Aplicado as text.
+func apunteItem(a Apunte, stamp string) versioned.Item {
+	m := a.Movimiento
+	// One allocation for every value, instead of one each.
+	v := &struct {
+		pk, sk, tipo, moneda, huella, estado, aplicado, origen, concepto, fecha, motivo types.AttributeValueMemberS
+		importe, seq, saldoTras                                                         types.AttributeValueMemberN
+	}{}
+	v.pk.Value, v.sk.Value = cuentaPK+m.Cuenta, movSK+m.ID
+	v.tipo.Value, v.importe.Value, v.moneda.Value = string(m.Tipo), m.ImporteTexto(), m.Moneda
+	v.huella.Value, v.estado.Value, v.aplicado.Value, v.origen.Value = a.Huella, string(a.Estado), stamp, a.Origen
+	item := make(versioned.Item, 14)
+	item[attrPK], item[attrSK], item["tipo"], item["importe"], item["moneda"] = &v.pk, &v.sk, &v.tipo, &v.importe, &v.moneda
+	item["huella"], item["estado"], item["aplicado"], item["origen"] = &v.huella, &v.estado, &v.aplicado, &v.origen
+	if m.Concepto != "" {
+		v.concepto.Value = m.Concepto
+		item["concepto"] = &v.concepto
+	}
+	if m.Fecha != "" {
+		v.fecha.Value = m.Fecha
+		item["fecha"] = &v.fecha
+	}
+	if a.Estado == Aplicado {
+		v.seq.Value, v.saldoTras.Value = strconv.FormatInt(a.Seq, 10), a.SaldoTras.String()
+		item["seq"], item["saldo_tras"] = &v.seq, &v.saldoTras
+	}
+	if a.Motivo != "" {
+		v.motivo.Value = a.Motivo
+		item["motivo"] = &v.motivo
+	}
+	return item
+}
+
+// stamp is t as stored in the table.
+func stamp(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 // decodeCuenta reads an account item; ok is false for a nil item (no account yet).
 func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {

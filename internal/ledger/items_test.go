@@ -28,7 +28,7 @@ func testMov(t *testing.T, id string, tipo movimiento.Tipo, importe string) movi
 
 func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Cargo, "50.00")
-	applied := apunteItem(Apunte{Movimiento: m, Huella: m.Huella(), Estado: Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1"})
+	applied := apunteItem(Apunte{Movimiento: m, Huella: m.Huella(), Estado: Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1"}, stamp(t0))
 	want := []string{"aplicado", "concepto", "estado", "fecha", "huella", "importe", "moneda", "origen", "pk", "saldo_tras", "seq", "sk", "tipo"}
 	if got := slices.Sorted(maps.Keys(applied)); !slices.Equal(got, want) {
 		t.Errorf("applied movement attributes = %v, want %v", got, want)
@@ -40,7 +40,7 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 		t.Error("seq must be a number: it is the por_seq index's sort key")
 	}
 
-	rejected := apunteItem(Apunte{Movimiento: m, Huella: m.Huella(), Estado: Rechazado, Motivo: "insufficient funds", Aplicado: t0})
+	rejected := apunteItem(Apunte{Movimiento: m, Huella: m.Huella(), Estado: Rechazado, Motivo: "insufficient funds", Aplicado: t0}, stamp(t0))
 	if _, ok := rejected["seq"]; ok {
 		t.Error("a rejected movement carries a seq: it would appear in the statement")
 	}
@@ -52,7 +52,7 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 func TestItemsRoundTrip(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Abono, "50.00")
 	a := Apunte{Movimiento: m, Huella: m.Huella(), Estado: Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1"}
-	got, err := decodeApunte(apunteItem(a))
+	got, err := decodeApunte(apunteItem(a, stamp(t0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,16 +61,28 @@ func TestItemsRoundTrip(t *testing.T) {
 		t.Errorf("round trip = %+v, want %+v", got, a)
 	}
 
-	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9, Creada: t0, Actualizada: t0.Add(time.Hour)}
-	item := cuentaItem(c)
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9}
+	item := cuentaItem(c, nil, stamp(t0))
 	item["version"] = &types.AttributeValueMemberN{Value: "12"}
 	back, ok, err := decodeCuenta(item)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	c.Version = 12
-	if back.ID != c.ID || !back.Saldo.Equal(c.Saldo) || !back.Limite.Equal(c.Limite) || back.Movimientos != 9 || back.Version != 12 || !back.Actualizada.Equal(c.Actualizada) {
-		t.Errorf("account round trip = %+v, want %+v", back, c)
+	if back.ID != c.ID || !back.Saldo.Equal(c.Saldo) || !back.Limite.Equal(c.Limite) || back.Movimientos != 9 || back.Version != 12 ||
+		!back.Creada.Equal(t0) || !back.Actualizada.Equal(t0) {
+		t.Errorf("account round trip = %+v, want %+v created and updated at %v", back, c, t0)
+	}
+
+	// A later write keeps what it does not change, including attributes it does not know.
+	item["titular"] = s("Ana")
+	c.Saldo, c.Movimientos = decimal.RequireFromString("7"), 10
+	later := cuentaItem(c, item, stamp(t0.Add(time.Hour)))
+	back, _, err = decodeCuenta(later)
+	if err != nil || !back.Creada.Equal(t0) || !back.Actualizada.Equal(t0.Add(time.Hour)) || !back.Saldo.Equal(c.Saldo) || back.Movimientos != 10 {
+		t.Errorf("later image = %+v, %v", back, err)
+	}
+	if later["titular"] != item["titular"] {
+		t.Error("an attribute another writer keeps on the account was dropped")
 	}
 }
 
@@ -78,12 +90,12 @@ func TestDecodeRefusesForeignItems(t *testing.T) {
 	if _, _, err := decodeCuenta(versioned.Item{"pk": s("MIGRACION#0001"), "sk": s("MIGRACION")}); err == nil {
 		t.Error("a migration record decoded as an account")
 	}
-	broken := cuentaItem(cuenta.Nueva("ES76", "EUR"))
+	broken := cuentaItem(cuenta.Nueva("ES76", "EUR"), nil, stamp(t0))
 	broken["saldo"] = s("diez")
 	if _, _, err := decodeCuenta(broken); err == nil {
 		t.Error("an account with a text balance decoded")
 	}
-	if _, err := decodeApunte(cuentaItem(cuenta.Nueva("ES76", "EUR"))); err == nil {
+	if _, err := decodeApunte(cuentaItem(cuenta.Nueva("ES76", "EUR"), nil, stamp(t0))); err == nil {
 		t.Error("an account item decoded as a movement")
 	}
 }
@@ -91,7 +103,7 @@ func TestDecodeRefusesForeignItems(t *testing.T) {
 // TestPlannedRequests table-tests the TransactWriteItems a delivery turns into, for a
 // given account state, without any I/O.
 func TestPlannedRequests(t *testing.T) {
-	existing := cuentaItem(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0})
+	existing := cuentaItem(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, nil, stamp(t0))
 	existing["version"] = &types.AttributeValueMemberN{Value: "6"}
 	cases := []struct {
 		name    string

@@ -106,8 +106,12 @@ func unquote(raw []byte) []byte {
 	return out
 }
 
-// decodeString returns the text of raw, a valid JSON string literal.
+// decodeString returns the text of raw, a valid JSON string literal. Without escapes
+// the text is the literal's inside, already checked to be UTF-8.
 func decodeString(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
 	return string(unquote(raw))
 }
 

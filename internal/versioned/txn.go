@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -30,7 +30,8 @@ const MaxActions = 100
 // nothing in it writes nothing and costs no call.
 //
 // Writing the whole image (a Put, not an UpdateItem with arithmetic) keeps numbers
-// exactly as the plan computed them, whatever the backend's number handling.
+// exactly as the plan computed them, whatever the backend's number handling. The maps
+// belong to the request once the plan returns them: BuildInput sets Next's version.
 type Txn struct {
 	Creates []Item
 	Absent  []Item
@@ -51,47 +52,51 @@ func (t Txn) guardedKey(i int) Item {
 	return t.Absent[i-len(t.Creates)]
 }
 
-// buildInput is the TransactWriteItems request for txn against the item key at version
-// expected (0: the item must not exist). Creates come first, then Absent checks, the
-// versioned action last,
-// and every action asks for the stored item (ALL_OLD) when its condition fails, so one
-// failed call says both "which records exist" and "what the item looks like now".
+// BuildInput returns the TransactWriteItems request Update sends for txn against the
+// item key at version expected (0: the item must not exist). Creates come first, then
+// Absent checks, the versioned action last, and every action asks for the stored item
+// (ALL_OLD) when its condition fails, so one failed call says both "which records
+// exist" and "what the item looks like now". It does no I/O, so callers can table-test
+// their plans' requests.
 func BuildInput(t Table, key Item, expected int64, txn Txn) (*dynamodb.TransactWriteItemsInput, error) {
-	if n := txn.guarded() + 1; n > MaxActions {
+	n := txn.guarded() + 1
+	if n > MaxActions {
 		return nil, fmt.Errorf("%w: %d actions, at most %d", ErrInvalidTxn, n, MaxActions)
 	}
-	target, err := t.keyString(key)
+	target, err := t.keyOf(key)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{target: true}
-	items := make([]types.TransactWriteItem, 0, txn.guarded()+1)
-	notExists := aws.String("attribute_not_exists(#pk)")
-	pkName := map[string]string{"#pk": t.PartitionKey}
+	// At most 100 keys: a linear scan finds repeats without hashing.
+	var stack [8]itemKey
+	named := append(stack[:0], target)
+	table := tableName(t.Name)
+	pkName := names("#pk", t.PartitionKey)
+	items := make([]types.TransactWriteItem, 0, n)
 	for i := range txn.guarded() {
 		rec := txn.guardedKey(i)
-		k, err := t.keyString(rec)
+		k, err := t.keyOf(rec)
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
-		if seen[k] {
+		if slices.Contains(named, k) {
 			return nil, fmt.Errorf("%w: record %d targets an item the transaction already names", ErrInvalidTxn, i)
 		}
-		seen[k] = true
+		named = append(named, k)
 		if i < len(txn.Creates) {
 			items = append(items, types.TransactWriteItem{Put: &types.Put{
-				TableName:                           aws.String(t.Name),
+				TableName:                           table,
 				Item:                                rec,
-				ConditionExpression:                 notExists,
+				ConditionExpression:                 condNotExists,
 				ExpressionAttributeNames:            pkName,
 				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 			}})
 			continue
 		}
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           aws.String(t.Name),
+			TableName:                           table,
 			Key:                                 t.key(rec),
-			ConditionExpression:                 notExists,
+			ConditionExpression:                 condNotExists,
 			ExpressionAttributeNames:            pkName,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}})
@@ -100,7 +105,7 @@ func BuildInput(t Table, key Item, expected int64, txn Txn) (*dynamodb.TransactW
 	cond, names, values := t.versionCondition(expected)
 	if txn.Next == nil {
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           aws.String(t.Name),
+			TableName:                           table,
 			Key:                                 key,
 			ConditionExpression:                 cond,
 			ExpressionAttributeNames:            names,
@@ -108,13 +113,13 @@ func BuildInput(t Table, key Item, expected int64, txn Txn) (*dynamodb.TransactW
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}})
 	} else {
-		next, err := t.nextImage(key, target, txn.Next, expected+1)
-		if err != nil {
-			return nil, err
+		if k, err := t.keyOf(txn.Next); err != nil || k != target {
+			return nil, fmt.Errorf("%w: the new image's key is not the versioned item's", ErrInvalidTxn)
 		}
+		txn.Next[t.Version] = &types.AttributeValueMemberN{Value: strconv.FormatInt(expected+1, 10)}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName:                           aws.String(t.Name),
-			Item:                                next,
+			TableName:                           table,
+			Item:                                txn.Next,
 			ConditionExpression:                 cond,
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
@@ -126,29 +131,41 @@ func BuildInput(t Table, key Item, expected int64, txn Txn) (*dynamodb.TransactW
 	return in, nil
 }
 
-func (t Table) versionCondition(expected int64) (*string, map[string]string, map[string]types.AttributeValue) {
-	if expected == 0 {
-		return aws.String("attribute_not_exists(#pk)"), map[string]string{"#pk": t.PartitionKey}, nil
+// Condition expressions shared by every request; the SDK only reads them.
+var (
+	condNotExists = aws.String("attribute_not_exists(#pk)")
+	condVersion   = aws.String("#v = :v")
+)
+
+// nameMaps caches ExpressionAttributeNames maps, which depend only on the table's
+// attribute names: shared read-only by every request instead of built per request.
+var nameMaps sync.Map // placeholder + "=" + attribute → map[string]string
+
+// tableNames interns table names as the *string requests point to, for the same reason.
+var tableNames sync.Map // name → *string
+
+func tableName(name string) *string {
+	if p, ok := tableNames.Load(name); ok {
+		return p.(*string)
 	}
-	return aws.String("#v = :v"), map[string]string{"#v": t.Version},
-		map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)}}
+	p, _ := tableNames.LoadOrStore(name, aws.String(name))
+	return p.(*string)
 }
 
-// nextImage copies the plan's image (the caller's map is left alone) and sets the
-// version, after checking that the image is of the item being versioned.
-func (t Table) nextImage(key Item, target string, next Item, version int64) (Item, error) {
-	if k, err := t.keyString(next); err != nil || k != target {
-		return nil, fmt.Errorf("%w: the new image's key is not the versioned item's", ErrInvalidTxn)
+func names(placeholder, attr string) map[string]string {
+	if m, ok := nameMaps.Load(placeholder + "=" + attr); ok {
+		return m.(map[string]string)
 	}
-	if _, ok := next[t.Version]; ok {
-		return nil, fmt.Errorf("%w: the new image sets the version attribute %q itself", ErrInvalidTxn, t.Version)
+	m, _ := nameMaps.LoadOrStore(placeholder+"="+attr, map[string]string{placeholder: attr})
+	return m.(map[string]string)
+}
+
+func (t Table) versionCondition(expected int64) (*string, map[string]string, map[string]types.AttributeValue) {
+	if expected == 0 {
+		return condNotExists, names("#pk", t.PartitionKey), nil
 	}
-	out := make(Item, len(next)+1)
-	for k, v := range next {
-		out[k] = v
-	}
-	out[t.Version] = &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)}
-	return out, nil
+	return condVersion, names("#v", t.Version),
+		map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)}}
 }
 
 // key returns item's key attributes alone.
@@ -160,21 +177,31 @@ func (t Table) key(item Item) Item {
 	return k
 }
 
-// keyString identifies an item by its key attributes, for spotting two actions on one
-// item and for comparing keys. It fails when a key attribute is missing.
-func (t Table) keyString(item Item) (string, error) {
-	var b []byte
-	for _, name := range []string{t.PartitionKey, t.SortKey} {
+// itemKey identifies an item by its key attributes, each as type tag and text.
+type itemKey struct {
+	typ  [2]byte
+	text [2]string
+}
+
+// keyOf reads item's key; it fails when a key attribute is missing or not a scalar.
+func (t Table) keyOf(item Item) (itemKey, error) {
+	var k itemKey
+	for i, name := range [2]string{t.PartitionKey, t.SortKey} {
 		if name == "" {
 			continue
 		}
-		v, ok := item[name]
-		if !ok {
-			return "", fmt.Errorf("%w: item without key attribute %q", ErrInvalidTxn, name)
+		switch v := item[name].(type) {
+		case *types.AttributeValueMemberS:
+			k.typ[i], k.text[i] = 'S', v.Value
+		case *types.AttributeValueMemberN:
+			k.typ[i], k.text[i] = 'N', v.Value
+		case *types.AttributeValueMemberB:
+			k.typ[i], k.text[i] = 'B', string(v.Value)
+		default:
+			return itemKey{}, fmt.Errorf("%w: item without key attribute %q", ErrInvalidTxn, name)
 		}
-		b = appendValue(b, v)
 	}
-	return string(b), nil
+	return k, nil
 }
 
 // token derives the ClientRequestToken from the request's whole content: an SDK retry
@@ -183,43 +210,40 @@ func (t Table) keyString(item Item) (string, error) {
 // version, never reuses a token, so DynamoDB never answers IdempotentParameterMismatch.
 // Tokens are 36 characters, DynamoDB's maximum.
 func token(in *dynamodb.TransactWriteItemsInput) string {
-	h := sha256.New()
-	var buf []byte
+	bp := canonBufs.Get().(*[]byte)
+	b := (*bp)[:0]
 	for _, it := range in.TransactItems {
 		switch {
 		case it.Put != nil:
-			buf = append(buf[:0], 'P')
-			buf = appendAction(buf, aws.ToString(it.Put.TableName), it.Put.Item, it.Put.ConditionExpression, it.Put.ExpressionAttributeNames, it.Put.ExpressionAttributeValues)
+			b = appendAction(append(b, 'P'), aws.ToString(it.Put.TableName), it.Put.Item, it.Put.ConditionExpression, it.Put.ExpressionAttributeNames, it.Put.ExpressionAttributeValues)
 		case it.ConditionCheck != nil:
-			buf = append(buf[:0], 'C')
-			buf = appendAction(buf, aws.ToString(it.ConditionCheck.TableName), it.ConditionCheck.Key, it.ConditionCheck.ConditionExpression, it.ConditionCheck.ExpressionAttributeNames, it.ConditionCheck.ExpressionAttributeValues)
+			b = appendAction(append(b, 'C'), aws.ToString(it.ConditionCheck.TableName), it.ConditionCheck.Key, it.ConditionCheck.ConditionExpression, it.ConditionCheck.ExpressionAttributeNames, it.ConditionCheck.ExpressionAttributeValues)
 		}
-		writeFrame(h, buf)
 	}
-	sum := h.Sum(nil)
+	sum := sha256.Sum256(b)
+	*bp = b
+	canonBufs.Put(bp)
 	return hex.EncodeToString(sum[:18])
 }
 
+// canonBufs recycles the buffers requests are encoded into for hashing.
+var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
 func appendAction(b []byte, table string, item Item, cond *string, names map[string]string, values Item) []byte {
 	b = appendString(b, table)
-	b = appendValue(b, &types.AttributeValueMemberM{Value: item})
+	b = appendMap(b, item)
 	b = appendString(b, aws.ToString(cond))
-	keys := make([]string, 0, len(names))
+	var stack [4]string
+	keys := stack[:0]
 	for k := range names {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {
 		b = appendString(appendString(b, k), names[k])
 	}
-	return appendValue(b, &types.AttributeValueMemberM{Value: values})
-}
-
-func writeFrame(h hash.Hash, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
+	return appendMap(b, values)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -227,9 +251,24 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendValue encodes v canonically: a type tag, then the value, length-prefixed; map
-// entries sorted by name. Two values encode alike exactly when DynamoDB would store the
-// same thing (modulo number spelling, which the callers keep canonical).
+// appendMap encodes a map's entries sorted by name, after their count.
+func appendMap(b []byte, m map[string]types.AttributeValue) []byte {
+	var stack [32]string
+	keys := stack[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(append(b, 'M'), uint64(len(keys)))
+	for _, k := range keys {
+		b = appendValue(appendString(b, k), m[k])
+	}
+	return b
+}
+
+// appendValue encodes v canonically: a type tag, then the value, length-prefixed.
+// Two values encode alike exactly when DynamoDB would store the same thing (modulo
+// number spelling, which the callers keep canonical).
 func appendValue(b []byte, v types.AttributeValue) []byte {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -252,16 +291,7 @@ func appendValue(b []byte, v types.AttributeValue) []byte {
 		}
 		return b
 	case *types.AttributeValueMemberM:
-		keys := make([]string, 0, len(v.Value))
-		for k := range v.Value {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = binary.AppendUvarint(append(b, 'M'), uint64(len(keys)))
-		for _, k := range keys {
-			b = appendValue(appendString(b, k), v.Value[k])
-		}
-		return b
+		return appendMap(b, v.Value)
 	case *types.AttributeValueMemberSS:
 		return appendSet(append(b, 's'), v.Value)
 	case *types.AttributeValueMemberNS:
