@@ -1,0 +1,38 @@
+// Command ledger-consumer is the Lambda function behind the movements queue's SQS
+// event source (provided.al2023, built as bootstrap with -tags lambda.norpc). It reads
+// its configuration once, at init, builds its clients once, and hands every batch to
+// the shared consumer handler, which reports partial failures with
+// ReportBatchItemFailures. A configuration error stops the init, so a broken deploy
+// fails loudly on its first invocation.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
+)
+
+func main() {
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	awsCfg, err := awsconf.Load(context.Background(), "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{}, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/sqstest"
+)
+
+// consume runs `ledger consume --drain` against the test's table and queue and
+// returns the per-record log lines.
+func consume(t *testing.T, env *dynamotest.Env, q *sqstest.Env, queue sqstest.Queue, extra ...string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"consume", "--queue-url", queue.URL, "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint,
+		"--table", env.Table(), "--drain", "--wait", "1s"}, extra...)
+	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+		t.Fatalf("ledger consume: exit %d\n%s", code, stderr.String())
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "movement" {
+			lines = append(lines, m)
+		}
+	}
+	return lines
+}
+
+func saldo(t *testing.T, env *dynamotest.Env, cta string) (decimal.Decimal, int64) {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + cta}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+	})
+	if err != nil || out.Item == nil {
+		t.Fatalf("account %s: %v, %v", cta, out, err)
+	}
+	n, _ := decimal.NewFromString(out.Item["movimientos"].(*types.AttributeValueMemberN).Value)
+	return decimal.RequireFromString(out.Item["saldo"].(*types.AttributeValueMemberN).Value), n.IntPart()
+}
+
+func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
+	q := sqstest.New(t)
+	env := dynamotest.New(t)
+	ctx := context.Background()
+	queue := q.NewQueue(t, "movimientos", nil)
+	topic, err := q.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("movimientos-" + strings.ReplaceAll(t.Name(), "/", "-"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = q.SNS.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: topic.TopicArn})
+	})
+	if _, err := q.SNS.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(queue.ARN),
+		Attributes: map[string]string{"RawMessageDelivery": "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	movement := `{"id":"pago-8f2c","cuenta":"ES7620770024003102575766","tipo":"abono","importe":"50.00","moneda":"EUR","concepto":"Pedido 1234"}`
+	for range 2 { // a producer retry: the same fact published twice
+		if _, err := q.SNS.Publish(ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String(movement)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := consume(t, env, q, queue)
+	if len(lines) != 2 || lines[0]["message_id"] == lines[1]["message_id"] {
+		t.Fatalf("log lines = %v, want two deliveries with different message ids", lines)
+	}
+	outcomes := []string{lines[0]["outcome"].(string), lines[1]["outcome"].(string)}
+	if !(outcomes[0] == "applied" && outcomes[1] == "duplicate") && !(outcomes[0] == "duplicate" && outcomes[1] == "applied") {
+		t.Errorf("outcomes = %v, want one applied and one duplicate", outcomes)
+	}
+	if s, n := saldo(t, env, "ES7620770024003102575766"); !s.Equal(decimal.NewFromInt(50)) || n != 1 {
+		t.Errorf("saldo %s after %d movements, want 50 after 1", s, n)
+	}
+	if left := q.Count(t, queue); left != 0 {
+		t.Errorf("%d messages left on the queue", left)
+	}
+}
+
+func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
+	q := sqstest.New(t)
+	env := dynamotest.New(t)
+	ctx := context.Background()
+	queue, dlq := q.NewQueueWithDLQ(t, "movimientos", 5)
+
+	const unique, accounts = 400, 40
+	rng := rand.New(rand.NewPCG(7, 7))
+	var bodies []string
+	want := map[string]decimal.Decimal{}
+	for i := range unique {
+		cta := fmt.Sprintf("C%02d", i%accounts)
+		cents := 100 + rng.IntN(10000)
+		bodies = append(bodies, fmt.Sprintf(`{"id":"m-%d","cuenta":%q,"tipo":"abono","importe":"%d.%02d","moneda":"EUR"}`, i, cta, cents/100, cents%100))
+		want[cta] = want[cta].Add(decimal.New(int64(cents), -2))
+	}
+	for range 100 { // 20% of 500: redeliveries of earlier movements
+		bodies = append(bodies, bodies[rng.IntN(unique)])
+	}
+	malformed := []string{`{"id":"bad-1"`, `{"id":"bad-2","cuenta":"C00","tipo":"abono","importe":"1e3","moneda":"EUR"}`,
+		`{"id":"bad-3","cuenta":"C00","tipo":"regalo","importe":"1","moneda":"EUR"}`, `[]`, `not json`,
+		`{"id":"bad#6","cuenta":"C00","tipo":"abono","importe":"1","moneda":"EUR"}`, `{"id":"bad-7","cuenta":"C00","tipo":"abono","importe":"0","moneda":"EUR"}`,
+		`{"id":"bad-8","cuenta":"C00","tipo":"abono","importe":"1.001","moneda":"EUR"}`, `{"id":"bad-9","cuenta":"C00","tipo":"abono","importe":"1","moneda":"XXX"}`,
+		`{"Type":"Notification","Message":"{}"}`}
+	bodies = append(bodies, malformed...) // 2% of 500
+	rng.Shuffle(len(bodies), func(i, j int) { bodies[i], bodies[j] = bodies[j], bodies[i] })
+	for start := 0; start < len(bodies); start += 10 {
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for j, b := range bodies[start:min(start+10, len(bodies))] {
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(fmt.Sprint(j)), MessageBody: aws.String(b)})
+		}
+		if _, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queue.URL), Entries: entries}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	lines := consume(t, env, q, queue, "--dlq-url", dlq.URL, "--pollers", "4")
+	// At least once: SQS may deliver a message again, so count each message's last line.
+	last := map[string]string{}
+	for _, l := range lines {
+		last[l["message_id"].(string)] = l["outcome"].(string)
+	}
+	count := map[string]int{}
+	for _, outcome := range last {
+		count[outcome]++
+	}
+	if len(last) != len(bodies) || count["applied"] != unique || count["failed"] != len(malformed) {
+		t.Errorf("outcomes = %v over %d messages, want %d messages: %d applied, %d failed, the rest duplicates",
+			count, len(last), len(bodies), unique, len(malformed))
+	}
+	applied := 0
+	for _, l := range lines {
+		if l["outcome"] == "applied" {
+			applied++
+		}
+	}
+	if applied != unique {
+		t.Errorf("%d applications logged, want each of the %d movements applied once", applied, unique)
+	}
+	for cta, w := range want {
+		if s, _ := saldo(t, env, cta); !s.Equal(w) {
+			t.Errorf("saldo %s = %s, want %s", cta, s, w)
+		}
+	}
+	if left := q.Count(t, queue); left != 0 {
+		t.Errorf("%d messages left on the queue, want it drained", left)
+	}
+	parked := q.Drain(t, dlq, 100, 30*time.Second)
+	bodiesParked := map[string]bool{}
+	for _, m := range parked {
+		bodiesParked[aws.ToString(m.Body)] = true
+	}
+	for _, b := range malformed {
+		if !bodiesParked[b] {
+			t.Errorf("malformed %q is not in the DLQ", b)
+		}
+	}
+	if len(bodiesParked) != len(malformed) {
+		t.Errorf("the DLQ holds %d distinct bodies, want the %d malformed", len(bodiesParked), len(malformed))
+	}
+	for _, m := range parked {
+		reason := m.MessageAttributes[consumer.AttrError]
+		if reason.StringValue == nil || !strings.Contains(*reason.StringValue, "movimiento:") {
+			t.Errorf("parked %q without its reason: %v", aws.ToString(m.Body), m.MessageAttributes)
+		}
+	}
+}

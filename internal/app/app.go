@@ -1,0 +1,62 @@
+// Package app assembles the service's parts from validated configuration, so the
+// Lambda functions and the CLI wire things alike: which strategy applies movements,
+// where permanent failures are parked, how the consumer logs.
+package app
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// Endpoints overrides where the AWS clients send their calls; empty fields mean the
+// SDK's defaults (AWS itself, or AWS_ENDPOINT_URL_*).
+type Endpoints struct {
+	DynamoDB string
+	SQS      string
+}
+
+// Applier returns what applies movements under cfg.Strategy.
+func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Applier, error) {
+	switch cfg.Strategy {
+	case config.Transaction:
+		return ledger.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), ledger.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
+	}
+	return nil, fmt.Errorf("app: strategy %q is not available", cfg.Strategy)
+}
+
+// Consumer returns the SQS batch handler for cfg: its applier, its parker (when
+// cfg.DLQ is set), structured JSON logs and EMF metrics on out.
+func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer) (*consumer.Handler, error) {
+	applier, err := Applier(cfg, awsCfg, ep)
+	if err != nil {
+		return nil, err
+	}
+	opts := consumer.Options{
+		Concurrency: cfg.Concurrency,
+		Logger:      slog.New(slog.NewJSONHandler(out, nil)),
+		Metrics:     out,
+		Strategy:    string(cfg.Strategy),
+	}
+	if cfg.DLQ != "" {
+		opts.Parker = &consumer.SQSParker{Client: SQS(awsCfg, ep.SQS), QueueURL: cfg.DLQ}
+	}
+	return consumer.New(applier, opts), nil
+}
+
+// SQS returns an SQS client, sent to endpoint when it is not empty.
+func SQS(awsCfg aws.Config, endpoint string) *sqs.Client {
+	return sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+}

@@ -1,0 +1,111 @@
+// Package config reads the service's environment once, at start-up, and validates it, so
+// a typo in a deployment fails the first invocation loudly instead of changing
+// behaviour quietly.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// The environment variables the binaries read (DESIGN.md, "Commands and configuration").
+const (
+	EnvTable             = "LEDGER_TABLE"
+	EnvInsufficientFunds = "LEDGER_INSUFFICIENT_FUNDS"
+	EnvStrategy          = "LEDGER_STRATEGY"
+	EnvDLQ               = "LEDGER_DLQ_URL"
+	EnvConcurrency       = "LEDGER_CONCURRENCY"
+)
+
+// Strategy names how the consumer makes a movement idempotent.
+type Strategy string
+
+// The strategies LEDGER_STRATEGY accepts.
+const (
+	// Transaction is this service's design: the movement item, written in the same
+	// transaction as the account, is the idempotency record.
+	Transaction Strategy = "transaction"
+)
+
+// Strategies lists the accepted strategies, for messages and help texts.
+var Strategies = []Strategy{Transaction}
+
+// DefaultTable is the ledger table's name when LEDGER_TABLE is unset.
+const DefaultTable = "ledger"
+
+// tableName is DynamoDB's rule for table names.
+var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+
+// Config is the validated environment. DLQ is the dead-letter queue's URL, where the
+// consumer parks permanent failures at once (empty: they are reported as failures
+// until SQS moves them after maxReceiveCount). Concurrency bounds the accounts a
+// consumer processes at once.
+type Config struct {
+	Table             string
+	InsufficientFunds ledger.FundsPolicy
+	Strategy          Strategy
+	DLQ               string
+	Concurrency       int
+}
+
+// FromEnv reads the environment through getenv (os.Getenv when nil) and reports every
+// problem at once.
+func FromEnv(getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var errs []error
+	c := Config{Table: getenv(EnvTable)}
+	if c.Table == "" {
+		c.Table = DefaultTable
+	}
+	if err := ValidateTable(c.Table); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvTable, err))
+	}
+	policy, err := ledger.ParseFundsPolicy(getenv(EnvInsufficientFunds))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvInsufficientFunds, err))
+	}
+	c.InsufficientFunds = policy
+	c.Strategy = Strategy(getenv(EnvStrategy))
+	if c.Strategy == "" {
+		c.Strategy = Transaction
+	}
+	if !slices.Contains(Strategies, c.Strategy) {
+		errs = append(errs, fmt.Errorf("%s: strategy %q: want one of %v", EnvStrategy, c.Strategy, Strategies))
+	}
+	c.DLQ = getenv(EnvDLQ)
+	if c.DLQ != "" {
+		if u, err := url.Parse(c.DLQ); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%s: %q is not a queue URL", EnvDLQ, c.DLQ))
+		}
+	}
+	c.Concurrency = 8
+	if v := getenv(EnvConcurrency); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 256 {
+			errs = append(errs, fmt.Errorf("%s: %q: want an integer from 1 to 256", EnvConcurrency, v))
+		}
+		c.Concurrency = n
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return c, nil
+}
+
+// ValidateTable checks a table name against DynamoDB's rules (3–255 characters of
+// letters, digits, '_', '-', '.').
+func ValidateTable(name string) error {
+	if !tableName.MatchString(name) {
+		return fmt.Errorf("table name %q: want 3 to 255 of the characters A-Z a-z 0-9 _ - and dot", name)
+	}
+	return nil
+}

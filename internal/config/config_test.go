@@ -1,0 +1,35 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != Transaction || c.DLQ != "" || c.Concurrency != 8 {
+		t.Fatalf("defaults = %+v, %v", c, err)
+	}
+}
+
+func TestReadsTheEnvironment(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{EnvTable: "prod-ledger", EnvInsufficientFunds: "reject",
+		EnvStrategy: "transaction", EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16"}))
+	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != ledger.Reject || c.DLQ == "" || c.Concurrency != 16 {
+		t.Fatalf("config = %+v, %v", c, err)
+	}
+}
+
+func TestReportsEveryProblemAtOnce(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{EnvTable: "no spaces", EnvInsufficientFunds: "ignore",
+		EnvStrategy: "separate-table", EnvDLQ: "movimientos-dlq", EnvConcurrency: "0"}))
+	for _, name := range []string{EnvTable, EnvInsufficientFunds, EnvStrategy, EnvDLQ, EnvConcurrency} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("err = %v, want %s named", err, name)
+		}
+	}
+}

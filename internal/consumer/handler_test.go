@@ -1,0 +1,397 @@
+package consumer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// fixture is one test's handler on its own table, with its logs and metrics captured.
+type fixture struct {
+	env     *dynamotest.Env
+	handler *consumer.Handler
+	out     *syncBuffer
+	parker  *memParker
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) lines() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			panic(fmt.Sprintf("not a JSON line: %q: %v", line, err))
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// memParker stands in for the DLQ: it records what the handler parks.
+type memParker struct {
+	mu     sync.Mutex
+	parked map[string]consumer.Reason
+}
+
+func (p *memParker) Park(_ context.Context, msg events.SQSMessage, r consumer.Reason) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parked[msg.MessageId] = r
+	return nil
+}
+
+func newFixture(t *testing.T, policy ledger.FundsPolicy, park bool) *fixture {
+	t.Helper()
+	env := dynamotest.New(t)
+	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{env: env, out: &syncBuffer{}}
+	opts := consumer.Options{Logger: slog.New(slog.NewJSONHandler(f.out, nil)), Metrics: f.out}
+	if park {
+		f.parker = &memParker{parked: map[string]consumer.Reason{}}
+		opts.Parker = f.parker
+	}
+	f.handler = consumer.New(svc, opts)
+	return f
+}
+
+func loadEvent(t *testing.T, name string) events.SQSEvent {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func msg(id, body string) events.SQSMessage {
+	return events.SQSMessage{MessageId: id, Body: body, EventSource: "aws:sqs"}
+}
+
+func body(id, cta, tipo, importe string) string {
+	return fmt.Sprintf(`{"id":%q,"cuenta":%q,"tipo":%q,"importe":%q,"moneda":"EUR"}`, id, cta, tipo, importe)
+}
+
+func (f *fixture) saldo(t *testing.T, cta string) string {
+	t.Helper()
+	out, err := f.env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(f.env.Table()), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + cta}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Item == nil {
+		return "<none>"
+	}
+	return decimal.RequireFromString(out.Item["saldo"].(*types.AttributeValueMemberN).Value).String()
+}
+
+func failures(resp events.SQSEventResponse) []string {
+	var ids []string
+	for _, f := range resp.BatchItemFailures {
+		ids = append(ids, f.ItemIdentifier)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestCheckedInEventsAreApplied(t *testing.T) {
+	cases := []struct {
+		file   string
+		saldos map[string]string
+	}{
+		{"sqs-raw.json", map[string]string{"ES9121000418450200051332": "1250", "US-ACME-01": "1999.99"}},
+		{"sqs-sns.json", map[string]string{"ES7620770024003102575766": "50"}},
+		{"sqs-eventbridge.json", map[string]string{"ES1000492352082414205416": "25.5", "JP-TOKYO-7": "5000"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			f := newFixture(t, ledger.Retry, false)
+			ev := loadEvent(t, tc.file)
+			resp, err := f.handler.Handle(context.Background(), ev)
+			if err != nil || len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("resp = %+v, %v; want every record done", resp, err)
+			}
+			for cta, want := range tc.saldos {
+				if got := f.saldo(t, cta); got != want {
+					t.Errorf("saldo %s = %s, want %s", cta, got, want)
+				}
+			}
+			// Redelivering the whole batch changes nothing and fails nothing.
+			if resp, err := f.handler.Handle(context.Background(), ev); err != nil || len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("redelivery: %+v, %v", resp, err)
+			}
+			for cta, want := range tc.saldos {
+				if got := f.saldo(t, cta); got != want {
+					t.Errorf("after redelivery saldo %s = %s, want %s", cta, got, want)
+				}
+			}
+		})
+	}
+}
+
+// mixedBatch is ten messages: 2 duplicates (m3 of m1 via a new message id, m7 of m6),
+// 1 malformed (m5), 1 conflicting duplicate (m9 reuses m2's id with another amount) and
+// 1 cargo the balance cannot cover (m8).
+func mixedBatch() events.SQSEvent {
+	return events.SQSEvent{Records: []events.SQSMessage{
+		msg("m1", body("a1", "A", "abono", "100.00")),
+		msg("m2", body("a2", "A", "abono", "50.00")),
+		msg("m3", body("a1", "A", "abono", "100")),
+		msg("m4", body("b1", "B", "abono", "10.00")),
+		msg("m5", `{"id":"x","cuenta":"B","tipo":"abono","importe":"1e3","moneda":"EUR"}`),
+		msg("m6", body("c1", "C", "abono", "5.00")),
+		msg("m7", body("c1", "C", "abono", "5.00")),
+		msg("m8", body("b2", "B", "cargo", "10.01")),
+		msg("m9", body("a2", "A", "abono", "51.00")),
+		msg("m10", body("c2", "C", "cargo", "5.00")),
+	}}
+}
+
+func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
+	cases := []struct {
+		name   string
+		policy ledger.FundsPolicy
+		park   bool
+		back   []string
+		parked []string
+	}{
+		{"retry, no parking", ledger.Retry, false, []string{"m5", "m8", "m9"}, nil},
+		{"retry, parking", ledger.Retry, true, []string{"m8"}, []string{"m5", "m9"}},
+		{"reject, parking", ledger.Reject, true, nil, []string{"m5", "m9"}},
+		{"reject, no parking", ledger.Reject, false, []string{"m5", "m9"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.policy, tc.park)
+			resp, err := f.handler.Handle(context.Background(), mixedBatch())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := failures(resp); !slices.Equal(got, tc.back) {
+				t.Errorf("come back = %v, want %v", got, tc.back)
+			}
+			if f.parker != nil {
+				var parked []string
+				for id := range f.parker.parked {
+					parked = append(parked, id)
+				}
+				slices.Sort(parked)
+				if !slices.Equal(parked, tc.parked) {
+					t.Errorf("parked = %v, want %v", parked, tc.parked)
+				}
+				if r := f.parker.parked["m9"]; r.Outcome != ledger.ConflictingDuplicate || !strings.Contains(r.Error, "conflicting duplicate") {
+					t.Errorf("m9 parked with %+v, want the conflicting duplicate's reason", r)
+				}
+			}
+			for cta, want := range map[string]string{"A": "150", "B": "10", "C": "0"} {
+				if got := f.saldo(t, cta); got != want {
+					t.Errorf("saldo %s = %s, want %s", cta, got, want)
+				}
+			}
+			byID := map[string]map[string]any{}
+			for _, l := range f.out.lines() {
+				if l["msg"] == "movement" {
+					byID[l["message_id"].(string)] = l
+				}
+			}
+			want := map[string]string{"m1": "applied", "m2": "applied", "m3": "duplicate", "m4": "applied", "m5": "failed",
+				"m6": "applied", "m7": "duplicate", "m9": "conflicting_duplicate", "m10": "applied", "m8": "failed"}
+			if tc.policy == ledger.Reject {
+				want["m8"] = "rejected"
+			}
+			for id, outcome := range want {
+				if got := byID[id]["outcome"]; got != outcome {
+					t.Errorf("%s logged outcome %v, want %s", id, got, outcome)
+				}
+			}
+		})
+	}
+}
+
+func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
+	f := newFixture(t, ledger.Retry, true)
+	if _, err := f.handler.Handle(context.Background(), mixedBatch()); err != nil {
+		t.Fatal(err)
+	}
+	var records, emf int
+	for _, l := range f.out.lines() {
+		switch {
+		case l["msg"] == "movement":
+			records++
+			for _, field := range []string{"time", "level", "message_id", "cuenta", "id", "outcome", "attempts", "duration_ms", "action"} {
+				if _, ok := l[field]; !ok {
+					t.Errorf("log line %v lacks %q", l, field)
+				}
+			}
+			if l["outcome"] == "failed" && l["error"] == nil {
+				t.Errorf("failed record logged without its reason: %v", l)
+			}
+		case l["_aws"] != nil:
+			emf++
+			meta := l["_aws"].(map[string]any)
+			cw := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
+			if cw["Namespace"] != consumer.Namespace || meta["Timestamp"] == nil {
+				t.Errorf("EMF metadata = %v", meta)
+			}
+			for _, m := range cw["Metrics"].([]any) {
+				name := m.(map[string]any)["Name"].(string)
+				if _, ok := l[name].(float64); !ok {
+					t.Errorf("metric %s declared but has no numeric value in %v", name, l)
+				}
+			}
+			counts := map[string]float64{consumer.MetricApplied: 5, consumer.MetricDuplicate: 2, consumer.MetricConflictingDuplicate: 1, consumer.MetricFailed: 2}
+			for name, want := range counts {
+				if l[name] != want {
+					t.Errorf("metric %s = %v, want %v", name, l[name], want)
+				}
+			}
+		}
+	}
+	if records != 10 || emf != 1 {
+		t.Errorf("%d record lines and %d EMF documents, want 10 and 1", records, emf)
+	}
+}
+
+func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) {
+	bodies := map[string]string{
+		"not JSON":               `pago de 50 euros`,
+		"empty":                  ``,
+		"array":                  `[{"id":"a"}]`,
+		"missing id":             `{"cuenta":"A","tipo":"abono","importe":"1","moneda":"EUR"}`,
+		"missing cuenta":         `{"id":"a","tipo":"abono","importe":"1","moneda":"EUR"}`,
+		"missing tipo":           `{"id":"a","cuenta":"A","importe":"1","moneda":"EUR"}`,
+		"missing importe":        `{"id":"a","cuenta":"A","tipo":"abono","moneda":"EUR"}`,
+		"missing moneda":         `{"id":"a","cuenta":"A","tipo":"abono","importe":"1"}`,
+		"wrong tipo":             body("a", "A", "transferencia", "1"),
+		"importe 0":              body("a", "A", "abono", "0"),
+		"importe -5":             body("a", "A", "abono", "-5"),
+		"three decimals in EUR":  body("a", "A", "abono", "1.234"),
+		"exponent":               body("a", "A", "abono", "1e3"),
+		"NaN":                    body("a", "A", "abono", "NaN"),
+		"number as float":        `{"id":"a","cuenta":"A","tipo":"abono","importe":1e3,"moneda":"EUR"}`,
+		"id with #":              body("a#b", "A", "abono", "1"),
+		"cuenta with #":          body("a", "A#CUENTA", "abono", "1"),
+		"unknown currency":       `{"id":"a","cuenta":"A","tipo":"abono","importe":"1","moneda":"EURO"}`,
+		"overlong concepto":      `{"id":"a","cuenta":"A","tipo":"abono","importe":"1","moneda":"EUR","concepto":"` + strings.Repeat("x", 257) + `"}`,
+		"bad fecha":              `{"id":"a","cuenta":"A","tipo":"abono","importe":"1","moneda":"EUR","fecha":"ayer"}`,
+		"SNS with a bad message": `{"Type":"Notification","MessageId":"n","Message":"{\"id\":\"a\",\"cuenta\":\"A\",\"tipo\":\"abono\",\"importe\":\"0\",\"moneda\":\"EUR\"}"}`,
+		"SNS confirmation":       `{"Type":"SubscriptionConfirmation","Message":"You have chosen to subscribe"}`,
+		"duplicate key":          `{"id":"a","cuenta":"A","tipo":"abono","importe":"1","importe":"1000","moneda":"EUR"}`,
+	}
+	f := newFixture(t, ledger.Retry, true)
+	var ev events.SQSEvent
+	for name, b := range bodies {
+		ev.Records = append(ev.Records, msg(name, b))
+	}
+	resp, err := f.handler.Handle(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("resp = %+v, %v; want every invalid message parked, none retried", resp, err)
+	}
+	if len(f.parker.parked) != len(bodies) {
+		t.Errorf("%d parked, want %d", len(f.parker.parked), len(bodies))
+	}
+	for name, r := range f.parker.parked {
+		if r.Outcome != ledger.Failed || !strings.HasPrefix(r.Error, "ledger: permanent failure: movimiento: ") {
+			t.Errorf("%s parked with %+v, want a movimiento error", name, r)
+		}
+	}
+	for _, l := range f.out.lines() {
+		if l["msg"] == "movement" && (l["level"] != "ERROR" || l["action"] != string(consumer.Parked)) {
+			t.Errorf("invalid message logged as %v", l)
+		}
+	}
+	scan, err := f.env.Client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.env.Table())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range scan.Items {
+		if pk := it["pk"].(*types.AttributeValueMemberS).Value; !strings.HasPrefix(pk, "MIGRACION#") {
+			t.Errorf("an invalid message wrote %s", pk)
+		}
+	}
+}
+
+func TestRecordsNotStartedBeforeTheDeadlineComeBack(t *testing.T) {
+	f := newFixture(t, ledger.Retry, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond) // under the 1 s reserve
+	defer cancel()
+	resp, err := f.handler.Handle(ctx, mixedBatch())
+	if err == nil && len(resp.BatchItemFailures) < 9 {
+		t.Fatalf("resp = %+v: records were started with no time left", resp)
+	}
+	if f.saldo(t, "A") != "<none>" {
+		t.Error("work was done although the deadline was too near")
+	}
+}
+
+func TestUnreachableTableFailsTheInvocation(t *testing.T) {
+	env := dynamotest.New(t)
+	svc, err := ledger.New(env.Client, ledger.Config{Table: "no-such-table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))})
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		msg("m1", body("a1", "A", "abono", "1")), msg("m2", body("b1", "B", "abono", "1")),
+	}})
+	if !errors.Is(err, consumer.ErrNothingProcessed) || len(resp.BatchItemFailures) != 2 {
+		t.Fatalf("resp = %+v, err = %v; want ErrNothingProcessed", resp, err)
+	}
+}
+
+func TestManyAccountsConcurrently(t *testing.T) {
+	f := newFixture(t, ledger.Retry, false)
+	var ev events.SQSEvent
+	for i := range 40 {
+		ev.Records = append(ev.Records, msg(fmt.Sprintf("m%d", i), body(fmt.Sprintf("a%d", i), fmt.Sprintf("C%d", i%13), "abono", "1.00")))
+	}
+	resp, err := f.handler.Handle(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("resp = %+v, %v", resp, err)
+	}
+	if got := f.saldo(t, "C0"); got != "4" { // 0, 13, 26, 39
+		t.Errorf("saldo C0 = %s, want 4", got)
+	}
+}

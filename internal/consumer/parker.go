@@ -1,0 +1,81 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// The message attributes a parked message carries besides its own.
+const (
+	AttrOutcome         = "ledger.outcome"
+	AttrError           = "ledger.error"
+	AttrSourceMessageID = "ledger.source-message-id"
+)
+
+// maxAttributes is SQS's limit of message attributes per message.
+const maxAttributes = 10
+
+// SQSSender is the part of the SQS API parking needs.
+type SQSSender interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+// SQSParker parks messages on a queue, normally the source queue's DLQ: the body
+// unchanged, the message's own attributes (as many as fit beside ours, SQS allows 10),
+// and the outcome, the error and the source message id, so the DLQ says why.
+type SQSParker struct {
+	Client   SQSSender
+	QueueURL string
+}
+
+// Park implements Parker.
+func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
+	_, err := p.Client.SendMessage(ctx, parkInput(p.QueueURL, msg, reason))
+	if err != nil {
+		return fmt.Errorf("consumer: park message %s: %w", msg.MessageId, err)
+	}
+	return nil
+}
+
+// parkInput builds the SendMessage request for a parked message.
+func parkInput(queueURL string, msg events.SQSMessage, reason Reason) *sqs.SendMessageInput {
+	attrs := map[string]types.MessageAttributeValue{
+		AttrOutcome:         {DataType: aws.String("String"), StringValue: aws.String(string(reason.Outcome))},
+		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, 1024))},
+		AttrSourceMessageID: {DataType: aws.String("String"), StringValue: aws.String(msg.MessageId)},
+	}
+	names := make([]string, 0, len(msg.MessageAttributes))
+	for name := range msg.MessageAttributes {
+		names = append(names, name)
+	}
+	sort.Strings(names) // keep the same ones every time when not all fit
+	for _, name := range names {
+		if len(attrs) == maxAttributes {
+			break
+		}
+		a := msg.MessageAttributes[name]
+		v := types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+		if _, ours := attrs[name]; !ours {
+			attrs[name] = v
+		}
+	}
+	return &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}
+}
+
+// truncate cuts s to at most n bytes on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,251 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// SQSAPI is the part of the SQS API the worker uses.
+type SQSAPI interface {
+	SQSSender
+	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
+	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
+	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
+}
+
+// WorkerOptions tune a Worker. Zero values pick the defaults in brackets.
+type WorkerOptions struct {
+	// QueueURL is the queue to consume (required).
+	QueueURL string
+	// Pollers is the number of concurrent receive loops [2]; each holds at most one
+	// batch of up to 10 messages, so at most 10×Pollers messages are in flight.
+	Pollers int
+	// WaitTime is the long-poll wait per receive [20s, SQS's maximum].
+	WaitTime time.Duration
+	// RetryDelay is the visibility timeout given back to a message that must come back,
+	// so it returns soon instead of after the queue's full visibility timeout [5s].
+	RetryDelay time.Duration
+	// Logger receives the worker's own lines [slog.Default()].
+	Logger *slog.Logger
+	// Drain makes each receive loop stop at its first empty receive, for batch jobs
+	// and scripts; messages invisible at that moment (being retried) stay queued.
+	Drain bool
+}
+
+// Worker consumes a queue outside Lambda with the same Handler: long polling, delete on
+// success, a short visibility timeout on failure, graceful shutdown.
+type Worker struct {
+	sqs     SQSAPI
+	handler *Handler
+	opts    WorkerOptions
+}
+
+// NewWorker returns a Worker feeding q's messages to h.
+func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
+	if opts.QueueURL == "" {
+		return nil, errors.New("consumer: the worker needs a queue URL")
+	}
+	if opts.Pollers <= 0 {
+		opts.Pollers = 2
+	}
+	if opts.WaitTime <= 0 {
+		opts.WaitTime = 20 * time.Second
+	}
+	if opts.RetryDelay <= 0 {
+		opts.RetryDelay = 5 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Worker{sqs: q, handler: h, opts: opts}, nil
+}
+
+// Run consumes until ctx is cancelled, then stops receiving, finishes the batches in
+// flight (each bounded by the queue's visibility timeout) and returns.
+func (w *Worker) Run(ctx context.Context) error {
+	arn, visibility, err := w.queueAttributes(ctx)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, w.opts.Pollers)
+	for range w.opts.Pollers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.poll(ctx, arn, visibility); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return errors.Join(func() (all []error) {
+		for err := range errs {
+			all = append(all, err)
+		}
+		return all
+	}()...)
+}
+
+func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility time.Duration, err error) {
+	out, err := w.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(w.opts.QueueURL),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout},
+	})
+	if err != nil {
+		return "", 0, fmt.Errorf("consumer: read the queue's attributes: %w", err)
+	}
+	secs, err := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)])
+	if err != nil || secs <= 0 {
+		return "", 0, fmt.Errorf("consumer: queue visibility timeout %q is unusable", out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)])
+	}
+	return out.Attributes[string(types.QueueAttributeNameQueueArn)], time.Duration(secs) * time.Second, nil
+}
+
+// poll is one receive loop. Receiving stops as soon as ctx is cancelled; a batch already
+// received is finished under its own deadline (the visibility timeout), so a shutdown
+// never abandons work half-reported.
+func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration) error {
+	for ctx.Err() == nil {
+		out, err := w.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl:                    aws.String(w.opts.QueueURL),
+			MaxNumberOfMessages:         10,
+			WaitTimeSeconds:             int32(w.opts.WaitTime / time.Second),
+			MessageAttributeNames:       []string{"All"},
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			w.opts.Logger.WarnContext(ctx, "receive failed; retrying", "queue", w.opts.QueueURL, "error", err.Error())
+			if sleepCtx(ctx, w.opts.RetryDelay) != nil {
+				return nil
+			}
+			continue
+		}
+		if len(out.Messages) == 0 {
+			if w.opts.Drain {
+				return nil
+			}
+			continue
+		}
+		received := time.Now()
+		batchCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), received.Add(visibility))
+		w.process(batchCtx, arn, out.Messages)
+		cancel()
+	}
+	return nil
+}
+
+// process runs one batch through the handler, then deletes what is done and hands back
+// what must come back.
+func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) {
+	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
+	byID := make(map[string]types.Message, len(msgs))
+	for i, m := range msgs {
+		ev.Records[i] = toEvent(m, arn)
+		byID[aws.ToString(m.MessageId)] = m
+	}
+	resp, err := w.handler.Handle(ctx, ev)
+	back := map[string]bool{}
+	for _, f := range resp.BatchItemFailures {
+		back[f.ItemIdentifier] = true
+	}
+	if err != nil { // nothing processed: everything comes back
+		for id := range byID {
+			back[id] = true
+		}
+	}
+	var done, retry []types.Message
+	for _, m := range msgs {
+		if back[aws.ToString(m.MessageId)] {
+			retry = append(retry, m)
+		} else {
+			done = append(done, m)
+		}
+	}
+	// Acknowledgements must not die with the batch's deadline: a deleted message
+	// must be deleted even if processing used all the time.
+	ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	w.delete(ackCtx, done)
+	w.release(ackCtx, retry)
+}
+
+func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	entries := make([]types.DeleteMessageBatchRequestEntry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle}
+	}
+	out, err := w.sqs.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries})
+	if err != nil {
+		// The messages come back after their visibility timeout and are recognised as
+		// duplicates: harmless, but worth a line.
+		w.opts.Logger.WarnContext(ctx, "delete failed; the messages will be redelivered as duplicates", "count", len(msgs), "error", err.Error())
+		return
+	}
+	for _, f := range out.Failed {
+		w.opts.Logger.WarnContext(ctx, "delete failed for one message; it will be redelivered as a duplicate", "entry", aws.ToString(f.Id), "code", aws.ToString(f.Code))
+	}
+}
+
+func (w *Worker) release(ctx context.Context, msgs []types.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{
+			Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle,
+			VisibilityTimeout: int32(w.opts.RetryDelay / time.Second),
+		}
+	}
+	if _, err := w.sqs.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries}); err != nil {
+		w.opts.Logger.WarnContext(ctx, "could not shorten the visibility timeout; the messages come back after the queue's", "count", len(msgs), "error", err.Error())
+	}
+}
+
+// toEvent converts a received message into the shape Lambda hands the handler.
+func toEvent(m types.Message, arn string) events.SQSMessage {
+	ev := events.SQSMessage{
+		MessageId:         aws.ToString(m.MessageId),
+		ReceiptHandle:     aws.ToString(m.ReceiptHandle),
+		Body:              aws.ToString(m.Body),
+		Md5OfBody:         aws.ToString(m.MD5OfBody),
+		Attributes:        m.Attributes,
+		MessageAttributes: map[string]events.SQSMessageAttribute{},
+		EventSource:       "aws:sqs",
+		EventSourceARN:    arn,
+	}
+	for name, a := range m.MessageAttributes {
+		ev.MessageAttributes[name] = events.SQSMessageAttribute{DataType: aws.ToString(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+	}
+	return ev
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
