@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/workload"
+)
+
+func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
+	env := dynamotest.New(t)
+	ctx := context.Background()
+	w, err := workload.Generate(workload.Spec{Accounts: 5, Movements: 60, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entregas []ledger.Entrega
+	for _, m := range w.Movements {
+		entregas = append(entregas, ledger.Entrega{Mov: m})
+	}
+	svc.ApplyAll(ctx, entregas)
+	audit := func() (int, ledger.AuditReport, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table(), "--json"}, &stdout, &stderr)
+		var r ledger.AuditReport
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("audit --json printed %q: %v", stdout.String(), err)
+		}
+		return code, r, stderr.String()
+	}
+	if code, r, _ := audit(); code != 0 || !r.OK {
+		t.Fatalf("healthy table: exit %d, %+v", code, r)
+	}
+
+	// Corrupt one balance; delete one movement of another account.
+	corrupt, lose := w.Movements[0].Cuenta, ""
+	var lost string
+	for _, m := range w.Movements {
+		if m.Cuenta != corrupt {
+			lose, lost = m.Cuenta, m.ID
+			break
+		}
+	}
+	if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(env.Table()),
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + corrupt}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+		UpdateExpression: aws.String("SET saldo = :s"), ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberN{Value: "1000000"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(env.Table()),
+		Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + lose}, "sk": &types.AttributeValueMemberS{Value: "MOV#" + lost}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	code, r, human := audit()
+	if code != 1 || r.OK || len(r.Broken) != 2 {
+		t.Fatalf("corrupted table: exit %d, %+v; want exit 1 and two broken accounts", code, r)
+	}
+	names := map[string]string{r.Broken[0].Cuenta: r.Broken[0].Reason, r.Broken[1].Cuenta: r.Broken[1].Reason}
+	if !strings.Contains(names[corrupt], "saldo is 1000000") {
+		t.Errorf("%s: reason %q, want the wrong saldo named", corrupt, names[corrupt])
+	}
+	if !strings.Contains(names[lose], "movements are applied") {
+		t.Errorf("%s: reason %q, want the missing movement noticed", lose, names[lose])
+	}
+	if !strings.Contains(human, "BROKEN "+corrupt) || !strings.Contains(human, "BROKEN "+lose) {
+		t.Errorf("stderr = %q, want both accounts named", human)
+	}
+}

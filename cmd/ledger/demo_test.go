@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"demo", "--accounts", "4", "--movements", "150", "--seed", "5", "--json"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct {
+		Accounts, Movements, Deliveries int
+		Outcomes                        map[string]int
+		Audit                           struct {
+			OK     bool
+			Broken []any
+		}
+	}
+	dec := json.NewDecoder(&stdout)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("stdout is not the documented document: %v", err)
+	}
+	if doc.Accounts != 4 || doc.Movements != 150 || !doc.Audit.OK || len(doc.Audit.Broken) != 0 || doc.Outcomes["applied"] != 150 {
+		t.Errorf("demo --json = %+v", doc)
+	}
+	sum := 0
+	for _, k := range []string{"applied", "duplicate", "conflicting_duplicate", "rejected", "failed"} {
+		n, ok := doc.Outcomes[k]
+		if !ok {
+			t.Errorf("outcomes lack %q", k)
+		}
+		sum += n
+	}
+	if sum != doc.Deliveries || len(doc.Outcomes) != 5 {
+		t.Errorf("outcomes %v do not account for the %d deliveries", doc.Outcomes, doc.Deliveries)
+	}
+}

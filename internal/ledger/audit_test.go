@@ -1,0 +1,68 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
+	env := dynamotest.New(t)
+	svc := newService(t, env, ledger.Reject)
+	ctx := context.Background()
+	var batch []ledger.Entrega
+	for _, cta := range []string{"A", "B", "C"} {
+		for i := range 4 {
+			batch = append(batch, ledger.Entrega{Mov: mov(t, fmt.Sprintf("%s-%d", cta, i), cta, movimiento.Abono, "10.00")})
+		}
+		batch = append(batch, ledger.Entrega{Mov: mov(t, cta+"-rechazado", cta, movimiento.Cargo, "1000.00")}) // recorded, not applied
+	}
+	svc.ApplyAll(ctx, batch)
+	opts := ledger.AuditOptions{Segments: 3, PageSize: 2} // many small pages in parallel
+	report, err := ledger.Audit(ctx, env.Client, env.Table(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.OK || report.Accounts != 3 || report.Movements != 12 || len(report.Broken) != 0 {
+		t.Fatalf("healthy ledger: %+v", report)
+	}
+
+	// Corrupt B's balance and lose one of C's movements.
+	_, err = env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(env.Table()),
+		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#B"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+		UpdateExpression: aws.String("SET saldo = :s"), ExpressionAttributeValues: item{":s": &types.AttributeValueMemberN{Value: "41"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(env.Table()),
+		Key:       item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#C"}, "sk": &types.AttributeValueMemberS{Value: "MOV#C-1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err = ledger.Audit(ctx, env.Client, env.Table(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.OK || len(report.Broken) != 2 || report.Broken[0].Cuenta != "B" || report.Broken[1].Cuenta != "C" {
+		t.Fatalf("broken = %+v, want B and C", report.Broken)
+	}
+	if r := report.Broken[0].Reason; !strings.Contains(r, "saldo is 41") || !strings.Contains(r, "sum to 40") {
+		t.Errorf("B's reason = %q", r)
+	}
+	if r := report.Broken[1].Reason; !strings.Contains(r, "saldo is 40, but its applied movements sum to 30") || !strings.Contains(r, "movimientos is 4, but 3") || !strings.Contains(r, "seq") {
+		t.Errorf("C's reason = %q", r)
+	}
+}
