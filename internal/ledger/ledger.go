@@ -39,14 +39,21 @@ func ParseFundsPolicy(s string) (FundsPolicy, error) {
 }
 
 // Config configures a Service. Table is the ledger table's name. Locking bounds the
-// optimistic-locking retries (zero: versioned.DefaultPolicy). Now is the clock for the
+// optimistic-locking retries (zero: versioned.DefaultPolicy). CacheSize is the number of
+// accounts whose last known state is kept in memory, so a warm account costs one call
+// per transaction (0: DefaultCacheSize; negative: no cache). Now is the clock for the
 // aplicado/actualizada timestamps (nil: time.Now).
 type Config struct {
 	Table             string
 	InsufficientFunds FundsPolicy
 	Locking           versioned.Policy
+	CacheSize         int
 	Now               func() time.Time
 }
+
+// DefaultCacheSize keeps the state of the 10,000 most recently used accounts: about
+// 10 MB, a small part of a Lambda's memory.
+const DefaultCacheSize = 10_000
 
 // Service applies movements to accounts. It is safe for concurrent use; concurrent
 // writers to one account are serialised by the account's version, not by a lock.
@@ -62,7 +69,11 @@ func New(db versioned.Client, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := versioned.New(db, Table(cfg.Table), cfg.Locking)
+	cacheSize := cfg.CacheSize
+	if cacheSize == 0 {
+		cacheSize = DefaultCacheSize
+	}
+	store, err := versioned.New(db, Table(cfg.Table), versioned.Options{Policy: cfg.Locking, CacheSize: max(cacheSize, 0)})
 	if err != nil {
 		return nil, err
 	}

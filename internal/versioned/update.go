@@ -13,7 +13,9 @@ import (
 )
 
 // State is what a plan sees: the versioned item as last known (nil when it does not
-// exist), its version (0 when absent), and which attempt this is (1-based).
+// exist; possibly a cached image another store has since moved on from, which the
+// version check catches), its version (0 when absent), and which attempt this is
+// (1-based).
 type State struct {
 	Item    Item
 	Version int64
@@ -36,8 +38,8 @@ type Result struct {
 	Written  bool
 }
 
-// Update reads the item at key (strongly consistent), asks plan what to write, and
-// commits it in one TransactWriteItems. On a version conflict it plans again on the
+// Update takes the item at key from the cache or reads it (strongly consistent), asks
+// plan what to write, and commits it in one TransactWriteItems. On a version conflict it plans again on the
 // fresh state, taken from the cancellation's ALL_OLD image, or re-read where the backend
 // returned none; on transaction conflicts and throttling it backs off. Both are bounded
 // by Policy and by ctx's deadline, after which it returns an *AttemptsError. When a
@@ -45,7 +47,11 @@ type Result struct {
 // records carry their stored items, so the caller can tell a duplicate from a
 // conflicting one.
 func (s *Store) Update(ctx context.Context, key Item, plan Plan) (Result, error) {
-	st, err := s.read(ctx, key)
+	k, err := s.table.keyOf(key)
+	if err != nil {
+		return Result{}, err
+	}
+	st, err := s.start(ctx, k, key)
 	if err != nil {
 		return Result{}, err
 	}
@@ -76,24 +82,32 @@ func (s *Store) Update(ctx context.Context, key Item, plan Plan) (Result, error)
 			if txn.Next != nil {
 				res.Item = in.TransactItems[len(in.TransactItems)-1].Put.Item
 				res.Version++
+				s.remember(k, res.Item)
 			}
 			return res, nil
 		case exists:
+			if v.current != nil {
+				s.remember(k, v.current)
+			}
 			if err := s.fillExisting(ctx, txn, v.existing); err != nil {
 				return Result{}, err
 			}
 			return Result{Attempts: attempt}, v.err
 		case conflict:
 			if v.current != nil {
+				s.remember(k, v.current)
 				st, err = s.state(v.current)
 			} else {
-				st, err = s.read(ctx, key)
+				st, err = s.read(ctx, k, key)
 			}
 			if err != nil {
 				return Result{}, err
 			}
 		case contention:
 		case giveUp:
+			// The write may have committed unseen (a lost response): forget the image
+			// rather than pay a certain conflict next time.
+			s.forget(k)
 			return Result{Attempts: attempt}, &AttemptsError{Attempts: attempt, Err: v.err}
 		}
 		last = v.err
@@ -112,17 +126,44 @@ func (s *Store) backoff(ctx context.Context, attempt int) error {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return context.DeadlineExceeded
 	}
-	return s.sleep(ctx, d)
+	return sleepCtx(ctx, d)
 }
 
-// read fetches the item with a strongly consistent GetItem: a plan must never be based
-// on a replica that has not seen the last write.
-func (s *Store) read(ctx context.Context, key Item) (State, error) {
+// start is the state an Update begins from: the cached image, or a read.
+func (s *Store) start(ctx context.Context, k itemKey, key Item) (State, error) {
+	if s.cache != nil {
+		if item, ok := s.cache.Get(k); ok {
+			return s.state(item)
+		}
+	}
+	return s.read(ctx, k, key)
+}
+
+// read fetches the item with a strongly consistent GetItem (a plan must never be based
+// on a replica that has not seen the last write) and remembers it.
+func (s *Store) read(ctx context.Context, k itemKey, key Item) (State, error) {
 	item, err := s.get(ctx, key)
 	if err != nil {
 		return State{}, err
 	}
+	if item != nil {
+		s.remember(k, item)
+	} else {
+		s.forget(k)
+	}
 	return s.state(item)
+}
+
+func (s *Store) remember(k itemKey, item Item) {
+	if s.cache != nil {
+		s.cache.Add(k, item)
+	}
+}
+
+func (s *Store) forget(k itemKey) {
+	if s.cache != nil {
+		s.cache.Remove(k)
+	}
 }
 
 func (s *Store) get(ctx context.Context, key Item) (Item, error) {

@@ -48,7 +48,7 @@ func increment(id, note string) versioned.Plan {
 
 func newStore(t *testing.T, db versioned.Client, env *dynamotest.Env, p versioned.Policy) *versioned.Store {
 	t.Helper()
-	st, err := versioned.New(db, versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, p)
+	st, err := versioned.New(db, versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, versioned.Options{Policy: p})
 	if err != nil {
 		t.Fatal(err)
 	}

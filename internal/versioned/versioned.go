@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Item is a DynamoDB item in the SDK's representation.
@@ -59,28 +60,49 @@ type Policy struct {
 // back-off, enough for a handful of concurrent writers on one account.
 var DefaultPolicy = Policy{MaxAttempts: 8, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
 
+// Options configure a Store. A zero Policy means DefaultPolicy. CacheSize is the
+// number of items whose last known image the store keeps in memory (least recently
+// used first out); 0 keeps none.
+type Options struct {
+	Policy    Policy
+	CacheSize int
+}
+
 // Store runs optimistic-locking transactions against one table. It is safe for
 // concurrent use.
+//
+// With a cache, an Update of an item this store wrote or read recently starts from the
+// cached image instead of reading it: a warm item costs one call per Update. A stale
+// image is harmless — the version check refuses the write and the cancellation's
+// ALL_OLD image (or a read) replaces it — so several stores (Lambda instances) may
+// write the same items, each paying one extra round trip when another moved an item.
+// Cached images are shared: nothing may change an Item after handing it to the store
+// or receiving it in a State.
 type Store struct {
 	db     Client
 	table  Table
 	policy Policy
-	sleep  func(context.Context, time.Duration) error
+	cache  *lru.Cache[itemKey, Item]
 }
 
-// New returns a Store for table. A zero policy means DefaultPolicy.
-func New(db Client, table Table, policy Policy) (*Store, error) {
+// New returns a Store for table.
+func New(db Client, table Table, opts Options) (*Store, error) {
 	if err := table.validate(); err != nil {
 		return nil, err
 	}
-	if policy.MaxAttempts <= 0 {
-		policy = DefaultPolicy
+	if opts.Policy.MaxAttempts <= 0 {
+		opts.Policy = DefaultPolicy
 	}
-	return &Store{db: db, table: table, policy: policy, sleep: sleepCtx}, nil
+	s := &Store{db: db, table: table, policy: opts.Policy}
+	if opts.CacheSize > 0 {
+		c, err := lru.New[itemKey, Item](opts.CacheSize)
+		if err != nil {
+			return nil, fmt.Errorf("versioned: cache: %w", err)
+		}
+		s.cache = c
+	}
+	return s, nil
 }
-
-// Table returns the table the store writes.
-func (s *Store) Table() Table { return s.table }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

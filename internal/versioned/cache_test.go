@@ -1,0 +1,63 @@
+package versioned_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/faults"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+func cachedStore(t *testing.T, env *dynamotest.Env, ft *faults.Transport) *versioned.Store {
+	t.Helper()
+	st, err := versioned.New(env.ClientVia(ft), versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, versioned.Options{CacheSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestAWarmItemCostsOneCallPerUpdate(t *testing.T) {
+	env := dynamotest.New(t)
+	ft := faults.New(nil)
+	store := cachedStore(t, env, ft)
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if _, err := store.Update(ctx, head, increment(id, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads, writes := ft.Calls("GetItem"), ft.Calls("TransactWriteItems"); reads != 1 || writes != 4 {
+		t.Errorf("%d reads and %d transactions for 4 updates, want 1 read (the first) and 4", reads, writes)
+	}
+	if h := get(t, env, "HEAD"); num(t, h, "count") != 4 || num(t, h, "version") != 4 {
+		t.Errorf("head = %v", h)
+	}
+}
+
+func TestAStaleCacheCostsOneConflictNotACorruptWrite(t *testing.T) {
+	env := dynamotest.New(t)
+	ours, theirs := faults.New(nil), faults.New(nil)
+	a, b := cachedStore(t, env, ours), cachedStore(t, env, theirs) // two Lambda instances
+	ctx := context.Background()
+	if _, err := a.Update(ctx, head, increment("a", "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Update(ctx, head, increment("b", "")); err != nil { // a's image is now stale
+		t.Fatal(err)
+	}
+	res, err := a.Update(ctx, head, increment("c", ""))
+	if err != nil || res.Attempts != 2 {
+		t.Fatalf("update from a stale image: %+v, %v; want success on the second attempt", res, err)
+	}
+	if h := get(t, env, "HEAD"); num(t, h, "count") != 3 || num(t, h, "version") != 3 {
+		t.Errorf("head = %v, want count 3: the stale image must not have overwritten b's increment", h)
+	}
+	// The fresh image came from the cancellation (moto, DynamoDB) or a read (minidyn);
+	// either way a's next update is warm again.
+	before := ours.TotalCalls()
+	if res, err := a.Update(ctx, head, increment("d", "")); err != nil || res.Attempts != 1 || ours.TotalCalls()-before != 1 {
+		t.Errorf("after the refresh: %+v, %v, %d calls; want one call", res, err, ours.TotalCalls()-before)
+	}
+}
