@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/workload"
+)
+
+var sendCommand = command{
+	name:    "send",
+	summary: "publish movements (from a file or generated) to an SQS queue or an SNS topic",
+	run:     runSend,
+}
+
+// maxLine bounds one JSON line: SQS and SNS take messages of at most 256 KiB.
+const maxLine = 256 << 10
+
+// sendAttempts bounds the retries of entries a batch call refused (throttling, a
+// transient failure of one entry).
+const sendAttempts = 3
+
+func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("send", "(--queue-url U | --topic-arn A) [--from FILE|-] [--generate N [--accounts K] [--seed S] [--duplicates F]] [--endpoint URL]", `
+ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
+ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from movimientos.jsonl`, stderr)
+	queueURL := fs.String("queue-url", "", "send to this SQS queue")
+	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
+	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
+	generate := fs.Int("generate", 0, "generate this many movements instead (a seeded workload, as ledger demo's)")
+	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
+	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates")
+	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
+	endpoint := fs.String("endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if (*queueURL == "") == (*topicARN == "") || (*from == "") == (*generate == 0) || *generate < 0 || *accounts < 1 || *duplicates < 0 || *duplicates > 10 {
+		fmt.Fprintln(stderr, "ledger send: give exactly one of --queue-url and --topic-arn, and exactly one of --from and --generate (N > 0); --accounts ≥ 1; --duplicates within 0–10")
+		fs.Usage()
+		return 2
+	}
+	bodies, err := sendBodies(*from, *generate, *accounts, *seed, *duplicates)
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger send: %v\n", err)
+		return 1
+	}
+	invalid := 0
+	for _, b := range bodies {
+		if _, err := movimiento.Parse([]byte(b)); err != nil {
+			invalid++
+		}
+	}
+	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	start := time.Now()
+	var sent int
+	var dest string
+	if *queueURL != "" {
+		dest = *queueURL
+		sent, err = sendSQS(ctx, app.SQS(awsCfg, *endpoint), *queueURL, bodies)
+	} else {
+		dest = *topicARN
+		client := sns.NewFromConfig(awsCfg, func(o *sns.Options) {
+			if *endpoint != "" {
+				o.BaseEndpoint = aws.String(*endpoint)
+			}
+		})
+		sent, err = publishSNS(ctx, client, *topicARN, bodies)
+	}
+	fmt.Fprintf(stderr, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
+	if invalid > 0 {
+		fmt.Fprintf(stderr, " (%d of them are not valid movements: the consumer will park them)", invalid)
+	}
+	fmt.Fprintln(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger send: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// sendBodies reads the message bodies from a JSON-lines file, or generates them.
+func sendBodies(from string, generate, accounts int, seed uint64, duplicates float64) ([]string, error) {
+	if generate > 0 {
+		w, err := workload.Generate(workload.Spec{Accounts: accounts, Movements: generate, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, d := range workload.Deliveries(w, workload.Faults{Duplicates: duplicates}, seed).Deliveries {
+			out = append(out, d.Body)
+		}
+		return out, nil
+	}
+	r := io.Reader(os.Stdin)
+	if from != "-" {
+		f, err := os.Open(from)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	return jsonLines(r)
+}
+
+// jsonLines returns the non-blank lines of r; a line over maxLine is an error.
+func jsonLines(r io.Reader) ([]string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine+1)
+	var out []string
+	for n := 1; sc.Scan(); n++ {
+		if line := sc.Text(); len(line) > 0 && line != "\r" {
+			if len(line) > maxLine {
+				return nil, fmt.Errorf("line %d is over %d bytes, SQS's and SNS's limit", n, maxLine)
+			}
+			out = append(out, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the lines: %w (a line over %d bytes?)", err, maxLine)
+	}
+	return out, nil
+}
+
+// batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
+// returns the ids of the entries it accepted; refused entries go again, at most
+// sendAttempts times.
+func batchSend(bodies []string, send func(batch map[string]string) (accepted []string, err error)) (int, error) {
+	sent := 0
+	for start := 0; start < len(bodies); start += 10 {
+		pending := map[string]string{}
+		for i, b := range bodies[start:min(start+10, len(bodies))] {
+			pending[strconv.Itoa(i)] = b
+		}
+		for attempt := 1; len(pending) > 0; attempt++ {
+			if attempt > sendAttempts {
+				return sent, fmt.Errorf("%d messages refused %d times", len(pending), sendAttempts)
+			}
+			accepted, err := send(pending)
+			if err != nil {
+				return sent, err
+			}
+			for _, id := range accepted {
+				if _, ok := pending[id]; ok {
+					delete(pending, id)
+					sent++
+				}
+			}
+		}
+	}
+	return sent, nil
+}
+
+// sendSQS sends bodies with SendMessageBatch.
+func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
+	return batchSend(bodies, func(batch map[string]string) ([]string, error) {
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for id, b := range batch {
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
+		}
+		out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
+		if err != nil {
+			return nil, err
+		}
+		var ok []string
+		for _, e := range out.Successful {
+			ok = append(ok, aws.ToString(e.Id))
+		}
+		return ok, nil
+	})
+}
+
+// publishSNS publishes bodies with PublishBatch.
+func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
+	return batchSend(bodies, func(batch map[string]string) ([]string, error) {
+		var entries []snstypes.PublishBatchRequestEntry
+		for id, b := range batch {
+			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
+		}
+		out, err := t.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(topicARN), PublishBatchRequestEntries: entries})
+		if err != nil {
+			return nil, err
+		}
+		var ok []string
+		for _, e := range out.Successful {
+			ok = append(ok, aws.ToString(e.Id))
+		}
+		return ok, nil
+	})
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sqstest"
+)
+
+func TestSendGeneratedMovementsToAQueue(t *testing.T) {
+	q := sqstest.New(t)
+	queue := q.NewQueue(t, "send", nil)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	msgs := q.Drain(t, queue, 100, 30*time.Second)
+	if len(msgs) != 50 {
+		t.Fatalf("%d messages on the queue, want 40 movements + 10 duplicates", len(msgs))
+	}
+	ids := map[string]bool{}
+	for _, m := range msgs {
+		mov, err := movimiento.Parse([]byte(aws.ToString(m.Body)))
+		if err != nil {
+			t.Fatalf("sent an invalid movement %q: %v", aws.ToString(m.Body), err)
+		}
+		ids[mov.ID] = true
+	}
+	if len(ids) != 40 {
+		t.Errorf("%d distinct movements, want 40", len(ids))
+	}
+	if !strings.Contains(stderr.String(), "sent 50 of 50") {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+}
+
+func TestSendAFileThroughSNS(t *testing.T) {
+	q := sqstest.New(t)
+	ctx := context.Background()
+	queue := q.NewQueue(t, "send-sns", nil)
+	topic, err := q.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("send-" + strings.ReplaceAll(t.Name(), "/", "-"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = q.SNS.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: topic.TopicArn}) })
+	if _, err := q.SNS.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(queue.ARN)}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
+	lines := `{"id":"a","cuenta":"C1","tipo":"abono","importe":"10.00","moneda":"EUR"}
+
+{"id":"b","cuenta":"C1","tipo":"cargo","importe":"2.50","moneda":"EUR"}
+not a movement
+`
+	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"send", "--topic-arn", aws.ToString(topic.TopicArn), "--endpoint", q.Endpoint, "--from", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "sent 3 of 3") || !strings.Contains(stderr.String(), "1 of them are not valid") {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+	msgs := q.Drain(t, queue, 10, 30*time.Second)
+	if len(msgs) != 3 {
+		t.Fatalf("%d messages arrived through SNS, want 3", len(msgs))
+	}
+	for _, m := range msgs {
+		if !strings.Contains(aws.ToString(m.Body), `"Type"`) {
+			t.Errorf("body %q is not an SNS envelope", aws.ToString(m.Body))
+		}
+	}
+}
+
+func TestSendRefusesAmbiguousFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"send", "--generate", "5"},
+		{"send", "--queue-url", "http://127.0.0.1:1/q", "--topic-arn", "arn:aws:sns:us-east-1:1:t", "--generate", "5"},
+		{"send", "--queue-url", "http://127.0.0.1:1/q"},
+		{"send", "--queue-url", "http://127.0.0.1:1/q", "--from", "x", "--generate", "5"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
