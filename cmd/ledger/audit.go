@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
@@ -31,17 +30,9 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stderr)
 		fmt.Fprintln(stderr, "ledger audit: --segments must be within 1–64")
 		return 2
 	}
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	cfg, ok := envConfig("audit", *table, stderr)
+	if !ok {
 		return 2
-	}
-	if *table != "" {
-		if err := config.ValidateTable(*table); err != nil {
-			fmt.Fprintf(stderr, "ledger audit: --table: %v\n", err)
-			return 2
-		}
-		cfg.Table = *table
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {

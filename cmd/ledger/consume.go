@@ -9,7 +9,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
 
@@ -40,13 +39,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		fs.Usage()
 		return 2
 	}
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	cfg, ok := envConfig("consume", *table, stderr)
+	if !ok {
 		return 2
-	}
-	if *table != "" {
-		cfg.Table = *table
 	}
 	if *dlq != "" {
 		cfg.DLQ = *dlq

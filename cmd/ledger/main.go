@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/ledger-dev/ledger/internal/config"
 )
 
 // command is one subcommand. run returns the process exit code: 0 success, 1 failure,
@@ -94,4 +96,22 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		return 2, false
 	}
 	return 0, true
+}
+
+// envConfig reads the environment's configuration, with --table (when given)
+// overriding LEDGER_TABLE. ok is false after it has reported a bad value: exit 2.
+func envConfig(name, table string, stderr io.Writer) (cfg config.Config, ok bool) {
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return cfg, false
+	}
+	if table != "" {
+		if err := config.ValidateTable(table); err != nil {
+			fmt.Fprintf(stderr, "ledger %s: --table: %v\n", name, err)
+			return cfg, false
+		}
+		cfg.Table = table
+	}
+	return cfg, true
 }

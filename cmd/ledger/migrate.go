@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/migrate"
 )
 
@@ -26,17 +25,9 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	cfg, ok := envConfig("migrate", *table, stderr)
+	if !ok {
 		return 2
-	}
-	if *table != "" {
-		if err := config.ValidateTable(*table); err != nil {
-			fmt.Fprintf(stderr, "ledger migrate: --table: %v\n", err)
-			return 2
-		}
-		cfg.Table = *table
 	}
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()

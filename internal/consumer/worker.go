@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"golang.org/x/sync/errgroup"
 )
 
 // SQSAPI is the part of the SQS API the worker uses.
@@ -78,25 +78,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, w.opts.Pollers)
+	var g errgroup.Group
 	for range w.opts.Pollers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.poll(ctx, arn, visibility); err != nil {
-				errs <- err
-			}
-		}()
+		g.Go(func() error { return w.poll(ctx, arn, visibility) })
 	}
-	wg.Wait()
-	close(errs)
-	return errors.Join(func() (all []error) {
-		for err := range errs {
-			all = append(all, err)
-		}
-		return all
-	}()...)
+	return g.Wait()
 }
 
 func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility time.Duration, err error) {
@@ -131,8 +117,10 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 				return nil
 			}
 			w.opts.Logger.WarnContext(ctx, "receive failed; retrying", "queue", w.opts.QueueURL, "error", err.Error())
-			if sleepCtx(ctx, w.opts.RetryDelay) != nil {
+			select {
+			case <-ctx.Done():
 				return nil
+			case <-time.After(w.opts.RetryDelay):
 			}
 			continue
 		}
@@ -237,15 +225,4 @@ func toEvent(m types.Message, arn string) events.SQSMessage {
 		ev.MessageAttributes[name] = events.SQSMessageAttribute{DataType: aws.ToString(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 	}
 	return ev
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

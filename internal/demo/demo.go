@@ -7,18 +7,17 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
@@ -154,17 +153,14 @@ func defaults(o Options) Options {
 // succeeded is delivered again with the same message ids, as SQS does when a
 // visibility timeout expires before the delete.
 func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar *progress) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, opts.Consumers)
+	var g errgroup.Group
 	for c := range opts.Consumers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			rng := rand.New(rand.NewPCG(opts.Seed, uint64(c)))
 			for {
 				batch, ok := q.receive(batchSize)
 				if !ok {
-					return
+					return nil
 				}
 				if len(batch) == 0 { // others are in flight; their failures may come back
 					time.Sleep(time.Millisecond)
@@ -172,8 +168,7 @@ func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar
 				}
 				back, err := handle(ctx, h, batch)
 				if err != nil {
-					errs <- err
-					return
+					return err
 				}
 				redeliver := map[string]bool{}
 				if rng.IntN(50) == 0 {
@@ -183,16 +178,9 @@ func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar
 				settled, _ := q.counts()
 				bar.set(settled)
 			}
-		}()
+		})
 	}
-	wg.Wait()
-	close(errs)
-	return errors.Join(func() (all []error) {
-		for err := range errs {
-			all = append(all, err)
-		}
-		return all
-	}()...)
+	return g.Wait()
 }
 
 // handle gives one batch to the handler as Lambda would, with a Lambda-like deadline.
