@@ -33,3 +33,12 @@ func TestReportsEveryProblemAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateTable(t *testing.T) {
+	for name, ok := range map[string]bool{"ledger": true, "prod.ledger-v2_eu": true, "abc": true, "ab": false, strings.Repeat("a", 255): true,
+		strings.Repeat("a", 256): false, "no spaces": false, "tabla-ñ": false, "": false} {
+		if err := ValidateTable(name); (err == nil) != ok {
+			t.Errorf("ValidateTable(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
