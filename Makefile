@@ -1,7 +1,8 @@
-# make test: everything CI runs — formatting, vet, staticcheck, the race-enabled suite on
-# the embedded DynamoDB (minidyn), then the suites again on a moto server started on a
-# free 127.0.0.1 port and always stopped. The Lambda Runtime Interface Emulator is
-# installed into bin/ for the test that runs the real bootstrap under it.
+# make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
+# template, the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
+# again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
+# Runtime Interface Emulator is installed into bin/ for the test that runs the real
+# bootstrap under it.
 #
 # make build: the Lambda bootstraps, bin/<command>/bootstrap, as sam build makes them.
 GO  ?= go
@@ -28,6 +29,7 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	cfn-lint --non-zero-exit-code warning template.yaml
 
 build: $(LAMBDAS:%=build-%)
 	@for f in $(LAMBDAS); do \
