@@ -1,13 +1,26 @@
-# make test: everything CI runs — formatting, vet, staticcheck, the race-enabled suite on
-# the embedded DynamoDB (minidyn), then the suites again on a moto server started on a
-# free 127.0.0.1 port and always stopped. The Lambda Runtime Interface Emulator is
-# installed into bin/ for the test that runs the real bootstrap under it.
+# make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
+# template, the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
+# again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
+# Runtime Interface Emulator is installed into bin/ for the test that runs the real
+# bootstrap under it.
+#
+# make build: the Lambda bootstraps, bin/<command>/bootstrap, as sam build makes them.
 GO  ?= go
 BIN := $(CURDIR)/bin
 RIE := $(BIN)/aws-lambda-rie
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: test lint test-minidyn test-moto tools
+# The Lambda functions, by their cmd/ directory. A directory that does not exist (yet)
+# is skipped by `make build` with a note; sam build's targets below never skip.
+LAMBDAS := ledger-consumer ledger-api
+
+# lambda builds the main package ./cmd/$(1) as a Lambda bootstrap for provided.al2023 on
+# arm64 (static, stripped, without the RPC mode only the retired go1.x runtime needed) into
+# $(2)/bootstrap. `make build` and sam build share it, so what is deployed is what was
+# built and tested here.
+lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w" -o $(2)/bootstrap ./cmd/$(1)
+
+.PHONY: test lint test-minidyn test-moto tools build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
 
 test: lint test-minidyn test-moto
 
@@ -16,6 +29,28 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	cfn-lint --non-zero-exit-code warning template.yaml
+
+build: $(LAMBDAS:%=build-%)
+	@for f in $(LAMBDAS); do \
+		if [ -d cmd/$$f ]; then printf '%-28s %9d bytes\n' bin/$$f/bootstrap $$(wc -c < $(BIN)/$$f/bootstrap); fi; \
+	done
+
+$(LAMBDAS:%=build-%): build-%:
+	@if [ -d cmd/$* ]; then \
+		echo '$(call lambda,$*,bin/$*)'; $(call lambda,$*,$(BIN)/$*); \
+	else \
+		echo "skipped $*: cmd/$* does not exist"; \
+	fi
+
+# sam build's makefile builder (template.yaml, Metadata BuildMethod: makefile) runs
+# build-<LogicalId> at the module root with ARTIFACTS_DIR set to where the function's
+# code must go.
+build-ConsumerFunction:
+	$(call lambda,ledger-consumer,$(ARTIFACTS_DIR))
+
+build-ApiFunction:
+	$(call lambda,ledger-api,$(ARTIFACTS_DIR))
 
 tools: $(RIE)
 
