@@ -25,7 +25,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{migrateCommand, consumeCommand}
+	return []command{migrateCommand, consumeCommand, serveCommand}
 }
 
 func main() {
