@@ -76,7 +76,7 @@ func TestExtractoInputAsksForOnePageNewestFirst(t *testing.T) {
 func keyStrings(item versioned.Item) map[string]string {
 	out := map[string]string{}
 	for k, v := range item {
-		out[k] = fmt.Sprint(v.(*types.AttributeValueMemberS).Value)
+		out[k] = v.(*types.AttributeValueMemberS).Value
 	}
 	return out
 }
