@@ -27,7 +27,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{demoCommand, migrateCommand, consumeCommand, auditCommand, sendCommand}
+	return []command{demoCommand, migrateCommand, serveCommand, consumeCommand, auditCommand, sendCommand}
 }
 
 func main() {

@@ -144,7 +144,7 @@ type appliedMov struct {
 }
 
 func collect(accounts map[string]*ledgerAccount, item versioned.Item) {
-	r := reader{item: item}
+	r := attrReader{item: item}
 	pk, sk := r.str(attrPK), r.str(attrSK)
 	if !strings.HasPrefix(pk, cuentaPK) {
 		return

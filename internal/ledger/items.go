@@ -20,10 +20,14 @@ const (
 	attrPK      = "pk"
 	attrSK      = "sk"
 	attrVersion = "version"
+	attrSeq     = "seq"
 	cuentaPK    = "CUENTA#"
 	cuentaSK    = "CUENTA"
 	movSK       = "MOV#"
 	timeLayout  = time.RFC3339Nano
+	// indexPorSeq is the sparse global secondary index (pk, seq) over applied
+	// movements: an account's statement in ledger order (migrations/0001_ledger.json).
+	indexPorSeq = "por_seq"
 )
 
 // Estado is a recorded movement's state.
@@ -116,7 +120,7 @@ func apunteItem(a Apunte, stamp string) versioned.Item {
 	}
 	if a.Estado == Aplicado {
 		v.seq.Value, v.saldoTras.Value = strconv.FormatInt(a.Seq, 10), a.SaldoTras.String()
-		item["seq"], item["saldo_tras"] = &v.seq, &v.saldoTras
+		item[attrSeq], item["saldo_tras"] = &v.seq, &v.saldoTras
 	}
 	if a.Motivo != "" {
 		v.motivo.Value = a.Motivo
@@ -133,7 +137,7 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 	if item == nil {
 		return cuenta.Cuenta{}, false, nil
 	}
-	r := reader{item: item}
+	r := attrReader{item: item}
 	pk := r.str(attrPK)
 	if len(pk) <= len(cuentaPK) || pk[:len(cuentaPK)] != cuentaPK {
 		return cuenta.Cuenta{}, false, fmt.Errorf("ledger: item %q is not an account", pk)
@@ -153,7 +157,7 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 
 // decodeApunte reads a movement item.
 func decodeApunte(item versioned.Item) (Apunte, error) {
-	r := reader{item: item}
+	r := attrReader{item: item}
 	pk, sk := r.str(attrPK), r.str(attrSK)
 	if r.err != nil || len(pk) <= len(cuentaPK) || len(sk) <= len(movSK) || sk[:len(movSK)] != movSK {
 		return Apunte{}, fmt.Errorf("ledger: item %q/%q is not a movement", pk, sk)
@@ -166,7 +170,7 @@ func decodeApunte(item versioned.Item) (Apunte, error) {
 		Origen:   r.optStr("origen"),
 	}
 	if a.Estado == Aplicado {
-		a.Seq = r.int("seq")
+		a.Seq = r.int(attrSeq)
 		a.SaldoTras = r.dec("saldo_tras")
 	}
 	importe := r.num("importe")
@@ -189,19 +193,19 @@ func decodeApunte(item versioned.Item) (Apunte, error) {
 	return a, r.err
 }
 
-// reader decodes attributes, keeping the first error so decoders read straight through.
-type reader struct {
+// attrReader decodes attributes, keeping the first error so decoders read straight through.
+type attrReader struct {
 	item versioned.Item
 	err  error
 }
 
-func (r *reader) fail(attr, want string) {
+func (r *attrReader) fail(attr, want string) {
 	if r.err == nil {
 		r.err = fmt.Errorf("ledger: attribute %q: want %s, have %v", attr, want, r.item[attr])
 	}
 }
 
-func (r *reader) str(attr string) string {
+func (r *attrReader) str(attr string) string {
 	v, ok := r.item[attr].(*types.AttributeValueMemberS)
 	if !ok {
 		r.fail(attr, "a string")
@@ -210,14 +214,14 @@ func (r *reader) str(attr string) string {
 	return v.Value
 }
 
-func (r *reader) optStr(attr string) string {
+func (r *attrReader) optStr(attr string) string {
 	if _, ok := r.item[attr]; !ok {
 		return ""
 	}
 	return r.str(attr)
 }
 
-func (r *reader) num(attr string) string {
+func (r *attrReader) num(attr string) string {
 	v, ok := r.item[attr].(*types.AttributeValueMemberN)
 	if !ok {
 		r.fail(attr, "a number")
@@ -226,7 +230,7 @@ func (r *reader) num(attr string) string {
 	return v.Value
 }
 
-func (r *reader) dec(attr string) decimal.Decimal {
+func (r *attrReader) dec(attr string) decimal.Decimal {
 	d, err := decimal.NewFromString(r.num(attr))
 	if err != nil {
 		r.fail(attr, "a decimal number")
@@ -234,14 +238,14 @@ func (r *reader) dec(attr string) decimal.Decimal {
 	return d
 }
 
-func (r *reader) optDec(attr string) decimal.Decimal {
+func (r *attrReader) optDec(attr string) decimal.Decimal {
 	if _, ok := r.item[attr]; !ok {
 		return decimal.Zero
 	}
 	return r.dec(attr)
 }
 
-func (r *reader) int(attr string) int64 {
+func (r *attrReader) int(attr string) int64 {
 	i, err := strconv.ParseInt(r.num(attr), 10, 64)
 	if err != nil {
 		r.fail(attr, "an integer")
@@ -249,7 +253,7 @@ func (r *reader) int(attr string) int64 {
 	return i
 }
 
-func (r *reader) time(attr string) time.Time {
+func (r *attrReader) time(attr string) time.Time {
 	t, err := time.Parse(timeLayout, r.str(attr))
 	if err != nil {
 		r.fail(attr, "an RFC 3339 time")

@@ -1,34 +1,168 @@
 package ledger
 
-// TEMPORARY shim until the API branch lands with the real Reader.
-
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
+// ReadClient is the read-only part of the DynamoDB API a Reader uses; *dynamodb.Client
+// implements it. It is kept to GetItem and Query so that the balance API's function
+// can run under an IAM policy granting only dynamodb:GetItem and dynamodb:Query.
+type ReadClient interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+// ErrNotFound is matched, with errors.Is, by the *NotFoundError a Reader returns for an
+// account or a movement the ledger has no record of.
 var ErrNotFound = errors.New("ledger: not found")
 
+// NotFoundError names what was not found: an account (ID empty) or one of its
+// movements.
+type NotFoundError struct {
+	Cuenta string
+	ID     string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("ledger: account %s not found", e.Cuenta)
+	}
+	return fmt.Sprintf("ledger: movement %s of account %s not found", e.ID, e.Cuenta)
+}
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// MaxExtracto is the most movements one Extracto call returns; it bounds the memory
+// and the DynamoDB reads a single request can cost.
+const MaxExtracto = 1000
+
+// Reader answers queries about accounts and their movements, and never writes. It is
+// safe for concurrent use. Ids are expected valid (movimiento.ValidateCuenta,
+// ValidateID): an invalid one is simply not found.
 type Reader struct {
-	db    *dynamodb.Client
+	db    ReadClient
 	table string
 }
 
-func NewReader(db *dynamodb.Client, table string) *Reader { return &Reader{db: db, table: table} }
+// NewReader returns a Reader of the ledger table named table.
+func NewReader(db ReadClient, table string) *Reader {
+	return &Reader{db: db, table: table}
+}
 
+// Cuenta returns the account's current state, read strongly consistently: it
+// reflects every movement applied before the call. An unknown account is a
+// *NotFoundError.
 func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
-	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: cuentaKey(id), ConsistentRead: aws.Bool(true)})
+	out, err := r.db.GetItem(ctx, getInput(r.table, cuentaKey(id)))
 	if err != nil {
-		return cuenta.Cuenta{}, err
+		return cuenta.Cuenta{}, fmt.Errorf("ledger: read account %s: %w", id, err)
 	}
-	c, ok, err := decodeCuenta(out.Item)
-	if !ok && err == nil {
-		return c, ErrNotFound
+	if len(out.Item) == 0 {
+		return cuenta.Cuenta{}, &NotFoundError{Cuenta: id}
 	}
+	c, _, err := decodeCuenta(out.Item)
 	return c, err
+}
+
+// Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
+// strongly consistently: a movement whose delivery has been acknowledged is found. A
+// movement never recorded is a *NotFoundError.
+func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (Apunte, error) {
+	out, err := r.db.GetItem(ctx, getInput(r.table, movKey(cuentaID, id)))
+	if err != nil {
+		return Apunte{}, fmt.Errorf("ledger: read movement %s of account %s: %w", id, cuentaID, err)
+	}
+	if len(out.Item) == 0 {
+		return Apunte{}, &NotFoundError{Cuenta: cuentaID, ID: id}
+	}
+	return decodeApunte(out.Item)
+}
+
+// Extracto returns up to limit (1..MaxExtracto) of the account's applied movements,
+// newest first by seq, starting below beforeSeq when it is positive (from the newest
+// otherwise). more reports whether older movements remain: it is exact, so the last
+// page never needs an empty follow-up. Rejected movements carry no seq and are not in
+// the statement. An unknown account has an empty statement.
+//
+// The statement is read from the global secondary index por_seq, which is eventually
+// consistent (GSIs support no strongly consistent reads): a movement applied in the
+// last moments, usually well under a second, may be missing while Cuenta already
+// counts it. Paging down with beforeSeq never repeats a movement and never skips a
+// settled one, because a movement's seq never changes; movements applied meanwhile are
+// newer than any page already read and appear on a new first page.
+func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []Apunte, more bool, err error) {
+	if limit < 1 || limit > MaxExtracto {
+		return nil, false, fmt.Errorf("ledger: statement limit %d: want 1 to %d", limit, MaxExtracto)
+	}
+	// One more than asked for tells whether there are more.
+	want := limit + 1
+	movs = make([]Apunte, 0, want)
+	var start versioned.Item
+	// A Query page stops at 1 MB, but without a filter every page but the last holds at
+	// least one item, so want pages always suffice; the bound only stops a misbehaving
+	// backend from looping forever.
+	for page := 1; ; page++ {
+		out, err := r.db.Query(ctx, extractoInput(r.table, cuentaID, beforeSeq, int32(want-len(movs)), start))
+		if err != nil {
+			return nil, false, fmt.Errorf("ledger: read the statement of account %s: %w", cuentaID, err)
+		}
+		for _, item := range out.Items {
+			a, err := decodeApunte(item)
+			if err != nil {
+				return nil, false, err
+			}
+			movs = append(movs, a)
+		}
+		if len(movs) >= want || len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		if page >= want {
+			return nil, false, fmt.Errorf("ledger: statement of account %s: %d items after %d pages, still not done", cuentaID, len(movs), page)
+		}
+		start = out.LastEvaluatedKey
+	}
+	if len(movs) > limit {
+		return movs[:limit], true, nil
+	}
+	return movs, false, nil
+}
+
+// getInput is a strongly consistent GetItem of key.
+func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
+	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
+}
+
+// extractoInput is one page of an account's statement: movements of pk CUENTA#cuentaID
+// on por_seq, newest first, with seq below beforeSeq when it is positive, at most limit
+// of them, continuing after start when it is not nil.
+func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
+	cond := "#pk = :pk"
+	names := map[string]string{"#pk": attrPK}
+	values := map[string]types.AttributeValue{":pk": s(cuentaPK + cuentaID)}
+	if beforeSeq > 0 {
+		cond += " AND #seq < :before"
+		names["#seq"] = attrSeq
+		values[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
+	}
+	return &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		IndexName:                 aws.String(indexPorSeq),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(limit),
+		ExclusiveStartKey:         start,
+	}
 }

@@ -110,9 +110,9 @@ func validate(d *Datos, typeErrs *[numFields]error) (Movimiento, error) {
 func checkField(f int, d *Datos) error {
 	switch f {
 	case fID:
-		return checkID("id", d.ID, maxID, &idChars)
+		return ValidateID(d.ID)
 	case fCuenta:
-		return checkID("cuenta", d.Cuenta, maxCuenta, &cuentaChars)
+		return ValidateCuenta(d.Cuenta)
 	case fTipo:
 		switch d.Tipo {
 		case "":
@@ -147,6 +147,15 @@ func checkField(f int, d *Datos) error {
 		return nil
 	}
 }
+
+// ValidateID checks a movement id on its own, by the message's rules (1–128 characters
+// of [A-Za-z0-9._:/@+=-]), for callers that get an id without a message, such as the
+// balance API's path. Errors are *IDError or *MissingFieldError and match ErrInvalid.
+func ValidateID(s string) error { return checkID("id", s, maxID, &idChars) }
+
+// ValidateCuenta checks an account id on its own, by the message's rules (1–64
+// characters of [A-Za-z0-9._-]); errors as for ValidateID.
+func ValidateCuenta(s string) error { return checkID("cuenta", s, maxCuenta, &cuentaChars) }
 
 // idChars and cuentaChars are the ASCII charsets of id and cuenta, as lookup
 // tables: a byte loop is much cheaper than a regexp on the per-message path.

@@ -245,3 +245,45 @@ func TestCurrencyTableShape(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateIDAndCuentaAloneFollowTheMessageRules(t *testing.T) {
+	long := strings.Repeat("a", 129)
+	cases := []struct {
+		name  string
+		check func(string) error
+		value string
+		field string // "" when valid
+	}{
+		{"id with every allowed punctuation", ValidateID, "pago._:/@+=-1", ""},
+		{"128-char id", ValidateID, long[:128], ""},
+		{"129-char id", ValidateID, long, "id"},
+		{"id with #", ValidateID, "pago#1", "id"},
+		{"id with a space", ValidateID, "pago 1", "id"},
+		{"empty id", ValidateID, "", "id"},
+		{"64-char cuenta", ValidateCuenta, long[:64], ""},
+		{"65-char cuenta", ValidateCuenta, long[:65], "cuenta"},
+		{"cuenta with /", ValidateCuenta, "ES76/2077", "cuenta"},
+		{"cuenta with :", ValidateCuenta, "ES76:2077", "cuenta"},
+		{"cuenta with a Cyrillic a", ValidateCuenta, "ES76\u0430", "cuenta"},
+		{"empty cuenta", ValidateCuenta, "", "cuenta"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.check(tc.value)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("%q: %v, want valid", tc.value, err)
+				}
+				return
+			}
+			var idErr *IDError
+			var missing *MissingFieldError
+			switch {
+			case !errors.Is(err, ErrInvalid):
+				t.Fatalf("%q: %v, want an error matching ErrInvalid", tc.value, err)
+			case errors.As(err, &idErr) && idErr.Field != tc.field, errors.As(err, &missing) && missing.Field != tc.field:
+				t.Fatalf("%q: %v names the wrong field, want %s", tc.value, err, tc.field)
+			}
+		})
+	}
+}

@@ -1,0 +1,46 @@
+// Command ledger-api is the Lambda function behind the balance API's API Gateway HTTP
+// API (payload format 2.0; provided.al2023, built as bootstrap with -tags
+// lambda.norpc). It reads its configuration once, at init (LEDGER_TABLE), builds its
+// DynamoDB client once, and serves every request with the same http.Handler as
+// `ledger serve` (internal/api), through aws-lambda-go-api-proxy's v2 adapter. It only
+// reads: its role needs dynamodb:GetItem and dynamodb:Query on the table and its
+// indexes. A configuration error stops the init, so a broken deploy fails loudly on
+// its first invocation.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/ledger-dev/ledger/internal/api"
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+func main() {
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	awsCfg, err := awsconf.Load(context.Background(), "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	lambda.Start(handler(ledger.NewReader(awsconf.DynamoDB(awsCfg, ""), cfg.Table), os.Stdout))
+}
+
+// handler serves API Gateway HTTP API v2 events with the balance API reading through
+// r, logging failures as JSON to logs (CloudWatch, from stdout).
+func handler(r api.Reader, logs io.Writer) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return httpadapter.NewV2(api.New(r, slog.New(slog.NewJSONHandler(logs, nil)))).ProxyWithContext
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/ledger-dev/ledger/internal/apitest"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/lambdatest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+const cta = "ES7620770024003102575766"
+
+// seed applies three movements to cta: a credit of 100.00, the cargo pago-8f2c of
+// 50.00 from DESIGN.md, and a credit of 0.25.
+func seed(t *testing.T, env *dynamotest.Env) {
+	t.Helper()
+	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []ledger.Entrega
+	for _, d := range []movimiento.Datos{
+		{ID: "nomina-11", Tipo: movimiento.Abono, Importe: "100.00"},
+		{ID: "pago-8f2c", Tipo: movimiento.Cargo, Importe: "50.00", Concepto: "Pedido 1234", Fecha: "2026-12-02T10:15:00Z"},
+		{ID: "interes-12", Tipo: movimiento.Abono, Importe: "0.25"},
+	} {
+		d.Cuenta, d.Moneda = cta, "EUR"
+		m, err := movimiento.New(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, ledger.Entrega{Mov: m, Origen: "msg-" + d.ID})
+	}
+	for _, r := range svc.ApplyAll(context.Background(), batch) {
+		if r.Outcome != ledger.Applied {
+			t.Fatalf("seeding: %+v", r)
+		}
+	}
+}
+
+func event(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// asHTTP is the request an event stands for, for the contract check.
+func asHTTP(t *testing.T, ev events.APIGatewayV2HTTPRequest) *http.Request {
+	t.Helper()
+	target := "https://" + ev.RequestContext.DomainName + ev.RawPath
+	if ev.RawQueryString != "" {
+		target += "?" + ev.RawQueryString
+	}
+	req, err := http.NewRequest(ev.RequestContext.HTTP.Method, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
+	env := dynamotest.New(t)
+	seed(t, env)
+	spec := apitest.Load(t)
+	var logs bytes.Buffer
+	h := handler(ledger.NewReader(env.Client, env.Table()), &logs)
+
+	cases := []struct {
+		event  string
+		status int
+		want   []string // fragments of the body
+	}{
+		{"balance.json", 200, []string{`"cuenta":"` + cta + `"`, `"saldo":"50.25"`, `"moneda":"EUR"`, `"movimientos":3`}},
+		{"statement.json", 200, []string{`"id":"interes-12"`, `"id":"pago-8f2c"`, `"seq":3`, `"seq":2`, `"cursor":"`}},
+		{"movement.json", 200, []string{`"id":"pago-8f2c"`, `"estado":"aplicado"`, `"importe":"50.00"`, `"seq":2`, `"saldo_tras":"50.00"`, `"concepto":"Pedido 1234"`}},
+		{"not-found.json", 404, []string{`"error":"not_found"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.event, func(t *testing.T) {
+			ev := event(t, tc.event)
+			resp, err := h(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := http.Header{}
+			for k, v := range resp.Headers {
+				header.Set(k, v)
+			}
+			spec.Check(t, asHTTP(t, ev), resp.StatusCode, header, []byte(resp.Body))
+			if resp.StatusCode != tc.status || resp.IsBase64Encoded {
+				t.Fatalf("status %d (base64 %v), want %d: %s", resp.StatusCode, resp.IsBase64Encoded, tc.status, resp.Body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(resp.Body, w) {
+					t.Errorf("body lacks %s: %s", w, resp.Body)
+				}
+			}
+		})
+	}
+	if logs.Len() != 0 {
+		t.Errorf("failures logged: %s", logs.String())
+	}
+}
+
+// TestBootstrapUnderTheRuntimeEmulator runs the real bootstrap as Lambda would: the
+// configuration is read at init and an API Gateway event is answered.
+func TestBootstrapUnderTheRuntimeEmulator(t *testing.T) {
+	env := dynamotest.New(t)
+	fn := lambdatest.Start(t, lambdatest.Build(t, "."),
+		"LEDGER_TABLE="+env.Table(),
+		"AWS_ENDPOINT_URL_DYNAMODB="+env.Endpoint,
+		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1",
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=30",
+	)
+	seed(t, env)
+	payload, err := json.Marshal(event(t, "balance.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp events.APIGatewayV2HTTPResponse
+	if err := json.Unmarshal(fn.Invoke(t, payload), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !strings.Contains(resp.Body, `"saldo":"50.25"`) || resp.Headers["Cache-Control"] != "no-store" {
+		t.Fatalf("response = %+v", resp)
+	}
+}

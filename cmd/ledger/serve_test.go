@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/apitest"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// lockedBuffer is a stderr the command and the test read concurrently.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
+	env := dynamotest.New(t)
+	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := movimiento.New(movimiento.Datos{ID: "pago-8f2c", Cuenta: "ES76", Tipo: movimiento.Abono, Importe: "50", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout bytes.Buffer
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--endpoint", env.Endpoint, "--table", env.Table()}, &stdout, stderr)
+	}()
+
+	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+) `)
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); {
+		select {
+		case code := <-done:
+			t.Fatalf("ledger serve exited %d before listening:\n%s", code, stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatalf("ledger serve never said where it listens:\n%s", stderr)
+	}
+
+	resp, err := apitest.Load(t).Client(t).Get(base + "/cuentas/ES76")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"saldo":"50.00"`) {
+		t.Errorf("GET /cuentas/ES76 = %d %s", resp.StatusCode, body)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after cancel, want 0:\n%s", code, stderr)
+		}
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("ledger serve did not stop after its context was cancelled")
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want human output on stderr only", stdout.String())
+	}
+	if _, err := http.Get(base + "/cuentas/ES76"); err == nil {
+		t.Error("still answering after it stopped")
+	}
+}
+
+func TestServeUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"serve", "--help"}, 0, "curl -s http://127.0.0.1:8080/cuentas/"},
+		{[]string{"serve", "--port", "80"}, 2, "flag provided but not defined"},
+		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--table", "x"}, 2, "--table"},
+		{[]string{"serve", "--endpoint", "not a url"}, 2, "endpoint"},
+		{[]string{"serve", "--addr", "127.0.0.1:-1", "--endpoint", "http://127.0.0.1:1"}, 1, "ledger serve:"},
+	}
+	for _, tc := range cases {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.says) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.says)
+		}
+	}
+	var help bytes.Buffer
+	run(context.Background(), []string{"help"}, &help, &help)
+	if !strings.Contains(help.String(), "serve") {
+		t.Errorf("ledger help does not list serve:\n%s", help.String())
+	}
+}

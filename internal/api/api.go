@@ -1,0 +1,133 @@
+// Package api is the balance API as one http.Handler: an account's balance, its
+// statement page by page, and one movement by id, which answers "was I charged twice?"
+// in a single call. It only reads, through a Reader (*ledger.Reader in production), and
+// answers JSON, errors included. api/openapi.yaml is its contract. The same handler
+// runs behind API Gateway (cmd/ledger-api) and on net/http (`ledger serve`).
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// Reader is what the API reads; *ledger.Reader implements it. Cuenta and Apunte return
+// an error matching ledger.ErrNotFound for what is not recorded.
+type Reader interface {
+	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
+	Apunte(ctx context.Context, cuenta, id string) (ledger.Apunte, error)
+	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]ledger.Apunte, bool, error)
+}
+
+// The statement's page sizes: the `limit` query parameter's default and maximum. The
+// maximum keeps one response well inside API Gateway's and Lambda's payload limits.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 200
+)
+
+// requestTimeout bounds the reads behind one request, well inside API Gateway's 30 s.
+const requestTimeout = 10 * time.Second
+
+// allowed is every route's Allow header: GET, and HEAD, which net/http serves with it.
+const allowed = "GET, HEAD"
+
+// New returns the API's handler, reading through r and logging every unexpected
+// failure to logger (nil: discarded).
+func New(r Reader, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{reader: r, log: logger}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /cuentas/{cuenta}", s.cuenta)
+	mux.HandleFunc("GET /cuentas/{cuenta}/movimientos", s.extracto)
+	mux.HandleFunc("GET /cuentas/{cuenta}/movimientos/{id}", s.movimiento)
+	// The same paths without a method catch every other method: a JSON 405.
+	for _, p := range []string{"/cuentas/{cuenta}", "/cuentas/{cuenta}/movimientos", "/cuentas/{cuenta}/movimientos/{id}"} {
+		mux.HandleFunc(p, s.methodNotAllowed)
+	}
+	mux.HandleFunc("/", s.notFound)
+	return s.wrap(mux)
+}
+
+type server struct {
+	reader Reader
+	log    *slog.Logger
+}
+
+// wrap sets the headers every response carries, bounds the request's reads in time,
+// answers a path that is not in canonical form with a 404 (ServeMux would redirect
+// with an HTML body), and turns a panic into a logged 500.
+func (s *server) wrap(mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		tw := &trackingWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				err := fmt.Errorf("api: panic: %v", v)
+				if tw.wrote {
+					s.log.ErrorContext(r.Context(), "request failed after the response started", "method", r.Method, "path", r.URL.Path, "err", err)
+					return
+				}
+				s.fail(tw, r, err)
+			}
+		}()
+		if !canonical(r.URL.EscapedPath()) {
+			writeError(tw, http.StatusNotFound, codeNotFound, "path is not in canonical form")
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		mux.ServeHTTP(tw, r.WithContext(ctx))
+	})
+}
+
+// canonical reports whether p has no empty, "." or ".." segments (a trailing slash
+// aside), the way ServeMux cleans paths. A movement id "." or ".." is still reachable
+// percent-encoded (%2E), as ServeMux matches the escaped path.
+func canonical(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}
+
+// trackingWriter records whether the response has started.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (s *server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", allowed)
+	writeError(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, fmt.Sprintf("method %s is not allowed here; allowed: %s", r.Method, allowed))
+}
+
+func (s *server) notFound(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, http.StatusNotFound, codeNotFound, "no such path; see api/openapi.yaml for the routes")
+}

@@ -1,0 +1,405 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/api"
+	"github.com/ledger-dev/ledger/internal/apitest"
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+var appliedAt = time.Date(2026, 12, 2, 10, 15, 0, 123000000, time.UTC)
+
+// fixture is the API over HTTP on a fresh table, with a service to put movements in.
+type fixture struct {
+	url    string
+	client *http.Client // checks every response against api/openapi.yaml
+	svc    *ledger.Service
+	logs   *syncBuffer
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	env := dynamotest.New(t)
+	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return appliedAt }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, ledger.NewReader(env.Client, env.Table()), svc)
+}
+
+func serve(t *testing.T, r api.Reader, svc *ledger.Service) *fixture {
+	t.Helper()
+	logs := &syncBuffer{}
+	srv := httptest.NewServer(api.New(r, slog.New(slog.NewJSONHandler(logs, nil))))
+	t.Cleanup(srv.Close)
+	return &fixture{url: srv.URL, client: apitest.Load(t).Client(t), svc: svc, logs: logs}
+}
+
+// syncBuffer is a log destination the server's goroutines and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// apply applies movements in batches, as the consumer does, and fails on anything but
+// applied or rejected.
+func (f *fixture) apply(t *testing.T, movs ...movimiento.Movimiento) {
+	t.Helper()
+	for start := 0; start < len(movs); start += 40 {
+		var batch []ledger.Entrega
+		for _, m := range movs[start:min(start+40, len(movs))] {
+			batch = append(batch, ledger.Entrega{Mov: m, Origen: "msg-" + m.ID})
+		}
+		for i, r := range f.svc.ApplyAll(context.Background(), batch) {
+			if r.Outcome != ledger.Applied && r.Outcome != ledger.Rejected && r.Outcome != ledger.Duplicate {
+				t.Fatalf("%s: %+v", batch[i].Mov.ID, r)
+			}
+		}
+	}
+}
+
+func mov(t *testing.T, cta, id string, tipo movimiento.Tipo, importe, moneda string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: tipo, Importe: importe, Moneda: moneda, Concepto: "Pedido " + id, Fecha: "2026-12-02T11:15:00+01:00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// response is what a client got.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (f *fixture) do(t *testing.T, method, path string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, f.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+func (f *fixture) get(t *testing.T, path string) response { return f.do(t, http.MethodGet, path) }
+
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
+}
+
+type movementBody struct {
+	ID, Cuenta, Tipo, Importe, Moneda, Concepto, Fecha, Estado, Motivo, Aplicado string
+	Seq                                                                          *int64
+	SaldoTras                                                                    *string `json:"saldo_tras"`
+}
+
+type statementBody struct {
+	Cuenta      string
+	Movimientos []movementBody
+	Cursor      *string
+}
+
+type errorBody struct{ Error, Message string }
+
+func TestStatementPagesNewestFirstWithoutGapsOrRepeats(t *testing.T) {
+	f := newFixture(t)
+	var movs []movimiento.Movimiento
+	for i := 1; i <= 120; i++ {
+		movs = append(movs, mov(t, "ES76", fmt.Sprintf("pago-%03d", i), movimiento.Abono, fmt.Sprintf("%d.50", i), "EUR"))
+	}
+	f.apply(t, movs...)
+
+	var sizes []int
+	var seqs []int64
+	path := "/cuentas/ES76/movimientos?limit=50"
+	for range 10 {
+		r := f.get(t, path)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		var page statementBody
+		r.decode(t, &page)
+		if page.Cuenta != "ES76" {
+			t.Errorf("cuenta = %q", page.Cuenta)
+		}
+		sizes = append(sizes, len(page.Movimientos))
+		for _, m := range page.Movimientos {
+			seqs = append(seqs, *m.Seq)
+		}
+		if page.Cursor == nil {
+			break
+		}
+		path = "/cuentas/ES76/movimientos?limit=50&cursor=" + url.QueryEscape(*page.Cursor)
+	}
+	if fmt.Sprint(sizes) != "[50 50 20]" {
+		t.Fatalf("page sizes = %v, want [50 50 20] and no cursor on the last", sizes)
+	}
+	for i, seq := range seqs {
+		if seq != int64(120-i) {
+			t.Fatalf("position %d holds seq %d, want %d: %v", i, seq, 120-i, seqs)
+		}
+	}
+
+	// The newest movement, as the statement shows it.
+	var first statementBody
+	f.get(t, "/cuentas/ES76/movimientos?limit=1").decode(t, &first)
+	m := first.Movimientos[0]
+	// Σ (i + 0.50) for i = 1..120 = 7260 + 60.
+	if m.ID != "pago-120" || m.Importe != "120.50" || *m.SaldoTras != "7320.00" || m.Estado != "aplicado" || m.Tipo != "abono" || m.Motivo != "" {
+		t.Errorf("newest movement = %+v", m)
+	}
+	var def statementBody
+	if f.get(t, "/cuentas/ES76/movimientos").decode(t, &def); len(def.Movimientos) != api.DefaultLimit || def.Cursor == nil {
+		t.Errorf("without limit: %d movements, cursor %v; want %d and a cursor", len(def.Movimientos), def.Cursor, api.DefaultLimit)
+	}
+}
+
+func TestBalanceIsADecimalStringInTheCurrencysUnits(t *testing.T) {
+	f := newFixture(t)
+	f.apply(t,
+		mov(t, "ES76", "a", movimiento.Abono, "100", "EUR"), mov(t, "ES76", "b", movimiento.Cargo, "49.99", "EUR"),
+		mov(t, "JP01", "a", movimiento.Abono, "5000", "JPY"),
+		mov(t, "KW01", "a", movimiento.Abono, "1.5", "KWD"),
+	)
+	for _, tc := range []struct{ cuenta, saldo, moneda string }{{"ES76", "50.01", "EUR"}, {"JP01", "5000", "JPY"}, {"KW01", "1.500", "KWD"}} {
+		r := f.get(t, "/cuentas/"+tc.cuenta)
+		var c struct {
+			Cuenta, Saldo, Moneda, Actualizada string
+			Version, Movimientos               int64
+		}
+		r.decode(t, &c)
+		if r.status != http.StatusOK || c.Cuenta != tc.cuenta || c.Saldo != tc.saldo || c.Moneda != tc.moneda {
+			t.Errorf("GET /cuentas/%s = %d %s, want saldo %q %s", tc.cuenta, r.status, r.body, tc.saldo, tc.moneda)
+		}
+		if c.Actualizada != "2026-12-02T10:15:00.123Z" || c.Version != 1 {
+			t.Errorf("GET /cuentas/%s: actualizada %q version %d", tc.cuenta, c.Actualizada, c.Version)
+		}
+		if strings.Contains(string(r.body), `"saldo":`+tc.saldo) {
+			t.Errorf("saldo is a JSON number: %s", r.body)
+		}
+		if r.header.Get("Cache-Control") != "no-store" || r.header.Get("Content-Type") != "application/json" {
+			t.Errorf("headers = %v", r.header)
+		}
+	}
+	var es struct{ Movimientos int64 }
+	if f.get(t, "/cuentas/ES76").decode(t, &es); es.Movimientos != 2 {
+		t.Errorf("movimientos = %d, want 2", es.Movimientos)
+	}
+}
+
+func TestMovementLookupAnswersWasIChargedTwice(t *testing.T) {
+	f := newFixture(t)
+	f.apply(t, mov(t, "ES76", "nomina", movimiento.Abono, "100.00", "EUR"), mov(t, "ES76", "pago/2026/1", movimiento.Cargo, "30.00", "EUR"))
+	tooMuch := mov(t, "ES76", "pago-grande", movimiento.Cargo, "500.00", "EUR")
+	f.apply(t, tooMuch)
+
+	applied := f.get(t, "/cuentas/ES76/movimientos/"+url.PathEscape("pago/2026/1"))
+	var a movementBody
+	applied.decode(t, &a)
+	if applied.status != http.StatusOK || a.ID != "pago/2026/1" || a.Estado != "aplicado" || *a.Seq != 2 || *a.SaldoTras != "70.00" ||
+		a.Importe != "30.00" || a.Tipo != "cargo" || a.Concepto != "Pedido pago/2026/1" || a.Fecha != "2026-12-02T11:15:00+01:00" ||
+		a.Aplicado != "2026-12-02T10:15:00.123Z" || a.Motivo != "" {
+		t.Errorf("applied movement = %d %s", applied.status, applied.body)
+	}
+
+	rejected := f.get(t, "/cuentas/ES76/movimientos/pago-grande")
+	var rj movementBody
+	rejected.decode(t, &rj)
+	if rejected.status != http.StatusOK || rj.Estado != "rechazado" || !strings.Contains(rj.Motivo, "insufficient") || rj.Seq != nil || rj.SaldoTras != nil {
+		t.Errorf("rejected movement = %d %s, want estado rechazado with its motivo, no seq or saldo_tras", rejected.status, rejected.body)
+	}
+
+	// The same facts delivered again (a producer retry, SNS fan-out): nothing changes.
+	redelivered := mov(t, "ES76", "pago/2026/1", movimiento.Cargo, "30", "EUR")
+	for _, m := range []movimiento.Movimiento{redelivered, tooMuch} {
+		r, err := f.svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-again"})
+		if err != nil || r.Outcome != ledger.Duplicate {
+			t.Fatalf("redelivery of %s: %+v, %v", m.ID, r, err)
+		}
+	}
+	if again := f.get(t, "/cuentas/ES76/movimientos/"+url.PathEscape("pago/2026/1")); !bytes.Equal(again.body, applied.body) {
+		t.Errorf("after a duplicate delivery:\n%s\nbefore:\n%s", again.body, applied.body)
+	}
+	if again := f.get(t, "/cuentas/ES76/movimientos/pago-grande"); !bytes.Equal(again.body, rejected.body) {
+		t.Errorf("after a duplicate delivery:\n%s\nbefore:\n%s", again.body, rejected.body)
+	}
+	var st statementBody
+	if f.get(t, "/cuentas/ES76/movimientos").decode(t, &st); len(st.Movimientos) != 2 || st.Cursor != nil {
+		t.Errorf("statement = %+v, want the 2 applied movements only", st)
+	}
+}
+
+func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
+	f := newFixture(t)
+	var movs []movimiento.Movimiento
+	for i := 1; i <= 5; i++ {
+		movs = append(movs, mov(t, "ES76", fmt.Sprintf("m-%d", i), movimiento.Abono, "1", "EUR"), mov(t, "ES77", fmt.Sprintf("m-%d", i), movimiento.Abono, "1", "EUR"))
+	}
+	f.apply(t, movs...)
+	var page statementBody
+	f.get(t, "/cuentas/ES76/movimientos?limit=2").decode(t, &page)
+	var other statementBody
+	f.get(t, "/cuentas/ES77/movimientos?limit=2").decode(t, &other)
+	if page.Cursor == nil || other.Cursor == nil {
+		t.Fatal("no cursors to tamper with")
+	}
+	cur := *page.Cursor
+	raw, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[8]++ // the position's low byte: a client editing where the page starts
+	tampered := base64.RawURLEncoding.EncodeToString(raw)
+
+	cases := []struct {
+		method, path string
+		status       int
+		code, says   string
+	}{
+		{"GET", "/cuentas/ES99", 404, "not_found", "account ES99 not found"},
+		{"GET", "/cuentas/ES99/movimientos", 404, "not_found", "account ES99 not found"},
+		{"GET", "/cuentas/ES76/movimientos/m-99", 404, "not_found", "account ES76 has no movement m-99"},
+		{"GET", "/cuentas/ES99/movimientos/m-1", 404, "not_found", "account ES99 has no movement m-1"},
+		{"GET", "/cuentas/ES%2376", 400, "bad_request", "cuenta contains '#'"},
+		{"GET", "/cuentas/" + strings.Repeat("1", 65), 400, "bad_request", "cuenta is 65 characters long"},
+		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 129), 400, "bad_request", "id is 129 characters long"},
+		{"GET", "/cuentas/ES76/movimientos/pago%201", 400, "bad_request", "id contains ' '"},
+		{"GET", "/cuentas/ES76/movimientos?limit=0", 400, "bad_request", "limit must be one integer from 1 to 200"},
+		{"GET", "/cuentas/ES76/movimientos?limit=201", 400, "bad_request", "limit must be one integer from 1 to 200"},
+		{"GET", "/cuentas/ES76/movimientos?limit=abc", 400, "bad_request", "limit must be one integer from 1 to 200"},
+		{"GET", "/cuentas/ES76/movimientos?limit=", 400, "bad_request", "limit must be one integer from 1 to 200"},
+		{"GET", "/cuentas/ES76/movimientos?limit=5&limit=6", 400, "bad_request", "limit must be one integer"},
+		{"GET", "/cuentas/ES76/movimientos?limit=%zz", 400, "bad_request", "query string is malformed"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(tampered), 400, "bad_request", "cursor is damaged or altered"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(*other.Cursor), 400, "bad_request", "cursor belongs to another account's statement"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=%27%3B--", 400, "bad_request", "cursor is not base64url"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA", 400, "bad_request", "cursor has an unknown format"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=", 400, "bad_request", "cursor has an unknown format"},
+		{"POST", "/cuentas/ES76", 405, "method_not_allowed", "method POST is not allowed"},
+		{"DELETE", "/cuentas/ES76", 405, "method_not_allowed", "method DELETE is not allowed"},
+		{"POST", "/cuentas/ES76/movimientos", 405, "method_not_allowed", "method POST is not allowed"},
+		{"DELETE", "/cuentas/ES76/movimientos/m-1", 405, "method_not_allowed", "method DELETE is not allowed"},
+		{"PUT", "/cuentas/ES76/movimientos/m-1", 405, "method_not_allowed", "method PUT is not allowed"},
+		{"GET", "/", 404, "not_found", "no such path"},
+		{"GET", "/cuentas", 404, "not_found", "no such path"},
+		{"GET", "/cuentas/ES76/", 404, "not_found", "no such path"},
+		{"GET", "/cuentas/ES76/saldo", 404, "not_found", "no such path"},
+		{"GET", "/cuentas/ES76/movimientos/m-1/extra", 404, "not_found", "no such path"},
+		{"POST", "/nothing/here", 404, "not_found", "no such path"},
+		{"GET", "/cuentas/ES76/movimientos/../../ES77", 404, "not_found", "not in canonical form"},
+		{"GET", "/cuentas//ES76", 404, "not_found", "not in canonical form"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			r := f.do(t, tc.method, tc.path)
+			var e errorBody
+			r.decode(t, &e)
+			if r.status != tc.status || e.Error != tc.code || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("= %d %s; want %d %s saying %q", r.status, r.body, tc.status, tc.code, tc.says)
+			}
+			if allow := r.header.Get("Allow"); (tc.status == 405) != (allow == "GET, HEAD") {
+				t.Errorf("Allow = %q", allow)
+			}
+		})
+	}
+
+	// The first page after the cursor is the expected one, so the cursor tampered with
+	// above was a working one.
+	var next statementBody
+	if f.get(t, "/cuentas/ES76/movimientos?limit=2&cursor="+url.QueryEscape(cur)).decode(t, &next); len(next.Movimientos) != 2 || *next.Movimientos[0].Seq != 3 {
+		t.Errorf("page after the cursor = %+v, want seqs 3 and 2", next.Movimientos)
+	}
+}
+
+func TestHeadIsServedLikeGetWithoutABody(t *testing.T) {
+	f := newFixture(t)
+	f.apply(t, mov(t, "ES76", "a", movimiento.Abono, "1", "EUR"))
+	r := f.do(t, http.MethodHead, "/cuentas/ES76")
+	if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("HEAD = %d %v %q", r.status, r.header, r.body)
+	}
+}
+
+// failing is a Reader whose store is down; a nil err makes it panic instead.
+type failing struct{ err error }
+
+func (f failing) Cuenta(context.Context, string) (cuenta.Cuenta, error) {
+	if f.err == nil {
+		panic("reader bug")
+	}
+	return cuenta.Cuenta{}, f.err
+}
+
+func (f failing) Apunte(context.Context, string, string) (ledger.Apunte, error) {
+	return ledger.Apunte{}, f.err
+}
+
+func (f failing) Extracto(context.Context, string, int, int64) ([]ledger.Apunte, bool, error) {
+	return nil, false, f.err
+}
+
+func TestUnexpectedFailuresAreLoggedAnd500WithoutDetails(t *testing.T) {
+	secret := errors.New("operation error DynamoDB: GetItem, https response error StatusCode: 400, table arn:aws:dynamodb:eu-west-1:123456789012:table/ledger-prod")
+	f := serve(t, failing{err: secret}, nil)
+	for _, path := range []string{"/cuentas/ES76", "/cuentas/ES76/movimientos", "/cuentas/ES76/movimientos/m-1"} {
+		r := f.get(t, path)
+		var e errorBody
+		r.decode(t, &e)
+		if r.status != http.StatusInternalServerError || e.Error != "internal" || strings.Contains(string(r.body), "arn:aws") {
+			t.Errorf("GET %s = %d %s, want a 500 internal that reveals nothing", path, r.status, r.body)
+		}
+	}
+	if n := strings.Count(f.logs.String(), "123456789012"); n != 3 {
+		t.Errorf("%d of 3 failures logged:\n%s", n, f.logs)
+	}
+
+	p := serve(t, failing{}, nil)
+	r := p.get(t, "/cuentas/ES76")
+	if r.status != http.StatusInternalServerError || !strings.Contains(p.logs.String(), "reader bug") {
+		t.Errorf("after a panic: %d %s, logs %s", r.status, r.body, p.logs)
+	}
+}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// The error codes of the body {"error": code, "message": text}. Clients branch on the
+// code; the message is for people and may change.
+const (
+	codeBadRequest       = "bad_request"
+	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeInternal         = "internal"
+)
+
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, errorBody{Error: code, Message: message})
+}
+
+// writeJSON answers v with status. The types written here always marshal.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// fail logs an unexpected failure and answers a 500 that reveals nothing of it.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, codeInternal, "internal error; it has been logged")
+}
+
+// readFailed answers a failed read: notFound with a 404 when nothing is recorded,
+// else a 500.
+func (s *server) readFailed(w http.ResponseWriter, r *http.Request, err error, notFound string) {
+	if errors.Is(err, ledger.ErrNotFound) {
+		writeError(w, http.StatusNotFound, codeNotFound, notFound)
+		return
+	}
+	s.fail(w, r, err)
+}
+
+// badRequest answers a 400 with message.
+func badRequest(w http.ResponseWriter, message string) {
+	writeError(w, http.StatusBadRequest, codeBadRequest, message)
+}
+
+// pathValue returns the path parameter name, checked by validate (the movement
+// message's own rules); ok is false when it was answered with a 400.
+func pathValue(w http.ResponseWriter, r *http.Request, name string, validate func(string) error) (v string, ok bool) {
+	v = r.PathValue(name)
+	if err := validate(v); err != nil {
+		msg := name + " is not valid"
+		var idErr *movimiento.IDError
+		if errors.As(err, &idErr) {
+			msg = name + " " + idErr.Reason
+		}
+		badRequest(w, msg)
+		return "", false
+	}
+	return v, true
+}

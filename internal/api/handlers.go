@@ -1,0 +1,111 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently.
+func (s *server) cuenta(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
+	if !ok {
+		return
+	}
+	c, err := s.reader.Cuenta(r.Context(), id)
+	if err != nil {
+		s.readFailed(w, r, err, fmt.Sprintf("account %s not found", id))
+		return
+	}
+	writeJSON(w, http.StatusOK, newCuentaBody(c))
+}
+
+// movimiento answers GET /cuentas/{cuenta}/movimientos/{id}: one recorded movement,
+// applied or rejected, read strongly consistently.
+func (s *server) movimiento(w http.ResponseWriter, r *http.Request) {
+	cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
+	if !ok {
+		return
+	}
+	id, ok := pathValue(w, r, "id", movimiento.ValidateID)
+	if !ok {
+		return
+	}
+	a, err := s.reader.Apunte(r.Context(), cuenta, id)
+	if err != nil {
+		s.readFailed(w, r, err, fmt.Sprintf("account %s has no movement %s", cuenta, id))
+		return
+	}
+	writeJSON(w, http.StatusOK, newMovimientoBody(a))
+}
+
+// extracto answers GET /cuentas/{cuenta}/movimientos: a page of the statement, newest
+// first, with a cursor for the next page when there is one.
+func (s *server) extracto(w http.ResponseWriter, r *http.Request) {
+	cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
+	if !ok {
+		return
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		badRequest(w, "the query string is malformed")
+		return
+	}
+	limit, before, msg := pageParams(q, cuenta)
+	if msg != "" {
+		badRequest(w, msg)
+		return
+	}
+	movs, more, err := s.reader.Extracto(r.Context(), cuenta, limit, before)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(movs) == 0 && before == 0 {
+		// An empty first page: an unknown account is a 404, not an empty statement.
+		if _, err := s.reader.Cuenta(r.Context(), cuenta); err != nil {
+			s.readFailed(w, r, err, fmt.Sprintf("account %s not found", cuenta))
+			return
+		}
+	}
+	body := extractoBody{Cuenta: cuenta, Movimientos: make([]movimientoBody, 0, len(movs))}
+	for _, a := range movs {
+		body.Movimientos = append(body.Movimientos, newMovimientoBody(a))
+	}
+	if more {
+		body.Cursor = encodeCursor(cuenta, movs[len(movs)-1].Seq)
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// pageParams reads limit (DefaultLimit when absent) and cursor (before is 0 when
+// absent) from q; msg says what is wrong, if anything.
+func pageParams(q url.Values, cuenta string) (limit int, before int64, msg string) {
+	limit = DefaultLimit
+	if vs, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(vs[0])
+		if len(vs) > 1 || err != nil || n < 1 || n > MaxLimit {
+			return 0, 0, fmt.Sprintf("limit must be one integer from 1 to %d", MaxLimit)
+		}
+		limit = n
+	}
+	if vs, ok := q["cursor"]; ok {
+		if len(vs) > 1 {
+			return 0, 0, "cursor must be given once"
+		}
+		seq, err := decodeCursor(vs[0], cuenta)
+		if err != nil {
+			msg := "cursor is not valid"
+			if bad := (*cursorError)(nil); errors.As(err, &bad) {
+				msg = "cursor " + bad.Reason
+			}
+			return 0, 0, msg + "; start the statement again without one"
+		}
+		before = seq
+	}
+	return limit, before, ""
+}
