@@ -29,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{}, os.Stdout)
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{}, os.Stdout, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -55,7 +55,7 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		*sqsEndpoint = *endpoint
 	}
 	ep := app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}
-	h, err := app.Consumer(cfg, awsCfg, ep, stderr)
+	h, err := app.Consumer(cfg, awsCfg, ep, stderr, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
@@ -35,17 +34,9 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	cfg, ok := envConfig("serve", *table, stderr)
+	if !ok {
 		return 2
-	}
-	if *table != "" {
-		if err := config.ValidateTable(*table); err != nil {
-			fmt.Fprintf(stderr, "ledger serve: --table: %v\n", err)
-			return 2
-		}
-		cfg.Table = *table
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
@@ -58,6 +49,18 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 		return 1
 	}
 	reader := ledger.NewReader(awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table)
+	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
+	if err := serveAPI(ctx, ln, reader, stderr); err != nil {
+		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stderr, "ledger serve: stopped")
+	return 0
+}
+
+// serveAPI serves the balance API on ln until ctx is done, then stops, letting requests
+// in flight finish within shutdownGrace.
+func serveAPI(ctx context.Context, ln net.Listener, reader *ledger.Reader, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           api.New(reader, slog.New(slog.NewTextHandler(stderr, nil))),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -65,25 +68,21 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       time.Minute,
 	}
-	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
-		return 1
+		return err
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	err = srv.Shutdown(shutdown)
+	err := srv.Shutdown(shutdown)
 	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger serve: stopping: %v\n", err)
-		return 1
+		return fmt.Errorf("stopping: %w", err)
 	}
-	fmt.Fprintln(stderr, "ledger serve: stopped")
-	return 0
+	return nil
 }

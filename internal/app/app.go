@@ -33,9 +33,11 @@ func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Appli
 	return nil, fmt.Errorf("app: strategy %q is not available", cfg.Strategy)
 }
 
-// Consumer returns the SQS batch handler for cfg: its applier, its parker (when
-// cfg.DLQ is set), structured JSON logs and EMF metrics on out.
-func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer) (*consumer.Handler, error) {
+// Consumer returns the SQS batch handler for cfg: its applier, its parker (the DLQ when
+// cfg.DLQ is set, else fallback, which may be nil: permanent failures then come back
+// until the queue's redrive policy moves them), structured JSON logs and EMF metrics
+// on out.
+func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer, fallback consumer.Parker) (*consumer.Handler, error) {
 	applier, err := Applier(cfg, awsCfg, ep)
 	if err != nil {
 		return nil, err
@@ -45,6 +47,7 @@ func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer)
 		Logger:      slog.New(slog.NewJSONHandler(out, nil)),
 		Metrics:     out,
 		Strategy:    string(cfg.Strategy),
+		Parker:      fallback,
 	}
 	if cfg.DLQ != "" {
 		opts.Parker = &consumer.SQSParker{Client: SQS(awsCfg, ep.SQS), QueueURL: cfg.DLQ}

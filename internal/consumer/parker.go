@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 	"unicode/utf8"
 
@@ -67,6 +68,19 @@ func parkInput(queueURL string, msg events.SQSMessage, reason Reason) *sqs.SendM
 		}
 	}
 	return &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}
+}
+
+// LogParker parks messages in a log: one error line with the message id, its body and
+// the reason. It is for local runs without a dead-letter queue (`ledger up`), where
+// the log is the only place a person will look.
+type LogParker struct {
+	Logger *slog.Logger
+}
+
+// Park implements Parker.
+func (p LogParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
+	p.Logger.ErrorContext(ctx, "parked", "message_id", msg.MessageId, "outcome", string(reason.Outcome), "error", reason.Error, "body", truncate(msg.Body, 4096))
+	return nil
 }
 
 // truncate cuts s to at most n bytes on a character boundary.

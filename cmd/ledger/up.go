@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/embedded"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/migrate"
+)
+
+var upCommand = command{
+	name:    "up",
+	summary: "a local stack: DynamoDB (embedded or --endpoint), the balance API, the consumer",
+	run:     runUp,
+}
+
+// Retrying a line that must come back: at most lineAttempts deliveries, waiting
+// lineRetry, doubled each time (1 s, 2 s, 4 s …), in between.
+const (
+	lineAttempts = 6
+	lineRetry    = time.Second
+)
+
+func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
+ledger up --from movimientos.jsonl
+ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
+	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes)")
+	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
+	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
+	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: --endpoint, else AWS)")
+	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	cfg, ok := envConfig("up", *table, stderr)
+	if !ok {
+		return 2
+	}
+	if *endpoint == "" {
+		store, err := embedded.Start()
+		if err != nil {
+			fmt.Fprintf(stderr, "ledger up: %v\n", err)
+			return 1
+		}
+		defer store.Close()
+		*endpoint = store.URL
+		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", store.URL)
+	}
+	if *sqsEndpoint == "" {
+		if local, _ := awsconf.IsLoopback(*endpoint); local && *queueURL != "" {
+			*sqsEndpoint = *endpoint
+		}
+	}
+	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	db := awsconf.DynamoDB(awsCfg, *endpoint)
+	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: map[string]string{"ledger": cfg.Table}, Poll: 100 * time.Millisecond}); err != nil {
+		fmt.Fprintf(stderr, "ledger up: %v\n", err)
+		return 1
+	}
+	// Without a DLQ, a message that can never succeed is parked in the log: one error
+	// line with its body and the reason, instead of coming back forever.
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}, stderr,
+		consumer.LogParker{Logger: slog.New(slog.NewJSONHandler(stderr, nil))})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ledger up: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return serveAPI(gctx, ln, ledger.NewReader(db, cfg.Table), stderr) })
+	if *from != "" {
+		g.Go(func() error {
+			in := io.Reader(os.Stdin)
+			if *from != "-" {
+				f, err := os.Open(*from)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			n, err := feedLines(gctx, in, h, slog.New(slog.NewTextHandler(stderr, nil)))
+			fmt.Fprintf(stderr, "ledger up: %d lines from %s consumed; still serving\n", n, *from)
+			return err
+		})
+	}
+	if *queueURL != "" {
+		w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: slog.New(slog.NewJSONHandler(stderr, nil))})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		g.Go(func() error { return w.Run(gctx) })
+	}
+	if err := g.Wait(); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "ledger up: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stderr, "ledger up: stopped")
+	return 0
+}
+
+// feedLines hands r's lines to h as SQS would: in batches of up to ten (or fewer, when
+// the input pauses), each line a message with its own id; lines that must come back are
+// delivered again later, up to lineAttempts times. It returns when the input is
+// exhausted and nothing waits for a retry, or when ctx is done.
+func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger) (int, error) {
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), maxLine+1)
+		for sc.Scan() {
+			if sc.Text() == "" {
+				continue
+			}
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+
+	type retry struct {
+		msg      events.SQSMessage
+		attempts int
+		due      time.Time
+	}
+	var waiting []retry
+	n := 0
+	for open := true; (open || len(waiting) > 0) && ctx.Err() == nil; {
+		var batch []events.SQSMessage
+		attempts := map[string]int{}
+		now := time.Now()
+		var later []retry
+		for _, w := range waiting { // retries that are due go first
+			if !w.due.After(now) && len(batch) < 10 {
+				batch, attempts[w.msg.MessageId] = append(batch, w.msg), w.attempts
+			} else {
+				later = append(later, w)
+			}
+		}
+		waiting = later
+		pause := time.NewTimer(200 * time.Millisecond)
+	collect:
+		for open && len(batch) < 10 {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					open = false
+					break collect
+				}
+				n++
+				id := fmt.Sprintf("line-%d", n)
+				batch, attempts[id] = append(batch, events.SQSMessage{MessageId: id, Body: line, EventSource: "aws:sqs"}), 0
+			case <-pause.C:
+				break collect
+			case <-ctx.Done():
+				pause.Stop()
+				return n, nil
+			}
+		}
+		pause.Stop()
+		if len(batch) == 0 {
+			if !open && len(waiting) > 0 {
+				time.Sleep(100 * time.Millisecond) // only retries left, none due yet
+			}
+			continue
+		}
+		bctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		resp, err := h.Handle(bctx, events.SQSEvent{Records: batch})
+		cancel()
+		back := map[string]bool{}
+		for _, f := range resp.BatchItemFailures {
+			back[f.ItemIdentifier] = true
+		}
+		for _, m := range batch {
+			if !back[m.MessageId] && err == nil {
+				continue
+			}
+			a := attempts[m.MessageId] + 1
+			if a >= lineAttempts {
+				log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
+				continue
+			}
+			waiting = append(waiting, retry{msg: m, attempts: a, due: time.Now().Add(lineRetry << (a - 1))})
+		}
+	}
+	select {
+	case err := <-readErr:
+		return n, err
+	default:
+		return n, nil
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedWriter lets the test read what the command printed while it runs.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
+	lines := strings.Join([]string{
+		`{"id":"c1","cuenta":"ES76","tipo":"cargo","importe":"30.00","moneda":"EUR"}`, // before the credit that covers it
+		`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100.00","moneda":"EUR"}`,
+		`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100","moneda":"EUR"}`, // a duplicate
+		`not a movement`,
+		`{"id":"a2","cuenta":"ES76","tipo":"abono","importe":"0.50","moneda":"EUR"}`,
+	}, "\n") + "\n"
+	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout bytes.Buffer
+	stderr := &lockedWriter{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--from", file}, &stdout, stderr) }()
+
+	var balance struct{ Saldo string }
+	deadline := time.Now().Add(30 * time.Second)
+	for balance.Saldo != "70.50" {
+		if time.Now().After(deadline) {
+			t.Fatalf("balance %q after 30 s, want 70.50; output:\n%s", balance.Saldo, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+		resp, err := http.Get("http://" + addr + "/cuentas/ES76")
+		if err != nil {
+			continue
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&balance)
+		resp.Body.Close()
+	}
+	resp, err := http.Get("http://" + addr + "/cuentas/ES76/movimientos/c1")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the cargo that came back is not in the ledger: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ledger up did not stop after Ctrl-C")
+	}
+	out := stderr.String()
+	if !strings.Contains(out, "stopped") || !strings.Contains(out, `"msg":"parked"`) || !strings.Contains(out, `"body":"not a movement"`) {
+		t.Errorf("output = %q, want the malformed line parked in the log and a clean stop", out)
+	}
+}
