@@ -39,9 +39,9 @@ type Result struct {
 }
 
 // Update takes the item at key from the cache or reads it (strongly consistent), asks
-// plan what to write, and commits it in one TransactWriteItems. On a version conflict it plans again on the
-// fresh state, taken from the cancellation's ALL_OLD image, or re-read where the backend
-// returned none; on transaction conflicts and throttling it backs off. Both are bounded
+// plan what to write, and commits it in one TransactWriteItems. On a version conflict it
+// plans again on the fresh state, taken from the cancellation's ALL_OLD image, or re-read
+// where the backend returned none; on transaction conflicts and throttling it backs off. Both are bounded
 // by Policy and by ctx's deadline, after which it returns an *AttemptsError. When a
 // create-once or Absent record exists it stops at once with an *ExistsError whose
 // records carry their stored items, so the caller can tell a duplicate from a
