@@ -25,7 +25,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{demoCommand, migrateCommand, consumeCommand, auditCommand}
+	return []command{demoCommand, migrateCommand, consumeCommand, auditCommand, compareCommand}
 }
 
 func main() {
