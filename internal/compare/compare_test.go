@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledger-dev/ledger/internal/dynamotest"
 )
@@ -14,7 +15,7 @@ import (
 // transaction strategy must come out exactly right in every one; the baseline must
 // show the failure each scenario is built to expose, where the design really has it.
 func TestScenarios(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Seed: 3, Movements: 30, Accounts: 4, Endpoint: os.Getenv(dynamotest.EndpointEnv)})
+	rep, err := Run(context.Background(), Options{Seed: 3, Movements: 20, Accounts: 3, RTT: 2 * time.Millisecond, Endpoint: os.Getenv(dynamotest.EndpointEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, name := range Names() {
 		tx := got[name][Transaction]
-		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 30 {
+		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 20 {
 			t.Errorf("%s: transaction %+v, want every movement applied exactly once and nothing stuck", name, tx)
 		}
 		if tx.CallsPerMovement <= 0 || tx.WCUPerMovement <= 0 || tx.MaxItemBytes >= 1024 {
