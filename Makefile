@@ -20,7 +20,7 @@ LAMBDAS := ledger-consumer ledger-api
 # built and tested here.
 lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w" -o $(2)/bootstrap ./cmd/$(1)
 
-.PHONY: test lint test-minidyn test-moto tools build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+.PHONY: test lint test-minidyn test-moto tools report build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
 
 test: lint test-minidyn test-moto
 
@@ -62,3 +62,19 @@ test-minidyn: $(RIE)
 
 test-moto: $(RIE)
 	LEDGER_TEST_RIE=$(RIE) ./scripts/with-moto $(GO) test -count=1 ./...
+
+# make report: `ledger compare --bench` on the embedded store, written as a self-contained
+# HTML page, and a screenshot of it taken by headless Chromium (Debian's chromium
+# package) to check that it renders. Both land in compare-report/, which git ignores.
+REPORT := $(CURDIR)/compare-report
+CHROMIUM ?= chromium
+
+report:
+	mkdir -p $(REPORT)
+	$(GO) run ./cmd/ledger compare --bench --html $(REPORT)/compare.html
+	profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$$profile" --screenshot=$(REPORT)/compare.png --window-size=1280,1600 \
+		file://$(REPORT)/compare.html
+	@echo "report: $(REPORT)/compare.html, screenshot $(REPORT)/compare.png"

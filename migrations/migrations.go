@@ -20,7 +20,9 @@ import (
 var files embed.FS
 
 // Migration is one table definition. Table is a logical name ("ledger"); the caller
-// maps it to the physical table name it was configured with (LEDGER_TABLE).
+// maps it to the physical table name it was configured with (LEDGER_TABLE). TTL names
+// the numeric attribute DynamoDB's time to live reads (empty: no TTL); DynamoDB allows
+// one per table and deletes expired items eventually, typically within days.
 type Migration struct {
 	Name        string            `json:"-"`
 	Checksum    string            `json:"-"`
@@ -29,6 +31,7 @@ type Migration struct {
 	Attributes  map[string]string `json:"attributes"`
 	Key         Key               `json:"key"`
 	Indexes     []Index           `json:"indexes"`
+	TTL         string            `json:"ttl,omitempty"`
 	Billing     string            `json:"billing"`
 }
 
@@ -125,6 +128,10 @@ func (m Migration) validate() error {
 				return fmt.Errorf("key attribute %q has no S, N or B type in attributes", a)
 			}
 		}
+	}
+	if used[m.TTL] {
+		// A key attribute is required on every item; a TTL on it would expire them all.
+		return fmt.Errorf("ttl attribute %q is a key attribute", m.TTL)
 	}
 	for a := range m.Attributes {
 		if !used[a] {

@@ -31,6 +31,22 @@ func TestAllLoadsTheLedgerTable(t *testing.T) {
 	}
 }
 
+func TestTheIdempotencyTableExpiresByTTL(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if m.Table == "idempotencia" {
+			if m.Key != (Key{Partition: "pk"}) || m.TTL != "expira" {
+				t.Errorf("idempotencia = %+v, want key pk and TTL on expira", m)
+			}
+			return
+		}
+	}
+	t.Fatal("no migration defines the idempotencia table")
+}
+
 func TestLoadRejectsBrokenDefinitions(t *testing.T) {
 	cases := map[string]struct{ body, want string }{
 		"unknown field":      {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","ttl_days":3}`, "unknown field"},
@@ -39,6 +55,7 @@ func TestLoadRejectsBrokenDefinitions(t *testing.T) {
 		"unused attribute":   {`{"table":"t","attributes":{"pk":"S","x":"N"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `"x"`},
 		"no table":           {`{"attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, "table is required"},
 		"repeated index":     {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"ALL"},{"name":"i","partition":"pk","projection":"ALL"}]}`, "repeated"},
+		"ttl on the key":     {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"ttl":"pk","billing":"PAY_PER_REQUEST"}`, "ttl"},
 		"include projection": {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"INCLUDE"}]}`, "projection"},
 	}
 	for name, tc := range cases {

@@ -27,7 +27,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, auditCommand, sendCommand}
+	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, auditCommand, sendCommand, compareCommand}
 }
 
 func main() {

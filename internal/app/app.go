@@ -14,6 +14,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
@@ -29,6 +30,9 @@ func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Appli
 	switch cfg.Strategy {
 	case config.Transaction:
 		return ledger.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), ledger.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
+	case config.SeparateTable:
+		return idempotencia.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), idempotencia.Config{
+			Table: cfg.IdempotencyTable, Accounts: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
 	}
 	return nil, fmt.Errorf("app: strategy %q is not available", cfg.Strategy)
 }

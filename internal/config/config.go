@@ -21,6 +21,7 @@ const (
 	EnvStrategy          = "LEDGER_STRATEGY"
 	EnvDLQ               = "LEDGER_DLQ_URL"
 	EnvConcurrency       = "LEDGER_CONCURRENCY"
+	EnvIdempotencyTable  = "LEDGER_IDEMPOTENCY_TABLE"
 )
 
 // Strategy names how the consumer makes a movement idempotent.
@@ -31,20 +32,29 @@ const (
 	// Transaction is this service's design: the movement item, written in the same
 	// transaction as the account, is the idempotency record.
 	Transaction Strategy = "transaction"
+	// SeparateTable is the classic design it is compared against
+	// (internal/idempotencia): a separate idempotency table, reserve → effect → mark.
+	SeparateTable Strategy = "separate-table"
 )
 
 // Strategies lists the accepted strategies, for messages and help texts.
-var Strategies = []Strategy{Transaction}
+var Strategies = []Strategy{Transaction, SeparateTable}
 
 // DefaultTable is the ledger table's name when LEDGER_TABLE is unset.
 const DefaultTable = "ledger"
 
+// DefaultIdempotencyTable is the separate-table baseline's table when
+// LEDGER_IDEMPOTENCY_TABLE is unset.
+const DefaultIdempotencyTable = "idempotencia"
+
 // Config is the validated environment. DLQ is the dead-letter queue's URL, where the
 // consumer parks permanent failures at once (empty: they are reported as failures
 // until SQS moves them after maxReceiveCount). Concurrency bounds the accounts a
-// consumer processes at once.
+// consumer processes at once. IdempotencyTable is the separate-table baseline's table,
+// read only by that strategy.
 type Config struct {
 	Table             string
+	IdempotencyTable  string
 	InsufficientFunds ledger.FundsPolicy
 	Strategy          Strategy
 	DLQ               string
@@ -64,6 +74,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if err := ValidateTable(c.Table); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", EnvTable, err))
+	}
+	c.IdempotencyTable = getenv(EnvIdempotencyTable)
+	if c.IdempotencyTable == "" {
+		c.IdempotencyTable = DefaultIdempotencyTable
+	}
+	if err := ValidateTable(c.IdempotencyTable); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvIdempotencyTable, err))
 	}
 	policy, err := ledger.ParseFundsPolicy(getenv(EnvInsufficientFunds))
 	if err != nil {

@@ -11,23 +11,25 @@ func env(kv map[string]string) func(string) string { return func(k string) strin
 
 func TestDefaults(t *testing.T) {
 	c, err := FromEnv(env(nil))
-	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != Transaction || c.DLQ != "" || c.Concurrency != 8 {
+	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != Transaction || c.DLQ != "" || c.Concurrency != 8 || c.IdempotencyTable != "idempotencia" {
 		t.Fatalf("defaults = %+v, %v", c, err)
 	}
 }
 
 func TestReadsTheEnvironment(t *testing.T) {
 	c, err := FromEnv(env(map[string]string{EnvTable: "prod-ledger", EnvInsufficientFunds: "reject",
-		EnvStrategy: "transaction", EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16"}))
-	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != ledger.Reject || c.DLQ == "" || c.Concurrency != 16 {
+		EnvStrategy: "separate-table", EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16",
+		EnvIdempotencyTable: "prod-idempotencia"}))
+	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != ledger.Reject || c.DLQ == "" || c.Concurrency != 16 ||
+		c.Strategy != SeparateTable || c.IdempotencyTable != "prod-idempotencia" {
 		t.Fatalf("config = %+v, %v", c, err)
 	}
 }
 
 func TestReportsEveryProblemAtOnce(t *testing.T) {
 	_, err := FromEnv(env(map[string]string{EnvTable: "no spaces", EnvInsufficientFunds: "ignore",
-		EnvStrategy: "separate-table", EnvDLQ: "movimientos-dlq", EnvConcurrency: "0"}))
-	for _, name := range []string{EnvTable, EnvInsufficientFunds, EnvStrategy, EnvDLQ, EnvConcurrency} {
+		EnvStrategy: "separate", EnvDLQ: "movimientos-dlq", EnvConcurrency: "0", EnvIdempotencyTable: "x"}))
+	for _, name := range []string{EnvTable, EnvInsufficientFunds, EnvStrategy, EnvDLQ, EnvConcurrency, EnvIdempotencyTable} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("err = %v, want %s named", err, name)
 		}

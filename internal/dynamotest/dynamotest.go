@@ -21,6 +21,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 // EndpointEnv names the environment variable that selects an external backend.
@@ -36,7 +37,8 @@ const (
 )
 
 // Env is one test's DynamoDB: a client, the endpoint it talks to, and the physical
-// names of the migrated tables (Tables["ledger"] is the ledger table).
+// names of the migrated tables by logical name (Tables["ledger"] is the ledger table,
+// Tables["idempotencia"] the separate-table baseline's).
 type Env struct {
 	Client   *dynamodb.Client
 	Config   aws.Config
@@ -76,9 +78,13 @@ func New(t testing.TB) *Env {
 	if env.Backend == External {
 		suffix = "-" + randomHex()
 	}
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env.Tables = map[string]string{}
-	for _, logical := range []string{"ledger"} {
-		env.Tables[logical] = sanitize(t.Name()) + "-" + logical + suffix
+	for _, m := range all {
+		env.Tables[m.Table] = sanitize(t.Name()) + "-" + m.Table + suffix
 	}
 	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 50 * time.Millisecond}); err != nil {
 		t.Fatalf("migrate test tables: %v", err)

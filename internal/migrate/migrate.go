@@ -1,8 +1,9 @@
 // Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint:
 // it creates a missing table, adds missing global secondary indexes to an existing one,
-// refuses to touch a table whose keys contradict the definition, and records each
-// migration it ran (with its checksum) as an item in the ledger table. Running it again
-// changes nothing.
+// enables the time to live a definition asks for (a skipped step where the endpoint has
+// no TTL API, as the embedded store has none), refuses to touch a table whose keys
+// contradict the definition, and records each migration it ran (with its checksum) as
+// an item in the ledger table. Running it again changes nothing.
 package migrate
 
 import (
@@ -35,7 +36,7 @@ const (
 	Unchanged  Action = "unchanged"
 )
 
-// Step is the outcome of one migration.
+// Step is the outcome of one migration's table, or of its TTL (a second step).
 type Step struct {
 	Migration string
 	Table     string
@@ -70,10 +71,17 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 		if err != nil {
 			return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
+		steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
+		if m.TTL != "" {
+			action, err := enableTTL(ctx, db, m, table)
+			if err != nil {
+				return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
+			steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
+		}
 		if err := record(ctx, db, physical(opts.Tables, RecordTable), m, opts.Now()); err != nil {
 			return steps, fmt.Errorf("migrate: %s: record it: %w", m.Name, err)
 		}
-		steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
 	}
 	return steps, nil
 }

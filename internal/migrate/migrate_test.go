@@ -22,7 +22,9 @@ func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range steps {
-		if s.Action != migrate.Unchanged {
+		switch s.Action {
+		case migrate.Unchanged, migrate.TTLUnchanged, migrate.TTLSkipped:
+		default:
 			t.Errorf("second run: %s on %s did %q, want unchanged", s.Migration, s.Table, s.Action)
 		}
 	}
@@ -110,5 +112,37 @@ func TestRunRefusesATableWithAnotherKey(t *testing.T) {
 	})
 	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond}); err == nil {
 		t.Fatal("migrating a table with another key succeeded; want an error")
+	}
+}
+
+func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
+	env := dynamotest.New(t) // the first run
+	ctx := context.Background()
+	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ttl []migrate.Action
+	for _, s := range steps {
+		if s.Migration == "0002_idempotencia" && s.Action != migrate.Unchanged {
+			ttl = append(ttl, s.Action)
+		}
+	}
+	want := migrate.TTLUnchanged // enabled by the first run
+	if env.Backend == dynamotest.Minidyn {
+		want = migrate.TTLSkipped
+	}
+	if len(ttl) != 1 || ttl[0] != want {
+		t.Fatalf("second run's TTL steps = %v, want [%s]", ttl, want)
+	}
+	if env.Backend == dynamotest.Minidyn {
+		return
+	}
+	out, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Tables["idempotencia"])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.TimeToLiveDescription; d.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(d.AttributeName) != "expira" {
+		t.Errorf("TTL = %s on %q, want ENABLED on expira", d.TimeToLiveStatus, aws.ToString(d.AttributeName))
 	}
 }

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -68,5 +69,42 @@ func TestIndexUpdates(t *testing.T) {
 	otherKey.KeySchema = hashOnly
 	if _, err := indexUpdates(ledgerDef, "x", table(ours.KeySchema, otherKey)); err == nil {
 		t.Error("an index with another key was accepted")
+	}
+}
+
+func TestTTLUpdate(t *testing.T) {
+	m := migrations.Migration{Name: "0002_idempotencia", Table: "idempotencia", TTL: "expira"}
+	desc := func(status types.TimeToLiveStatus, attr string) *types.TimeToLiveDescription {
+		return &types.TimeToLiveDescription{TimeToLiveStatus: status, AttributeName: aws.String(attr)}
+	}
+	cases := []struct {
+		name   string
+		desc   *types.TimeToLiveDescription
+		update bool
+		fails  bool
+	}{
+		{name: "never described", desc: nil, update: true},
+		{name: "disabled", desc: &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}, update: true},
+		{name: "enabled on expira", desc: desc(types.TimeToLiveStatusEnabled, "expira")},
+		{name: "being enabled on expira", desc: desc(types.TimeToLiveStatusEnabling, "expira")},
+		{name: "enabled on another attribute", desc: desc(types.TimeToLiveStatusEnabled, "ttl"), fails: true},
+		{name: "being disabled", desc: desc(types.TimeToLiveStatusDisabling, "expira"), fails: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := ttlUpdate(m, "prod-idempotencia", tc.desc)
+			if tc.fails {
+				if !errors.Is(err, ErrTTLConflict) {
+					t.Fatalf("err = %v, want ErrTTLConflict", err)
+				}
+				return
+			}
+			if err != nil || (in != nil) != tc.update {
+				t.Fatalf("update = %+v, %v; want an update: %v", in, err, tc.update)
+			}
+			if in != nil && (aws.ToString(in.TableName) != "prod-idempotencia" || aws.ToString(in.TimeToLiveSpecification.AttributeName) != "expira" || !aws.ToBool(in.TimeToLiveSpecification.Enabled)) {
+				t.Errorf("update = %+v", in.TimeToLiveSpecification)
+			}
+		})
 	}
 }

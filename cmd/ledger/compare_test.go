@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	page := filepath.Join(t.TempDir(), "compare.html")
+	code := run(context.Background(), []string{"compare", "--scenarios", "messageid-key,hot-account", "--movements", "12", "--accounts", "3",
+		"--rtt", "0s", "--bench", "--bench-movements", "20", "--json", "--html", page}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct {
+		RTTms   float64 `json:"rtt_ms"`
+		Results []struct {
+			Scenario         string  `json:"scenario"`
+			Strategy         string  `json:"strategy"`
+			Movements        int     `json:"movements"`
+			DoubleApplied    int     `json:"double_applied"`
+			Lost             int     `json:"lost"`
+			Stuck            int     `json:"stuck"`
+			BalanceErrors    int     `json:"balance_errors"`
+			CallsPerMovement float64 `json:"calls_per_movement"`
+			WCUPerMovement   float64 `json:"wcu_per_movement"`
+			RCUPerMovement   float64 `json:"rcu_per_movement"`
+			P50ms            float64 `json:"p50_ms"`
+			P99ms            float64 `json:"p99_ms"`
+		} `json:"results"`
+		Bench []struct {
+			Case             string  `json:"case"`
+			Strategy         string  `json:"strategy"`
+			Consumers        int     `json:"consumers"`
+			Movements        int     `json:"movements"`
+			CallsPerMovement float64 `json:"calls_per_movement"`
+			WCUPerMovement   float64 `json:"wcu_per_movement"`
+			ThroughputPerS   float64 `json:"throughput_per_s"`
+		} `json:"bench"`
+	}
+	raw := stdout.Bytes()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("stdout is not the documented document: %v\n%s", err, raw)
+	}
+	if len(doc.Results) != 4 || len(doc.Bench) != 8 {
+		t.Fatalf("%d results and %d bench rows, want 4 and 8", len(doc.Results), len(doc.Bench))
+	}
+	for _, r := range doc.Results {
+		if r.Scenario == "messageid-key" && r.Strategy == "separate-table" && r.DoubleApplied != 12 {
+			t.Errorf("messageid-key on the baseline: %d double applied, want all 12 (every copy came under a new message id)", r.DoubleApplied)
+		}
+		if r.Strategy == "transaction" && (r.DoubleApplied != 0 || r.Lost != 0 || r.BalanceErrors != 0) {
+			t.Errorf("transaction: %+v", r)
+		}
+	}
+	if !strings.Contains(stderr.String(), "verdict") {
+		t.Errorf("no human table on stderr: %s", stderr.String())
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || !bytes.Contains(html, []byte("<svg")) {
+		t.Errorf("HTML report: %v, %d bytes", err, len(html))
+	}
+}
+
+func TestCompareCommandRefusesAnUnknownScenario(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"compare", "--scenarios", "duplicates,nonsense"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "nonsense") {
+		t.Errorf("exit %d, stderr %q; want 2 naming the scenario", code, stderr.String())
+	}
+}

@@ -1,0 +1,109 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/workload"
+)
+
+// The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
+// movement per account in each batch) and hot-account (one account, batches of 10), at
+// 1 and 10 concurrent consumers, both strategies back to back on the same kind of
+// store, at the run's RTT, with no faults. Throughput is wall time, so only figures
+// from one process on one backend compare; with the embedded store, whose CPU cost
+// grows with the table (it snapshots it per transaction), the simulated RTT should
+// dominate.
+var (
+	benchCases     = []string{"unbatched", "hot-account"}
+	benchConsumers = []int{1, 10}
+)
+
+func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
+	var out []BenchResult
+	for _, c := range benchCases {
+		for _, consumers := range benchConsumers {
+			for _, strategy := range Strategies {
+				r, err := benchOne(ctx, opts, c, consumers, strategy)
+				if err != nil {
+					return out, fmt.Errorf("compare: bench %s/%d/%s: %w", c, consumers, strategy, err)
+				}
+				opts.Progress("bench %-12s %2d consumers %-15s %8.1f movements/s\n", c, consumers, strategy, r.ThroughputPerS)
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy string) (BenchResult, error) {
+	spec := workload.Spec{Accounts: max(batchSize, opts.BenchMovements/2), Movements: opts.BenchMovements, Seed: opts.Seed}
+	if name == "hot-account" {
+		spec.Accounts = 1
+	}
+	w, err := workload.Generate(spec)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	deliveries := once(w, nil)
+	if name == "unbatched" {
+		deliveries = spread(w)
+	}
+	s, err := openStore(ctx, opts.Endpoint)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	defer s.close()
+	clk := newClock()
+	st, err := stack(s, strategy, opts.RTT, clk.Now, &crashPlan{}, false)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	h := consumer.New(st.probe, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
+	// No visibility delay: a cargo that arrived before its credit comes straight back.
+	q := newQueue(clk, 0, 0, len(w.Movements))
+	q.send(deliveries)
+	t0 := time.Now()
+	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
+		return BenchResult{}, err
+	}
+	elapsed := time.Since(t0)
+	u := st.meter.usage()
+	n := float64(len(w.Movements))
+	return BenchResult{
+		Case: name, Strategy: strategy, Consumers: consumers, Movements: len(w.Movements),
+		CallsPerMovement: float64(st.faults.TotalCalls()) / n,
+		WCUPerMovement:   u.wcu / n,
+		ThroughputPerS:   n / elapsed.Seconds(),
+		StoreMsPerCall:   ms(u.busy) / float64(max(u.calls, 1)),
+	}, nil
+}
+
+// spread orders w's deliveries round-robin over the accounts, keeping each account's
+// movements in order: every run of consecutive deliveries names each account at most
+// once until the accounts with movements left are fewer than a batch, so a batch holds
+// one movement per account and batches handled at once rarely share one.
+func spread(w workload.Workload) []delivery {
+	byAccount := map[string][]int{}
+	var names []string
+	for i, m := range w.Movements {
+		if _, ok := byAccount[m.Cuenta]; !ok {
+			names = append(names, m.Cuenta)
+		}
+		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], i)
+	}
+	all := once(w, nil)
+	out := make([]delivery, 0, len(all))
+	for len(out) < len(all) { // every round takes at least one movement
+		for _, c := range names {
+			if q := byAccount[c]; len(q) > 0 {
+				out = append(out, all[q[0]])
+				byAccount[c] = q[1:]
+			}
+		}
+	}
+	return out
+}

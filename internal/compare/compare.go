@@ -1,0 +1,153 @@
+// Package compare is the comparison harness behind `ledger compare`: it runs this
+// service's design (strategy "transaction") and the separate-table baseline
+// (internal/idempotencia, strategy "separate-table") through the same consumer code
+// (consumer.Handler), on the same seeded workload (internal/workload), under the same
+// faults, and measures what each does to the money and what it costs.
+//
+// Faults are injected in-process: an http.RoundTripper around the DynamoDB client
+// (internal/faults) fails calls or loses their answers after they committed, and crash
+// points end an invocation part-way (the baseline between its steps, through its Hook;
+// the transaction strategy before or after its single transaction), so that its batch
+// is never acknowledged and comes back after the visibility timeout. Time is simulated
+// (see clock and queue): visibility timeouts, in-progress expiries and record expiries
+// pass in an instant. Every figure comes from the run: effects and capacity are counted
+// by a transport that sees what DynamoDB committed (meter), balances are read back.
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The strategies compared, as LEDGER_STRATEGY names them.
+const (
+	Transaction   = "transaction"
+	SeparateTable = "separate-table"
+)
+
+// Strategies lists the strategies in report order.
+var Strategies = []string{Transaction, SeparateTable}
+
+// Options configure a comparison. Zero values pick the defaults in brackets.
+type Options struct {
+	Scenarios []string      // [all, in Names() order]
+	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
+	RTT       time.Duration // simulated round trip added to every DynamoDB call [0]
+	Movements int           // movements per scenario [100]
+	Accounts  int           // accounts per scenario, hot-account excepted [8]
+	// Endpoint is a DynamoDB endpoint (moto, AWS); empty: a fresh embedded store per run.
+	// On an endpoint every run migrates tables of its own and deletes them afterwards.
+	Endpoint string
+	// Bench adds the throughput benchmark with BenchMovements movements per run [400].
+	Bench          bool
+	BenchMovements int
+	// Progress receives a line per run [nothing].
+	Progress func(format string, args ...any)
+}
+
+// Result is one strategy under one scenario (DESIGN.md, `compare --json`).
+// DoubleApplied counts movements whose effect landed more than once, Lost those never
+// applied, Stuck the deliveries refused because the movement was held by an
+// in-progress reservation (they come back after the visibility timeout; after a crash,
+// until the reservation's in-progress expiry), BalanceErrors the accounts whose final
+// balance is not the workload's. Calls, WCU and RCU are per movement of the workload;
+// P50 and P99 are the time the consumer took to apply a movement, at the run's RTT.
+type Result struct {
+	Scenario         string  `json:"scenario"`
+	Strategy         string  `json:"strategy"`
+	Movements        int     `json:"movements"`
+	DoubleApplied    int     `json:"double_applied"`
+	Lost             int     `json:"lost"`
+	Stuck            int     `json:"stuck"`
+	BalanceErrors    int     `json:"balance_errors"`
+	CallsPerMovement float64 `json:"calls_per_movement"`
+	WCUPerMovement   float64 `json:"wcu_per_movement"`
+	RCUPerMovement   float64 `json:"rcu_per_movement"`
+	P50ms            float64 `json:"p50_ms"`
+	P99ms            float64 `json:"p99_ms"`
+
+	// Not part of the JSON document: how the run went, for the human report.
+	Deliveries    int            `json:"-"` // messages handled, redeliveries included
+	DeadLetters   map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
+	MaxItemBytes  int            `json:"-"` // the largest item stored at the end
+	ReportedUnits bool           `json:"-"` // capacity came from ConsumedCapacity, not computed
+}
+
+// Correct reports whether the money came out right: nothing applied twice, nothing
+// lost, every balance exact.
+func (r Result) Correct() bool { return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 }
+
+// BenchResult is one strategy on one benchmark case (DESIGN.md, `compare --bench`).
+type BenchResult struct {
+	Case             string  `json:"case"`
+	Strategy         string  `json:"strategy"`
+	Consumers        int     `json:"consumers"`
+	Movements        int     `json:"movements"`
+	CallsPerMovement float64 `json:"calls_per_movement"`
+	WCUPerMovement   float64 `json:"wcu_per_movement"`
+	ThroughputPerS   float64 `json:"throughput_per_s"`
+
+	// StoreMsPerCall is how long the store took to answer a call, on average, the
+	// simulated round trip excluded: the embedded store serialises transactions and
+	// copies the table for each, which can bound a run's throughput on its own.
+	StoreMsPerCall float64 `json:"-"`
+}
+
+// Report is a whole comparison: DESIGN.md's `compare --json` document.
+type Report struct {
+	RTTms   float64       `json:"rtt_ms"`
+	Results []Result      `json:"results"`
+	Bench   []BenchResult `json:"bench,omitempty"`
+
+	Seed      uint64 `json:"-"`
+	Backend   string `json:"-"`
+	Movements int    `json:"-"`
+	Accounts  int    `json:"-"`
+}
+
+// Names lists the scenarios in report order.
+func Names() []string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		names[i] = s.name
+	}
+	return names
+}
+
+// Describe says in one line what a scenario does and what it exposes.
+func Describe(name string) string {
+	if s, ok := scenarioNamed(name); ok {
+		return s.what
+	}
+	return ""
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if len(o.Scenarios) == 0 {
+		o.Scenarios = Names()
+	}
+	for _, n := range o.Scenarios {
+		if _, ok := scenarioNamed(n); !ok {
+			return o, fmt.Errorf("compare: unknown scenario %q: want some of %s", n, strings.Join(Names(), ","))
+		}
+	}
+	o.Scenarios = slices.Compact(o.Scenarios)
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Movements <= 0 {
+		o.Movements = 100
+	}
+	if o.Accounts <= 0 {
+		o.Accounts = 8
+	}
+	if o.BenchMovements <= 0 {
+		o.BenchMovements = 400
+	}
+	if o.Progress == nil {
+		o.Progress = func(string, ...any) {}
+	}
+	return o, nil
+}

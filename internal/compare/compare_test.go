@@ -1,0 +1,102 @@
+package compare
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+)
+
+// TestScenarios runs every scenario small, for both strategies, on the test backend
+// (the embedded store, or moto when LEDGER_TEST_DYNAMODB_ENDPOINT is set). The
+// transaction strategy must come out exactly right in every one; the baseline must
+// show the failure each scenario is built to expose, where the design really has it.
+func TestScenarios(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Seed: 3, Movements: 20, Accounts: 3, RTT: 2 * time.Millisecond, Endpoint: os.Getenv(dynamotest.EndpointEnv)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]Result{}
+	for _, r := range rep.Results {
+		if got[r.Scenario] == nil {
+			got[r.Scenario] = map[string]Result{}
+		}
+		got[r.Scenario][r.Strategy] = r
+		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d calls=%.2f wcu=%.2f rcu=%.2f deliveries=%d dead=%v maxitem=%d",
+			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.Deliveries, r.DeadLetters, r.MaxItemBytes)
+	}
+	if len(rep.Results) != 2*len(Names()) {
+		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))
+	}
+	for _, name := range Names() {
+		tx := got[name][Transaction]
+		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 20 {
+			t.Errorf("%s: transaction %+v, want every movement applied exactly once and nothing stuck", name, tx)
+		}
+		if tx.CallsPerMovement <= 0 || tx.WCUPerMovement <= 0 || tx.MaxItemBytes >= 1024 {
+			t.Errorf("%s: transaction costs %+v: the meter saw nothing, or an item reached 1 KB", name, tx)
+		}
+	}
+	base := func(name string) Result { return got[name][SeparateTable] }
+	for _, name := range []string{"crash-after-effect", "lost-response", "late-duplicate", "messageid-key"} {
+		if r := base(name); r.DoubleApplied == 0 || r.BalanceErrors == 0 {
+			t.Errorf("%s: separate-table %+v, want movements applied twice and wrong balances", name, r)
+		}
+	}
+	for _, name := range []string{"duplicates", "concurrent-duplicates", "crash-after-reserve", "hot-account"} {
+		if r := base(name); !r.Correct() {
+			t.Errorf("%s: separate-table %+v: the baseline handles this case; a failure here is a bug in it", name, r)
+		}
+	}
+	for _, name := range []string{"crash-after-reserve", "concurrent-duplicates"} {
+		if r := base(name); r.Stuck == 0 {
+			t.Errorf("%s: separate-table %+v, want deliveries refused while the key was in progress", name, r)
+		}
+	}
+	// Without faults the baseline pays reserve, effect and mark for every movement; the
+	// transaction strategy writes a batch of one account's movements in one call.
+	if tx, b := got["hot-account"][Transaction], base("hot-account"); b.CallsPerMovement != 3 || tx.CallsPerMovement > 0.5 {
+		t.Errorf("hot-account: %.2f calls per movement for transaction, %.2f for separate-table; want at most 0.5 and exactly 3",
+			tx.CallsPerMovement, b.CallsPerMovement)
+	}
+}
+
+func TestReportsRenderEveryScenario(t *testing.T) {
+	rep := Report{RTTms: 5, Seed: 1, Movements: 10, Accounts: 2, Backend: "test",
+		Results: []Result{
+			{Scenario: "crash-after-effect", Strategy: Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
+			{Scenario: "crash-after-effect", Strategy: SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
+				DeadLetters: map[string]int{"insufficient funds": 1}},
+		},
+		Bench: []BenchResult{
+			{Case: "hot-account", Strategy: Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
+			{Case: "hot-account", Strategy: SeparateTable, Consumers: 1, Movements: 10, ThroughputPerS: 50},
+		},
+	}
+	var text, page strings.Builder
+	if err := WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"crash-after-effect", "wrong money", "exactly once", "transaction / separate-table = 12.00×", "dead-letter queue"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("terminal report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := WriteHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	for _, want := range []string{"<svg", "crash-after-effect", "separate-table: wrong money", "transaction: exactly once", Describe("crash-after-effect")} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	for _, external := range []string{"<script", "http://", "https://", "<link"} {
+		if strings.Contains(html, external) {
+			t.Errorf("HTML report is not self-contained: it has %q", external)
+		}
+	}
+}

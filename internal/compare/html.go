@@ -1,0 +1,161 @@
+package compare
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var reportPage = template.Must(template.New("report").Parse(reportTemplate))
+
+// WriteHTML writes rep as one self-contained page: inline CSS and SVG, no script, no
+// external asset, so it can be mailed, archived or opened offline. Per scenario it
+// shows each strategy's verdict and bar pairs for movements applied twice or lost,
+// deliveries stuck, and calls and WCU per movement; then the benchmark.
+func WriteHTML(w io.Writer, rep Report) error {
+	return reportPage.Execute(w, newPage(rep))
+}
+
+type page struct {
+	Report  Report
+	Summary []summary
+	Rows    []row
+	Bench   []chart
+	Ratios  []Ratio
+}
+
+type summary struct {
+	Strategy                      string
+	Exact, Delayed, Wrong, Result int
+}
+
+type row struct {
+	Scenario string
+	What     string
+	Verdicts []verdictView
+	Charts   []chart
+}
+
+type verdictView struct {
+	Strategy string
+	Verdict  Verdict
+	Class    string
+}
+
+type chart struct {
+	Title string
+	Bars  []bar
+}
+
+type bar struct {
+	Strategy string
+	Label    string
+	Width    float64 // of barMax
+	Class    string
+}
+
+// barMax is a bar's length at the largest value of its metric, in SVG units;
+// benchBarMax the same for throughput, whose labels are longer.
+const (
+	barMax      = 130.0
+	benchBarMax = 95.0
+)
+
+// metric is one of the bar charts a scenario row shows.
+type metric struct {
+	title  string
+	value  func(Result) float64
+	format string
+}
+
+var metrics = []metric{
+	{"movements applied twice or lost", func(r Result) float64 { return float64(r.DoubleApplied + r.Lost) }, "%.0f"},
+	{"deliveries stuck", func(r Result) float64 { return float64(r.Stuck) }, "%.0f"},
+	{"DynamoDB calls / movement", func(r Result) float64 { return r.CallsPerMovement }, "%.2f"},
+	{"WCU / movement", func(r Result) float64 { return r.WCUPerMovement }, "%.2f"},
+}
+
+func newPage(rep Report) page {
+	p := page{Report: rep, Ratios: Ratios(rep.Bench)}
+	for _, s := range Strategies {
+		sum := summary{Strategy: s}
+		for _, r := range rep.Results {
+			if r.Strategy != s {
+				continue
+			}
+			sum.Result++
+			switch r.Verdict() {
+			case ExactlyOnce:
+				sum.Exact++
+			case Delayed:
+				sum.Delayed++
+			default:
+				sum.Wrong++
+			}
+		}
+		p.Summary = append(p.Summary, sum)
+	}
+	top := make([]float64, len(metrics)) // each metric's bars share one scale across scenarios
+	for _, r := range rep.Results {
+		for i, m := range metrics {
+			top[i] = max(top[i], m.value(r))
+		}
+	}
+	for _, r := range rep.Results {
+		if len(p.Rows) == 0 || p.Rows[len(p.Rows)-1].Scenario != r.Scenario {
+			p.Rows = append(p.Rows, row{Scenario: r.Scenario, What: Describe(r.Scenario), Charts: make([]chart, len(metrics))})
+			for i, m := range metrics {
+				p.Rows[len(p.Rows)-1].Charts[i].Title = m.title
+			}
+		}
+		cur := &p.Rows[len(p.Rows)-1]
+		cur.Verdicts = append(cur.Verdicts, verdictView{Strategy: r.Strategy, Verdict: r.Verdict(), Class: verdictClass(r.Verdict())})
+		for i, m := range metrics {
+			v := m.value(r)
+			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Strategy: r.Strategy, Label: fmt.Sprintf(m.format, v), Width: scale(v, top[i]), Class: strategyClass(r.Strategy)})
+		}
+	}
+	fastest := 0.0
+	for _, b := range rep.Bench {
+		fastest = max(fastest, b.ThroughputPerS)
+	}
+	for _, b := range rep.Bench {
+		title := fmt.Sprintf("%s, %d consumer(s): movements/s", b.Case, b.Consumers)
+		if len(p.Bench) == 0 || p.Bench[len(p.Bench)-1].Title != title {
+			p.Bench = append(p.Bench, chart{Title: title})
+		}
+		c := &p.Bench[len(p.Bench)-1]
+		c.Bars = append(c.Bars, bar{Strategy: b.Strategy, Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
+			Width: scale(b.ThroughputPerS, fastest) * benchBarMax / barMax, Class: strategyClass(b.Strategy)})
+	}
+	return p
+}
+
+// scale is v's bar length; a value above zero always shows.
+func scale(v, top float64) float64 {
+	if v <= 0 || top <= 0 {
+		return 0
+	}
+	return max(2, barMax*v/top)
+}
+
+func verdictClass(v Verdict) string {
+	switch v {
+	case ExactlyOnce:
+		return "ok"
+	case Delayed:
+		return "slow"
+	}
+	return "bad"
+}
+
+func strategyClass(s string) string {
+	if s == Transaction {
+		return "tx"
+	}
+	return "sep"
+}

@@ -1,0 +1,202 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/idempotencia"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/workload"
+)
+
+// The simulated deployment every scenario runs in: a Lambda function with a 30 s
+// timeout (the baseline's in-progress window: Powertools ties it to the remaining
+// time), an event source mapping on a queue whose visibility timeout is six times
+// that (AWS's recommendation), batches of 10 a second apart, and a redrive policy
+// after 10 receives.
+const (
+	invocationTimeout = 30 * time.Second
+	visibilityTimeout = 6 * invocationTimeout
+	batchStep         = time.Second
+	batchSize         = 10
+	maxReceive        = 10
+	// lateBy is how long after the run a late duplicate arrives: past the baseline's
+	// record expiry (idempotencia.DefaultExpiry, Powertools' one hour).
+	lateBy = 2 * time.Hour
+)
+
+// scenario is one situation both strategies are put through.
+type scenario struct {
+	name string
+	what string
+	// hot puts every movement on one account.
+	hot bool
+	// consumers handle batches at once; concurrency is the accounts one handler
+	// processes at once. One and one keep a run's calls in a fixed order, so a seed
+	// reproduces it exactly.
+	consumers, concurrency int
+	// schedule lays out the deliveries.
+	schedule func(w workload.Workload, rng *rand.Rand) []delivery
+	// again is the share of messages SQS delivers once more after they were deleted.
+	again float64
+	// crash is where the invocation dies for a crashShare of the movements, the first
+	// time each is processed.
+	crash      idempotencia.Point
+	crashShare float64
+	// lostResponses is the share of write calls whose answer is lost after they
+	// committed.
+	lostResponses float64
+	// late is the share of movements delivered again lateBy after the run.
+	late float64
+	// keyFromMessageID keys the baseline's records on the SQS message id.
+	keyFromMessageID bool
+}
+
+var scenarios = []scenario{
+	{
+		name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
+		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery",
+	},
+	{
+		name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
+		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later",
+	},
+	{
+		name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry",
+	},
+	{
+		name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window",
+	},
+	{
+		name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
+		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production",
+	},
+	{
+		name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
+		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half",
+	},
+	{
+		name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
+		what: "one account takes every movement, in batches of 10: the cost of a busy account",
+	},
+	{
+		name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
+		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)",
+	},
+}
+
+func scenarioNamed(name string) (scenario, bool) {
+	i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.name == name })
+	if i < 0 {
+		return scenario{}, false
+	}
+	return scenarios[i], true
+}
+
+// rngFor is the scenario's random source: the same for both strategies, so both get
+// the same schedule, crash points and faults.
+func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return rand.New(rand.NewPCG(seed^h.Sum64(), stream))
+}
+
+// once delivers every movement once, in generation order.
+func once(w workload.Workload, _ *rand.Rand) []delivery {
+	out := make([]delivery, len(w.Movements))
+	for i, m := range w.Movements {
+		out[i] = delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(m)}
+	}
+	return out
+}
+
+// withCopies delivers every movement once, in order, and a share of them again as an
+// SNS notification under a new message id, between minGap and maxGap messages later.
+func withCopies(share float64, minGap, maxGap int) func(workload.Workload, *rand.Rand) []delivery {
+	return func(w workload.Workload, rng *rand.Rand) []delivery {
+		type placed struct {
+			at float64
+			d  delivery
+		}
+		var all []placed
+		for i, m := range w.Movements {
+			all = append(all, placed{float64(i), delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(m)}})
+			if rng.Float64() < share {
+				gap := minGap + rng.IntN(maxGap-minGap+1)
+				all = append(all, placed{float64(i+gap) + 0.5, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(m, i)}})
+			}
+		}
+		slices.SortStableFunc(all, func(a, b placed) int {
+			switch {
+			case a.at < b.at:
+				return -1
+			case a.at > b.at:
+				return 1
+			}
+			return 0
+		})
+		out := make([]delivery, len(all))
+		for i, p := range all {
+			out[i] = p.d
+		}
+		return out
+	}
+}
+
+// paired delivers every movement twice: each batch of 10 is followed by a batch of
+// the same 10 under new message ids, so two consumers take them at the same moment.
+func paired(w workload.Workload, _ *rand.Rand) []delivery {
+	var out []delivery
+	for start := 0; start < len(w.Movements); start += batchSize {
+		end := min(start+batchSize, len(w.Movements))
+		for i := start; i < end; i++ {
+			out = append(out, delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(w.Movements[i])})
+		}
+		for i := start; i < end; i++ {
+			out = append(out, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(w.Movements[i], i)})
+		}
+	}
+	return out
+}
+
+// snsEnvelope is m as SNS delivers it to a queue without raw message delivery.
+func snsEnvelope(m movimiento.Movimiento, i int) string {
+	b, err := json.Marshal(map[string]string{
+		"Type":      "Notification",
+		"MessageId": fmt.Sprintf("sns-%06d", i),
+		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
+		"Message":   workload.Body(m),
+	})
+	if err != nil {
+		panic(err) // a map of strings always marshals
+	}
+	return string(b)
+}
+
+// pick returns a share of the movements' ids, drawn from rng.
+func pick(w workload.Workload, share float64, rng *rand.Rand) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range w.Movements {
+		if rng.Float64() < share {
+			out[m.ID] = true
+		}
+	}
+	return out
+}
+
+// lateCopies are the deliveries of the movements in ids, under new message ids.
+func lateCopies(w workload.Workload, ids map[string]bool) []delivery {
+	var out []delivery
+	for i, m := range w.Movements {
+		if ids[m.ID] {
+			out = append(out, delivery{id: fmt.Sprintf("late-%06d", i), body: snsEnvelope(m, i)})
+		}
+	}
+	return out
+}

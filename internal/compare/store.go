@@ -1,0 +1,113 @@
+package compare
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/embedded"
+	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/migrations"
+)
+
+// store is one run's DynamoDB: a fresh embedded store, or tables of the run's own on
+// an endpoint. admin is an unmetered client for migrating, reading balances back and
+// modelling TTL deletions; strategies get metered clients from client.
+type store struct {
+	endpoint string
+	cfg      aws.Config
+	admin    *dynamodb.Client
+	tables   map[string]string     // logical → physical
+	indexes  map[string][][]string // physical → key attributes of each index
+	loopback bool                  // an emulator on this machine, not DynamoDB
+	close    func()
+}
+
+// sdkBackoff caps the SDK's retry back-off in the harness. The SDK's default waits up
+// to seconds before retrying a lost response; that is real time, which would make a
+// run slow without changing what it shows. Both strategies get the same.
+const sdkBackoff = 20 * time.Millisecond
+
+func openStore(ctx context.Context, endpoint string) (*store, error) {
+	s := &store{endpoint: endpoint, close: func() {}}
+	suffix := ""
+	if endpoint == "" {
+		srv, err := embedded.Start()
+		if err != nil {
+			return nil, err
+		}
+		s.endpoint, s.close = srv.URL, func() { _ = srv.Close() }
+	} else {
+		b := make([]byte, 5)
+		_, _ = rand.Read(b)
+		suffix = "-cmp-" + hex.EncodeToString(b)
+	}
+	cfg, err := awsconf.Load(ctx, s.endpoint)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.loopback, _ = awsconf.IsLoopback(s.endpoint) // Load has validated the endpoint
+	// The harness reports what goes wrong itself; the SDK's own warnings (a body left
+	// unread on a connection the embedded store closed at the end of a run) are noise.
+	cfg.Logger = logging.Nop{}
+	s.cfg, s.admin = cfg, awsconf.DynamoDB(cfg, s.endpoint)
+	all, err := migrations.All()
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.tables, s.indexes = map[string]string{}, map[string][][]string{}
+	for _, m := range all {
+		name := m.Table + suffix
+		s.tables[m.Table] = name
+		for _, ix := range m.Indexes {
+			s.indexes[name] = append(s.indexes[name], []string{ix.Partition, ix.Sort})
+		}
+	}
+	if suffix != "" {
+		stopEmbedded := s.close
+		s.close = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, name := range s.tables {
+				_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+			}
+			stopEmbedded()
+		}
+	}
+	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
+		s.close()
+		return nil, fmt.Errorf("compare: migrate the run's tables: %w", err)
+	}
+	return s, nil
+}
+
+// client is a DynamoDB client whose calls go through rt and ask for their consumed
+// capacity.
+func (s *store) client(rt http.RoundTripper) *dynamodb.Client {
+	cfg := s.cfg.Copy()
+	cfg.HTTPClient = &http.Client{Transport: rt}
+	cfg.APIOptions = append(cfg.APIOptions, requestCapacity)
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) { o.Backoff = retry.NewExponentialJitterBackoff(sdkBackoff) })
+	}
+	return awsconf.DynamoDB(cfg, s.endpoint)
+}
+
+// network is the transport under the meter: the default one, with enough idle
+// connections for ten consumers of eight accounts each.
+func network() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return t
+}

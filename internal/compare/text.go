@@ -1,0 +1,75 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteText writes rep as the terminal tables: one row per scenario and strategy, then
+// the benchmark and its throughput ratios when it ran.
+func WriteText(w io.Writer, rep Report) error {
+	fmt.Fprintf(w, "ledger compare: seed %d, %d movements per scenario (%d accounts; hot-account 1), rtt %g ms per call, on %s\n\n",
+		rep.Seed, rep.Movements, rep.Accounts, rep.RTTms, rep.Backend)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tstrategy\tdouble applied\tlost\tstuck\tbalance errors\tcalls/mov\tWCU/mov\tRCU/mov\tp50 ms\tp99 ms\t verdict\t")
+	prev := ""
+	for _, r := range rep.Results {
+		name := r.Scenario
+		if name == prev {
+			name = ""
+		}
+		prev = r.Scenario
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t %s\t\n", name, r.Strategy,
+			r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.P50ms, r.P99ms, r.Verdict())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		for why, n := range r.DeadLetters {
+			fmt.Fprintf(w, "  %s/%s: %d message(s) ended in the dead-letter queue after %d receives (last: %s)\n", r.Scenario, r.Strategy, n, maxReceive, why)
+		}
+	}
+	if len(rep.Bench) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nbench: throughput side by side in this process, at rtt %g ms per call, no faults\n", rep.RTTms)
+	fmt.Fprintf(w, "(store ms/call: the store's own time per call, the rtt excluded; where it rivals the rtt, the store bounds the figure)\n\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tconsumers\tstrategy\tmovements\tcalls/mov\tWCU/mov\tmovements/s\tstore ms/call\t")
+	for _, b := range rep.Bench {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%.2f\t%.2f\t%.1f\t%.2f\t\n", b.Case, b.Consumers, b.Strategy, b.Movements, b.CallsPerMovement, b.WCUPerMovement, b.ThroughputPerS, b.StoreMsPerCall)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, r := range Ratios(rep.Bench) {
+		fmt.Fprintf(w, "throughput %-12s %2d consumer(s): transaction / separate-table = %.2f×\n", r.Case, r.Consumers, r.Ratio)
+	}
+	return nil
+}
+
+// Ratio is the transaction strategy's throughput over the baseline's on one case.
+type Ratio struct {
+	Case      string
+	Consumers int
+	Ratio     float64
+}
+
+// Ratios pairs the benchmark's results by case and consumers.
+func Ratios(bench []BenchResult) []Ratio {
+	var out []Ratio
+	for _, tx := range bench {
+		if tx.Strategy != Transaction {
+			continue
+		}
+		for _, b := range bench {
+			if b.Strategy == SeparateTable && b.Case == tx.Case && b.Consumers == tx.Consumers && b.ThroughputPerS > 0 {
+				out = append(out, Ratio{Case: tx.Case, Consumers: tx.Consumers, Ratio: tx.ThroughputPerS / b.ThroughputPerS})
+			}
+		}
+	}
+	return out
+}

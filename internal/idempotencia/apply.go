@@ -1,0 +1,166 @@
+package idempotencia
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// ApplyAll applies deliveries one after the other, in arrival order, and returns one
+// result per delivery. Each costs at least three calls (reserve, effect, mark); there
+// is no batching, because every movement needs its own reservation. When Config.Hook
+// stops a delivery, the rest are not started and fail transiently, as they would if
+// the process had died.
+func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result {
+	results := make([]ledger.Result, len(entregas))
+	for i, e := range entregas {
+		r, stop := s.apply(ctx, e)
+		results[i] = r
+		if stop != nil {
+			for j := i + 1; j < len(entregas); j++ {
+				results[j] = transient(stop)
+			}
+			break
+		}
+	}
+	return results
+}
+
+// apply runs one delivery through reserve, effect and mark. stop is the hook's error
+// when it cut the delivery short.
+func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result, stop error) {
+	now := s.cfg.Now()
+	res := reservation{
+		key:    recordKey(e, s.cfg.KeyFromMessageID),
+		huella: e.Mov.Huella(),
+		origen: e.Origen,
+		now:    now,
+		until:  s.inProgressUntil(ctx, now),
+		expira: now.Add(s.cfg.Expiry),
+	}
+	_, err := s.db.PutItem(ctx, reserveInput(s.cfg.Table, res))
+	switch v := classify(err); v.kind {
+	case done:
+	case refused:
+		return s.taken(ctx, res, e.Mov, v.item), nil
+	default:
+		return fail(v), nil
+	}
+	if err := s.hook(ctx, AfterReserve, e.Mov); err != nil {
+		return transient(err), err
+	}
+
+	_, err = s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, e.Mov, now))
+	switch v := classify(err); v.kind {
+	case done:
+	case refused:
+		return s.ruleBroken(ctx, res, e.Mov, v.item), nil
+	default:
+		return s.release(ctx, res.key, fail(v)), nil
+	}
+	if err := s.hook(ctx, AfterEffect, e.Mov); err != nil {
+		return transient(err), err
+	}
+
+	if _, err := s.db.UpdateItem(ctx, markInput(s.cfg.Table, res.key, ledger.Aplicado, "", s.cfg.Now().Add(s.cfg.Expiry))); err != nil {
+		return transient(fmt.Errorf("%w: %w", ErrNotMarked, classify(err).err)), nil
+	}
+	applied := ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}
+	if err := s.hook(ctx, AfterMark, e.Mov); err != nil {
+		return applied, err
+	}
+	return applied, nil
+}
+
+// taken decides a delivery whose key was already reserved: by the stored record
+// (ALL_OLD, or read back where the backend returns none).
+func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item Item) ledger.Result {
+	if item == nil {
+		out, err := s.db.GetItem(ctx, getInput(s.cfg.Table, keyOf(res.key)))
+		if v := classify(err); v.kind != done {
+			return fail(v)
+		}
+		item = out.Item
+	}
+	if len(item) == 0 { // released or expired and deleted since: the next delivery decides
+		return transient(fmt.Errorf("idempotencia: key %s was taken and is gone", res.key))
+	}
+	rec, err := decodeRecord(item)
+	if err != nil {
+		return transient(err)
+	}
+	if rec.huella != res.huella {
+		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: 1,
+			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: rec.huella, HuellaNueva: res.huella}}
+	}
+	if rec.estado == hecho {
+		return ledger.Result{Outcome: ledger.Duplicate, Estado: rec.resultado, Motivo: rec.motivo, Attempts: 1}
+	}
+	return transient(&InProgressError{Key: res.key, Until: rec.until})
+}
+
+// ruleBroken decides a delivery whose effect the account's condition refused: another
+// currency (permanent), or a balance that does not cover a cargo (the funds policy).
+func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.Movimiento, item Item) ledger.Result {
+	a, err := decodeAccount(item)
+	if err != nil {
+		return s.release(ctx, res.key, transient(err))
+	}
+	if a.exists && a.moneda != m.Moneda {
+		return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
+			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.moneda, MonedaMovimiento: m.Moneda}}})
+	}
+	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.saldo, Limite: a.limite, Importe: m.Importe}
+	if s.cfg.InsufficientFunds != ledger.Reject {
+		return s.release(ctx, res.key, transient(insuf))
+	}
+	mark := markInput(s.cfg.Table, res.key, ledger.Rechazado, insuf.Error(), s.cfg.Now().Add(s.cfg.Expiry))
+	if _, err := s.db.UpdateItem(ctx, mark); err != nil {
+		return s.release(ctx, res.key, transient(classify(err).err))
+	}
+	return ledger.Result{Outcome: ledger.Rejected, Estado: ledger.Rechazado, Motivo: insuf.Error(), Attempts: 1}
+}
+
+// release deletes the reservation after a failed effect, so the redelivery can take
+// it, and returns r. If the delete fails too, the key stays en-curso until its
+// in-progress expiry, and r's error says so.
+func (s *Service) release(ctx context.Context, key string, r ledger.Result) ledger.Result {
+	if _, err := s.db.DeleteItem(ctx, releaseInput(s.cfg.Table, key)); err != nil {
+		r.Err = errors.Join(r.Err, fmt.Errorf("idempotencia: release %s: %w", key, classify(err).err))
+	}
+	return r
+}
+
+// inProgressUntil is when a reservation taken now stops blocking its key: the
+// invocation's deadline, as Powertools takes it from the Lambda context (now plus the
+// time remaining), or the configured window when the context has none.
+func (s *Service) inProgressUntil(ctx context.Context, now time.Time) time.Time {
+	if deadline, ok := ctx.Deadline(); ok {
+		return now.Add(time.Until(deadline))
+	}
+	return now.Add(s.cfg.InProgress)
+}
+
+func (s *Service) hook(ctx context.Context, p Point, m movimiento.Movimiento) error {
+	if s.cfg.Hook == nil {
+		return nil
+	}
+	return s.cfg.Hook(ctx, p, m)
+}
+
+func transient(err error) ledger.Result {
+	return ledger.Result{Outcome: ledger.Failed, Attempts: 1, Err: &ledger.TransientError{Attempts: 1, Err: err}}
+}
+
+// fail is the result of a call that neither succeeded nor was refused by a condition.
+func fail(v verdict) ledger.Result {
+	if v.kind == rejected {
+		return ledger.Result{Outcome: ledger.Failed, Attempts: 1, Err: &ledger.PermanentError{Err: v.err}}
+	}
+	return transient(v.err)
+}

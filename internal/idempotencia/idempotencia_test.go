@@ -1,0 +1,274 @@
+package idempotencia_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/faults"
+	"github.com/ledger-dev/ledger/internal/idempotencia"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// clock is a settable clock, so expiries pass without waiting.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type fixture struct {
+	env   *dynamotest.Env
+	svc   *idempotencia.Service
+	clock *clock
+}
+
+func newFixture(t *testing.T, db idempotencia.Client, env *dynamotest.Env, cfg idempotencia.Config) *fixture {
+	t.Helper()
+	c := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	cfg.Table, cfg.Accounts, cfg.Now = env.Tables["idempotencia"], env.Table(), c.now
+	svc, err := idempotencia.New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{env: env, svc: svc, clock: c}
+}
+
+func mov(t *testing.T, id, cta, tipo, importe string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Tipo(tipo), Importe: importe, Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (f *fixture) apply(m movimiento.Movimiento, msgID string) ledger.Result {
+	return f.svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: m, Origen: msgID}})[0]
+}
+
+func (f *fixture) saldo(t *testing.T, cta string) string {
+	t.Helper()
+	s, n, ok, err := f.svc.Saldo(context.Background(), cta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprintf("%s/%d", s.StringFixed(2), n)
+}
+
+func (f *fixture) record(t *testing.T, key string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := f.env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(f.env.Tables["idempotencia"]), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
+}
+
+func estado(item map[string]types.AttributeValue) string {
+	if v, ok := item["estado"].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return "absent"
+}
+
+func TestDuplicateUnderAnotherMessageIDIsAppliedOnce(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{})
+	m := mov(t, "pago-1", "ES01", "abono", "50.00")
+	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied || r.Err != nil {
+		t.Fatalf("first delivery: %+v", r)
+	}
+	if r := f.apply(m, "msg-2"); r.Outcome != ledger.Duplicate || r.Estado != ledger.Aplicado {
+		t.Fatalf("second delivery: %+v, want a duplicate of an applied movement", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "50.00/1" {
+		t.Errorf("balance/count = %s, want 50.00/1", got)
+	}
+	if e := estado(f.record(t, "MOV#ES01#pago-1")); e != "hecho" {
+		t.Errorf("record estado = %s, want hecho", e)
+	}
+}
+
+func TestConflictingDuplicateIsRefusedForGood(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{})
+	f.apply(mov(t, "pago-1", "ES01", "abono", "50.00"), "msg-1")
+	r := f.apply(mov(t, "pago-1", "ES01", "abono", "60.00"), "msg-2")
+	var conflict *ledger.DuplicadoConflictivoError
+	if r.Outcome != ledger.ConflictingDuplicate || !errors.As(r.Err, &conflict) || !errors.Is(r.Err, ledger.ErrPermanent) {
+		t.Fatalf("result = %+v, want a permanent conflicting duplicate", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "50.00/1" {
+		t.Errorf("balance/count = %s, want the first movement only", got)
+	}
+}
+
+var errCrash = errors.New("test: the process dies here")
+
+// crashOnce makes the first delivery of movement id that reaches point p die there.
+func crashOnce(p idempotencia.Point, id string) func(context.Context, idempotencia.Point, movimiento.Movimiento) error {
+	var once sync.Once
+	return func(_ context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
+		var err error
+		if at == p && m.ID == id {
+			once.Do(func() { err = errCrash })
+		}
+		return err
+	}
+}
+
+func TestCrashAfterReserveBlocksTheKeyUntilTheInProgressExpiry(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.AfterReserve, "pago-1")})
+	m := mov(t, "pago-1", "ES01", "abono", "50.00")
+	if r := f.apply(m, "msg-1"); !errors.Is(r.Err, errCrash) {
+		t.Fatalf("crashed delivery: %+v", r)
+	}
+	if e := estado(f.record(t, "MOV#ES01#pago-1")); e != "en-curso" {
+		t.Fatalf("record after the crash: %s, want en-curso", e)
+	}
+	f.clock.advance(29 * time.Second)
+	r := f.apply(m, "msg-1")
+	var inProgress *idempotencia.InProgressError
+	if !errors.As(r.Err, &inProgress) || !r.Retry() || inProgress.Key != "MOV#ES01#pago-1" {
+		t.Fatalf("redelivery inside the window: %+v, want in progress (comes back)", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "none" {
+		t.Errorf("balance = %s: the effect ran although the crash came before it", got)
+	}
+	f.clock.advance(2 * time.Second)
+	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied {
+		t.Fatalf("redelivery after the in-progress expiry: %+v, want applied", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "50.00/1" {
+		t.Errorf("balance/count = %s, want 50.00/1", got)
+	}
+}
+
+func TestCrashAfterEffectAppliesAgainOnceTheInProgressExpiryPasses(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.AfterEffect, "pago-1")})
+	m := mov(t, "pago-1", "ES01", "cargo", "50.00")
+	f.apply(mov(t, "nomina", "ES01", "abono", "500.00"), "msg-0")
+	f.apply(m, "msg-1")
+	f.clock.advance(time.Minute) // the message comes back after its visibility timeout
+	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied {
+		t.Fatalf("redelivery: %+v", r)
+	}
+	// The design's trap, pinned: the first effect landed, the record was never marked.
+	if got := f.saldo(t, "ES01"); got != "400.00/3" {
+		t.Errorf("balance/count = %s, want 400.00/3: the cargo charged twice", got)
+	}
+}
+
+func TestFailedEffectReleasesTheReservation(t *testing.T) {
+	env := dynamotest.New(t)
+	ft := faults.New(nil)
+	cfg := env.Config.Copy()
+	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
+	f := newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{})
+	m := mov(t, "pago-1", "ES01", "abono", "50.00")
+
+	ft.Inject("UpdateItem", faults.InternalError)
+	if r := f.apply(m, "msg-1"); !r.Retry() {
+		t.Fatalf("delivery whose effect failed: %+v, want a transient failure", r)
+	}
+	if e := estado(f.record(t, "MOV#ES01#pago-1")); e != "absent" {
+		t.Fatalf("record after the failed effect: %s, want it released", e)
+	}
+	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied {
+		t.Fatalf("retry: %+v, want applied", r)
+	}
+
+	// A cargo the balance cannot cover is released too (retry policy): it passes once
+	// the credit it waited for arrives.
+	cargo := mov(t, "pago-2", "ES01", "cargo", "80.00")
+	var insuf *cuenta.SaldoInsuficienteError
+	if r := f.apply(cargo, "msg-2"); !r.Retry() || !errors.As(r.Err, &insuf) || estado(f.record(t, "MOV#ES01#pago-2")) != "absent" {
+		t.Fatalf("uncovered cargo: %+v, record %s; want insufficient funds, transient, released", r, estado(f.record(t, "MOV#ES01#pago-2")))
+	}
+	f.apply(mov(t, "pago-3", "ES01", "abono", "40.00"), "msg-3")
+	if r := f.apply(cargo, "msg-2"); r.Outcome != ledger.Applied {
+		t.Fatalf("cargo after the credit: %+v", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "10.00/3" {
+		t.Errorf("balance/count = %s, want 10.00/3", got)
+	}
+}
+
+func TestRejectPolicyRecordsTheRefusal(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{InsufficientFunds: ledger.Reject})
+	cargo := mov(t, "pago-1", "ES01", "cargo", "80.00")
+	if r := f.apply(cargo, "msg-1"); r.Outcome != ledger.Rejected || r.Estado != ledger.Rechazado {
+		t.Fatalf("uncovered cargo: %+v, want rejected", r)
+	}
+	f.apply(mov(t, "pago-2", "ES01", "abono", "100.00"), "msg-2")
+	if r := f.apply(cargo, "msg-1"); r.Outcome != ledger.Duplicate || r.Estado != ledger.Rechazado {
+		t.Fatalf("redelivery: %+v, want the same answer (a duplicate of the rejection)", r)
+	}
+	other := mov(t, "pago-3", "ES01", "abono", "5.00")
+	other.Moneda = "USD"
+	if r := f.apply(other, "msg-3"); !errors.Is(r.Err, ledger.ErrPermanent) {
+		t.Errorf("another currency: %+v, want permanent", r)
+	}
+}
+
+func TestMessageIDKeyAppliesAnSNSRedeliveryAgain(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{KeyFromMessageID: true})
+	m := mov(t, "pago-1", "ES01", "abono", "50.00")
+	f.apply(m, "msg-1")
+	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Duplicate {
+		t.Fatalf("same message again: %+v, want a duplicate", r)
+	}
+	if r := f.apply(m, "msg-2"); r.Outcome != ledger.Applied {
+		t.Fatalf("same fact under a new message id: %+v; the trap would make this applied", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "100.00/2" {
+		t.Errorf("balance/count = %s, want 100.00/2: one fact charged twice", got)
+	}
+}
+
+func TestExpiredRecordNoLongerRecognisesALateDuplicate(t *testing.T) {
+	env := dynamotest.New(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{Expiry: time.Hour})
+	m := mov(t, "pago-1", "ES01", "abono", "50.00")
+	f.apply(m, "msg-1")
+	f.clock.advance(59 * time.Minute)
+	if r := f.apply(m, "msg-2"); r.Outcome != ledger.Duplicate {
+		t.Fatalf("duplicate inside the expiry: %+v", r)
+	}
+	f.clock.advance(2 * time.Minute) // expired, not yet deleted: TTL deletes within days
+	if r := f.apply(m, "msg-3"); r.Outcome != ledger.Applied {
+		t.Fatalf("late duplicate: %+v; the trap would make this applied", r)
+	}
+	if got := f.saldo(t, "ES01"); got != "100.00/2" {
+		t.Errorf("balance/count = %s, want 100.00/2", got)
+	}
+}
