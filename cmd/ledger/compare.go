@@ -25,7 +25,7 @@ ledger compare --scenarios crash-after-effect,messageid-key --json
 ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stderr)
 	scenarios := fs.String("scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
 	seed := fs.Uint64("seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
-	rtt := fs.Duration("rtt", 5*time.Millisecond, "simulated network round trip added to every DynamoDB call")
+	rtt := fs.Duration("rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
 	movements := fs.Int("movements", 100, "movements per scenario")
 	accounts := fs.Int("accounts", 8, "accounts per scenario (hot-account always uses one)")
 	bench := fs.Bool("bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")

@@ -34,7 +34,7 @@ var Strategies = []string{Transaction, SeparateTable}
 type Options struct {
 	Scenarios []string      // [all, in Names() order]
 	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
-	RTT       time.Duration // simulated round trip added to every DynamoDB call [0]
+	RTT       time.Duration // every DynamoDB call takes at least this long (faults.SetRoundTrip) [0]
 	Movements int           // movements per scenario [100]
 	Accounts  int           // accounts per scenario, hot-account excepted [8]
 	// Endpoint is a DynamoDB endpoint (moto, AWS); empty: a fresh embedded store per run.

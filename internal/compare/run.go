@@ -77,9 +77,9 @@ func stack(s *store, strategy string, rtt time.Duration, now func() time.Time, p
 	if strategy == SeparateTable {
 		effects = baselineEffects
 	}
-	m := newMeter(network(), effects, s.indexes, !s.loopback)
+	m := newMeter(s.transport, effects, s.indexes, !s.loopback)
 	ft := faults.New(m)
-	ft.SetDelay(rtt)
+	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
 	st := &setup{store: s, faults: ft, meter: m}
 	switch strategy {

@@ -21,15 +21,17 @@ import (
 
 // store is one run's DynamoDB: a fresh embedded store, or tables of the run's own on
 // an endpoint. admin is an unmetered client for migrating, reading balances back and
-// modelling TTL deletions; strategies get metered clients from client.
+// modelling TTL deletions; strategies get metered clients from client, whose calls end
+// in transport.
 type store struct {
-	endpoint string
-	cfg      aws.Config
-	admin    *dynamodb.Client
-	tables   map[string]string     // logical → physical
-	indexes  map[string][][]string // physical → key attributes of each index
-	loopback bool                  // an emulator on this machine, not DynamoDB
-	close    func()
+	endpoint  string
+	cfg       aws.Config
+	admin     *dynamodb.Client
+	transport http.RoundTripper
+	tables    map[string]string     // logical → physical
+	indexes   map[string][][]string // physical → key attributes of each index
+	loopback  bool                  // an emulator on this machine, not DynamoDB
+	close     func()
 }
 
 // sdkBackoff caps the SDK's retry back-off in the harness. The SDK's default waits up
@@ -38,32 +40,60 @@ type store struct {
 const sdkBackoff = 20 * time.Millisecond
 
 func openStore(ctx context.Context, endpoint string) (*store, error) {
-	s := &store{endpoint: endpoint, close: func() {}}
+	stop := func() {}
 	suffix := ""
 	if endpoint == "" {
 		srv, err := embedded.Start()
 		if err != nil {
 			return nil, err
 		}
-		s.endpoint, s.close = srv.URL, func() { _ = srv.Close() }
+		endpoint, stop = srv.URL, func() { _ = srv.Close() }
 	} else {
 		b := make([]byte, 5)
 		_, _ = rand.Read(b)
 		suffix = "-cmp-" + hex.EncodeToString(b)
 	}
-	cfg, err := awsconf.Load(ctx, s.endpoint)
+	s, err := newStore(ctx, endpoint, suffix, network())
 	if err != nil {
-		s.close()
+		stop()
 		return nil, err
 	}
-	s.loopback, _ = awsconf.IsLoopback(s.endpoint) // Load has validated the endpoint
+	s.close = stop
+	if suffix != "" {
+		s.close = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, name := range s.tables {
+				_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+			}
+			stop()
+		}
+	}
+	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
+		s.close()
+		return nil, fmt.Errorf("compare: migrate the run's tables: %w", err)
+	}
+	return s, nil
+}
+
+// newStore describes the run's tables (the migrations' logical names plus suffix) on
+// endpoint, reached through transport; it creates nothing.
+func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*store, error) {
+	s := &store{endpoint: endpoint, transport: transport, close: func() {}}
+	cfg, err := awsconf.Load(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
 	// The harness reports what goes wrong itself; the SDK's own warnings (a body left
 	// unread on a connection the embedded store closed at the end of a run) are noise.
 	cfg.Logger = logging.Nop{}
-	s.cfg, s.admin = cfg, awsconf.DynamoDB(cfg, s.endpoint)
+	s.cfg = cfg
+	admin := cfg.Copy()
+	admin.HTTPClient = &http.Client{Transport: transport}
+	s.admin = awsconf.DynamoDB(admin, endpoint)
 	all, err := migrations.All()
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	s.tables, s.indexes = map[string]string{}, map[string][][]string{}
@@ -73,21 +103,6 @@ func openStore(ctx context.Context, endpoint string) (*store, error) {
 		for _, ix := range m.Indexes {
 			s.indexes[name] = append(s.indexes[name], []string{ix.Partition, ix.Sort})
 		}
-	}
-	if suffix != "" {
-		stopEmbedded := s.close
-		s.close = func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			for _, name := range s.tables {
-				_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-			}
-			stopEmbedded()
-		}
-	}
-	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
-		s.close()
-		return nil, fmt.Errorf("compare: migrate the run's tables: %w", err)
 	}
 	return s, nil
 }

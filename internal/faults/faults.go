@@ -61,7 +61,7 @@ type Transport struct {
 	chooser  func(op string) Fault
 	calls    map[string]int
 	injected map[Fault]int
-	delay    time.Duration
+	rtt      time.Duration
 }
 
 // New wraps base (http.DefaultTransport when nil).
@@ -89,11 +89,14 @@ func (t *Transport) SetChooser(choose func(op string) Fault) {
 	t.chooser = choose
 }
 
-// SetDelay adds a fixed delay to every call, simulating a network round trip.
-func (t *Transport) SetDelay(d time.Duration) {
+// SetRoundTrip makes every call take at least d, simulating a network round trip. On
+// DynamoDB a round trip includes the service's own time, so a local emulator's
+// processing counts toward d instead of being added to it: only an emulator slower
+// than d shows through.
+func (t *Transport) SetRoundTrip(d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.delay = d
+	t.rtt = d
 }
 
 // Calls returns how many calls of op went through the transport (injected ones included).
@@ -135,17 +138,26 @@ func (t *Transport) ResetCounts() {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	op := operation(req)
-	fault, delay := t.next(op)
-	if delay > 0 {
-		timer := time.NewTimer(delay)
+	fault, rtt := t.next(operation(req))
+	start := time.Now()
+	resp, err := t.send(req, fault)
+	if wait := rtt - time.Since(start); wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
 		select {
 		case <-req.Context().Done():
-			timer.Stop()
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
 			return nil, req.Context().Err()
 		case <-timer.C:
 		}
 	}
+	return resp, err
+}
+
+// send answers req with fault, or passes it on.
+func (t *Transport) send(req *http.Request, fault Fault) (*http.Response, error) {
 	switch fault {
 	case InternalError:
 		return errorResponse(req, http.StatusInternalServerError, "InternalServerError", "injected: internal server error", ""), nil
@@ -179,7 +191,7 @@ func (t *Transport) next(op string) (Fault, time.Duration) {
 	if f != 0 {
 		t.injected[f]++
 	}
-	return f, t.delay
+	return f, t.rtt
 }
 
 // operation reads the DynamoDB operation from the X-Amz-Target header

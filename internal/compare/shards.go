@@ -1,0 +1,147 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/embedded"
+	"github.com/ledger-dev/ledger/internal/migrate"
+)
+
+// benchShards is how many embedded servers the benchmark spreads its items over.
+//
+// DynamoDB partitions a table by partition key and serves different partitions in
+// parallel; the embedded store serves one request at a time and copies the whole table
+// in every transaction. Left alone, it would measure its own lock and copying — which
+// grow with the run and hit transactions hardest — rather than the designs' round
+// trips. So the benchmark runs each of its stores as benchShards independent embedded
+// servers and routes every item operation by the hash of its partition key, as
+// DynamoDB routes it to a partition. Both strategies get the same store.
+const benchShards = 16
+
+// shardRouter sends each item operation to the shard that owns its partition key.
+// Table-level operations, scans and queries have no single owner and are refused: the
+// benchmark makes none (its tables are migrated on each shard directly).
+type shardRouter struct {
+	base   http.RoundTripper
+	shards []*url.URL
+}
+
+// errUnrouted is the error for a request the router cannot send to one shard.
+var errUnrouted = errors.New("compare: the benchmark's sharded store routes single-partition item operations only")
+
+func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	shard, err := r.owner(operation(req.Header.Get("X-Amz-Target")), body)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.URL.Scheme, out.URL.Host, out.Host = r.shards[shard].Scheme, r.shards[shard].Host, r.shards[shard].Host
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return r.base.RoundTrip(out)
+}
+
+// operation is the DynamoDB operation an X-Amz-Target header names
+// ("DynamoDB_20120810.GetItem" → "GetItem").
+func operation(target string) string {
+	return target[strings.LastIndexByte(target, '.')+1:]
+}
+
+// owner is the shard of the partition key an item operation names; a transaction must
+// name one partition (the ledger's do: an account and its movements).
+func (r shardRouter) owner(op string, body []byte) (int, error) {
+	type keyed struct {
+		Key  map[string]json.RawMessage
+		Item map[string]json.RawMessage
+	}
+	var in struct {
+		keyed
+		TransactItems []map[string]keyed
+	}
+	switch op {
+	case "GetItem", "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
+	default:
+		return 0, fmt.Errorf("%w: %s", errUnrouted, op)
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return 0, err
+	}
+	pks := []json.RawMessage{in.Key["pk"], in.Item["pk"]}
+	for _, action := range in.TransactItems {
+		for _, a := range action {
+			pks = append(pks, a.Key["pk"], a.Item["pk"])
+		}
+	}
+	owner := -1
+	for _, pk := range pks {
+		if pk == nil {
+			continue
+		}
+		h := fnv.New32a()
+		_, _ = h.Write(pk)
+		shard := int(h.Sum32() % uint32(len(r.shards)))
+		if owner >= 0 && shard != owner {
+			return 0, fmt.Errorf("%w: a transaction spans partitions", errUnrouted)
+		}
+		owner = shard
+	}
+	if owner < 0 {
+		return 0, fmt.Errorf("%w: %s names no partition key", errUnrouted, op)
+	}
+	return owner, nil
+}
+
+// openShardedStore is openStore's embedded store for the benchmark: n embedded servers
+// behind a shardRouter, each migrated with the run's tables.
+func openShardedStore(ctx context.Context, n int) (*store, error) {
+	var servers []*embedded.Server
+	closeAll := func() {
+		for _, srv := range servers {
+			_ = srv.Close()
+		}
+	}
+	router := shardRouter{base: network()}
+	tables := map[string]string{}
+	for range n {
+		srv, err := embedded.Start()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		servers = append(servers, srv)
+		u, _ := url.Parse(srv.URL) // embedded.Start made it
+		router.shards = append(router.shards, u)
+		cfg, err := awsconf.Load(ctx, srv.URL)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		if _, err := migrate.Run(ctx, awsconf.DynamoDB(cfg, srv.URL), migrate.Options{Tables: tables, Poll: 10 * time.Millisecond}); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("compare: migrate a shard: %w", err)
+		}
+	}
+	s, err := newStore(ctx, servers[0].URL, "", router)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	s.close = closeAll
+	return s, nil
+}
