@@ -226,14 +226,11 @@ func errorResponse(req *http.Request, status int, code, msg, extra string) *http
 }
 
 // conflictReasons lists one TransactionConflict reason per action of the request, as
-// DynamoDB does; the request body is read again (GetBody) to count the actions.
+// DynamoDB does; it reads the request's body, which is not sent anywhere else.
 func conflictReasons(req *http.Request) string {
 	var in struct{ TransactItems []json.RawMessage }
-	if req.GetBody != nil {
-		if body, err := req.GetBody(); err == nil {
-			_ = json.NewDecoder(body).Decode(&in)
-			_ = body.Close()
-		}
+	if req.Body != nil {
+		_ = json.NewDecoder(req.Body).Decode(&in)
 	}
 	reasons := make([]string, max(len(in.TransactItems), 1))
 	for i := range reasons {
