@@ -20,18 +20,13 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/ledger-dev/ledger/internal/api"
+	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 func main() {
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	awsCfg, err := awsconf.Load(context.Background(), "")
+	cfg, awsCfg, err := app.FromEnv(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -14,17 +14,10 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/ledger-dev/ledger/internal/app"
-	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/config"
 )
 
 func main() {
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	awsCfg, err := awsconf.Load(context.Background(), "")
+	cfg, awsCfg, err := app.FromEnv(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

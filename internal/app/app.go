@@ -4,6 +4,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,17 @@ import (
 type Endpoints struct {
 	DynamoDB string
 	SQS      string
+}
+
+// FromEnv reads a Lambda function's configuration once, at init: the service's
+// environment (internal/config) and the AWS SDK's default configuration.
+func FromEnv(ctx context.Context) (config.Config, aws.Config, error) {
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		return config.Config{}, aws.Config{}, err
+	}
+	awsCfg, err := awsconf.Load(ctx, "")
+	return cfg, awsCfg, err
 }
 
 // Applier returns what applies movements under cfg.Strategy.
