@@ -261,13 +261,20 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
 			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
 			_, consumerFn := function(t, res, consumerCode)
-			table, _ := tablesOf(t, res, consumerFn)
+			table, idemTable := tablesOf(t, res, consumerFn)
 			queue := target(sqsEvent(t, consumerFn)["Queue"])
 			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 			var consumerWant []stack.Grant
 			switch strategy {
 			case string(config.Transaction):
 				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
+			case string(config.SeparateTable):
+				if idemTable == "" {
+					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
+				}
+				actions := separateTableActions(t)
+				consumerWant = grants(actions[idempotencyTable], "!GetAtt "+idemTable+".Arn")
+				consumerWant = append(consumerWant, grants(actions[accountsTable], "!GetAtt "+table+".Arn")...)
 			default:
 				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
 			}
