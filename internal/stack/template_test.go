@@ -98,40 +98,76 @@ func TestQueueRedrivesToTheDeadLetterQueue(t *testing.T) {
 	}
 }
 
-// The deployed table is the one `ledger migrate` creates locally: same keys, same
-// attribute types, same index.
-func TestTableMatchesTheMigrations(t *testing.T) {
+// The deployed tables are the ones `ledger migrate` creates locally: same keys, same
+// attribute types, same index, same TTL. Under each strategy the tables are exactly
+// those the consumer is given: the ledger table, and the baseline's idempotency table
+// under separate-table.
+func TestTablesMatchTheMigrations(t *testing.T) {
 	tpl := load(t)
-	_, res := deployed(t, tpl, nil)
-	tables := ofType(res, "AWS::DynamoDB::Table")
-	if len(tables) != 1 {
-		t.Fatalf("tables = %v, want one", tables)
+	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
+		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
+			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
+			_, fn := function(t, res, consumerCode)
+			ledgerTable, idemTable := tablesOf(t, res, fn)
+			want := map[string]string{ledgerTable: config.DefaultTable}
+			switch strategy {
+			case string(config.Transaction):
+				if idemTable != "" {
+					t.Errorf("Strategy=transaction gives the consumer the idempotency table %s", idemTable)
+				}
+			case string(config.SeparateTable):
+				if idemTable == "" {
+					t.Fatalf("Strategy=separate-table does not give the consumer %s", config.EnvIdempotencyTable)
+				}
+				want[idemTable] = config.DefaultIdempotencyTable
+			default:
+				t.Fatalf("no expectation for strategy %q: name the tables its code uses here", strategy)
+			}
+			if got := ofType(res, "AWS::DynamoDB::Table"); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
+				t.Errorf("tables = %v, want those the consumer is given: %v", got, slices.Sorted(maps.Keys(want)))
+			}
+			for id, logical := range want {
+				checkTable(t, id, res[id], logical)
+			}
+			if got := stack.Symbol(tpl.Resources[ledgerTable].Properties["TableName"]); got != "!Ref TableName" {
+				t.Errorf("%s: TableName = %s, want the TableName parameter", ledgerTable, got)
+			}
+		})
 	}
-	table := res[tables[0]]
+	if d := tpl.Parameters["TableName"].Default; d != config.DefaultTable {
+		t.Errorf("TableName defaults to %v, want %q like the CLI", d, config.DefaultTable)
+	}
+}
+
+// checkTable compares the table id with the last migration of the logical table
+// (config.DefaultTable, config.DefaultIdempotencyTable), and holds it to what a table of
+// records needs: point-in-time recovery, deletion protection, encryption, retained.
+func checkTable(t *testing.T, id string, table stack.Resource, logical string) {
+	t.Helper()
 	all, err := migrations.All()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want *migrations.Migration
 	for i := range all {
-		if all[i].Table == config.DefaultTable {
+		if all[i].Table == logical {
 			want = &all[i] // each migration states the whole table; the last one wins
 		}
 	}
 	if want == nil {
-		t.Fatalf("no migration for table %q", config.DefaultTable)
+		t.Fatalf("no migration for table %q", logical)
 	}
 	p := table.Properties
 
 	attrs := map[string]string{}
-	for _, a := range p["AttributeDefinitions"].([]any) {
+	for _, a := range list(p["AttributeDefinitions"]) {
 		attrs[fmt.Sprint(get(a, "AttributeName"))] = fmt.Sprint(get(a, "AttributeType"))
 	}
 	if !maps.Equal(attrs, want.Attributes) {
-		t.Errorf("AttributeDefinitions = %v, want %v (%s)", attrs, want.Attributes, want.Name)
+		t.Errorf("%s: AttributeDefinitions = %v, want %v (%s)", id, attrs, want.Attributes, want.Name)
 	}
 	if got := keyOf(p["KeySchema"]); got != want.Key {
-		t.Errorf("KeySchema = %+v, want %+v", got, want.Key)
+		t.Errorf("%s: KeySchema = %+v, want %+v", id, got, want.Key)
 	}
 	indexes := map[string]migrations.Index{}
 	for _, ix := range list(p["GlobalSecondaryIndexes"]) {
@@ -143,10 +179,17 @@ func TestTableMatchesTheMigrations(t *testing.T) {
 		wantIndexes[ix.Name] = ix
 	}
 	if !maps.Equal(indexes, wantIndexes) {
-		t.Errorf("GlobalSecondaryIndexes = %+v, want %+v", indexes, wantIndexes)
+		t.Errorf("%s: GlobalSecondaryIndexes = %+v, want %+v", id, indexes, wantIndexes)
 	}
 	if p["BillingMode"] != want.Billing {
-		t.Errorf("BillingMode = %v, want %s", p["BillingMode"], want.Billing)
+		t.Errorf("%s: BillingMode = %v, want %s", id, p["BillingMode"], want.Billing)
+	}
+	ttl := p["TimeToLiveSpecification"]
+	switch {
+	case want.TTL == "" && ttl != nil:
+		t.Errorf("%s: TimeToLiveSpecification = %v, want none (%s)", id, ttl, want.Name)
+	case want.TTL != "" && (get(ttl, "AttributeName") != want.TTL || get(ttl, "Enabled") != true):
+		t.Errorf("%s: TimeToLiveSpecification = %v, want %s enabled (%s)", id, ttl, want.TTL, want.Name)
 	}
 
 	for what, got := range map[string]any{
@@ -155,18 +198,41 @@ func TestTableMatchesTheMigrations(t *testing.T) {
 		"SSEEnabled":                 get(p, "SSESpecification", "SSEEnabled"),
 	} {
 		if got != true {
-			t.Errorf("%s = %v, want true", what, got)
+			t.Errorf("%s: %s = %v, want true", id, what, got)
 		}
 	}
 	if table.DeletionPolicy != "Retain" || table.UpdateReplacePolicy != "Retain" {
-		t.Errorf("DeletionPolicy %q, UpdateReplacePolicy %q: want Retain for both; the table is the ledger", table.DeletionPolicy, table.UpdateReplacePolicy)
+		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want Retain for both", id, table.DeletionPolicy, table.UpdateReplacePolicy)
 	}
-	if got := stack.Symbol(tpl.Resources[tables[0]].Properties["TableName"]); got != "!Ref TableName" {
-		t.Errorf("TableName = %s, want the TableName parameter", got)
+}
+
+// tablesOf is the logical ids of the tables a function is given: the ledger table
+// (LEDGER_TABLE) and the separate-table baseline's (LEDGER_IDEMPOTENCY_TABLE; "" when
+// the function does not get it). Each must be a table of the template.
+func tablesOf(t *testing.T, res map[string]stack.Resource, fn stack.Resource) (ledgerTable, idemTable string) {
+	t.Helper()
+	vars := get(fn.Properties, "Environment", "Variables")
+	for _, b := range []struct {
+		env string
+		dst *string
+	}{{config.EnvTable, &ledgerTable}, {config.EnvIdempotencyTable, &idemTable}} {
+		v := get(vars, b.env)
+		if v == nil {
+			continue
+		}
+		id := target(v)
+		if r, ok := res[id]; !ok || r.Type != "AWS::DynamoDB::Table" || stack.Symbol(v) != "!Ref "+id {
+			t.Fatalf("%v: %s = %s, want !Ref to a table of the template (its name)", fn.Properties["CodeUri"], b.env, stack.Symbol(v))
+		}
+		*b.dst = id
 	}
-	if d := tpl.Parameters["TableName"].Default; d != config.DefaultTable {
-		t.Errorf("TableName defaults to %v, want %q like the CLI", d, config.DefaultTable)
+	if ledgerTable == "" {
+		t.Fatalf("%v gets no %s", fn.Properties["CodeUri"], config.EnvTable)
 	}
+	if ledgerTable == idemTable {
+		t.Fatalf("%v gets the same table %s as %s and %s", fn.Properties["CodeUri"], ledgerTable, config.EnvTable, config.EnvIdempotencyTable)
+	}
+	return ledgerTable, idemTable
 }
 
 func keyOf(schema any) migrations.Key {
@@ -194,19 +260,21 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
 		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
 			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
-			tables := ofType(res, "AWS::DynamoDB::Table")
-			if len(tables) != 1 {
-				t.Fatalf("tables = %v, want one", tables)
-			}
-			table := tables[0]
-
 			_, consumerFn := function(t, res, consumerCode)
+			table, idemTable := tablesOf(t, res, consumerFn)
 			queue := target(sqsEvent(t, consumerFn)["Queue"])
 			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 			var consumerWant []stack.Grant
 			switch strategy {
 			case string(config.Transaction):
 				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
+			case string(config.SeparateTable):
+				if idemTable == "" {
+					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
+				}
+				actions := separateTableActions(t)
+				consumerWant = grants(actions[idempotencyTable], "!GetAtt "+idemTable+".Arn")
+				consumerWant = append(consumerWant, grants(actions[accountsTable], "!GetAtt "+table+".Arn")...)
 			default:
 				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
 			}
@@ -216,6 +284,9 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 			checkRole(t, e, consumerFn, consumerWant)
 
 			_, apiFn := function(t, res, apiCode)
+			if apiTable, apiIdem := tablesOf(t, res, apiFn); apiTable != table || apiIdem != "" {
+				t.Errorf("the API reads %s (and idempotency table %q), want the consumer's ledger table %s only", apiTable, apiIdem, table)
+			}
 			apiWant := grants(apiItemActions, "!GetAtt "+table+".Arn")
 			apiWant = append(apiWant, grants(apiIndexActions, "!Sub ${"+table+".Arn}/index/"+statementIndex(t))...)
 			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn")...)
@@ -413,8 +484,10 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 	if !slices.Equal(routes, want) {
 		t.Errorf("routes = %q, want %q", routes, want)
 	}
-	if got := stack.Symbol(get(fn.Properties, "Environment", "Variables", config.EnvTable)); got != "!Ref "+ofType(res, "AWS::DynamoDB::Table")[0] {
-		t.Errorf("API %s = %s, want the table", config.EnvTable, got)
+	_, consumerFn := function(t, res, consumerCode)
+	ledgerTable, _ := tablesOf(t, res, consumerFn)
+	if got := stack.Symbol(get(fn.Properties, "Environment", "Variables", config.EnvTable)); got != "!Ref "+ledgerTable {
+		t.Errorf("API %s = %s, want the consumer's ledger table %s", config.EnvTable, got, ledgerTable)
 	}
 }
 
@@ -529,7 +602,9 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 }
 
 // The consumer starts with the environment the stack gives it, under every combination
-// of the parameters it reads: a typo here would fail every invocation at init.
+// of the parameters it reads: a typo here would fail every invocation at init. Under
+// separate-table it gets the idempotency table's generated name; under transaction it
+// gets none and must start on the default.
 func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	tpl := load(t)
 	var accepted []string
@@ -543,15 +618,25 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	if want := []string{string(ledger.Retry), string(ledger.Reject)}; !slices.Equal(policies, want) {
 		t.Errorf("InsufficientFunds allows %v, want %v", policies, want)
 	}
-	const dlqURL = "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq"
+	const (
+		dlqURL    = "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq"
+		idemTable = "ledger-prod-IdempotencyTable-1A2B3C4D5E6F" // as CloudFormation names it
+	)
 	for _, strategy := range accepted {
 		for _, policy := range policies {
 			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy, "InsufficientFunds": policy, "TableName": "ledger-prod"})
 			_, fn := function(t, res, consumerCode)
-			table := ofType(res, "AWS::DynamoDB::Table")[0]
+			table, idem := tablesOf(t, res, fn)
 			queue := target(sqsEvent(t, fn)["Queue"])
 			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 			deployedAs := map[string]string{"!Ref " + table: "ledger-prod", "!Ref " + dlq: dlqURL}
+			wantIdem := config.DefaultIdempotencyTable
+			if idem != "" {
+				deployedAs["!Ref "+idem], wantIdem = idemTable, idemTable
+			}
+			if (idem != "") != (strategy == string(config.SeparateTable)) {
+				t.Errorf("Strategy=%s: the consumer gets %s %q", strategy, config.EnvIdempotencyTable, idem)
+			}
 			env := map[string]string{}
 			for name, v := range get(fn.Properties, "Environment", "Variables").(map[string]any) {
 				s := stack.Symbol(v)
@@ -561,7 +646,7 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 				env[name] = s
 			}
 			for name := range env {
-				if !slices.Contains([]string{config.EnvTable, config.EnvInsufficientFunds, config.EnvStrategy, config.EnvDLQ, config.EnvConcurrency}, name) {
+				if !slices.Contains([]string{config.EnvTable, config.EnvIdempotencyTable, config.EnvInsufficientFunds, config.EnvStrategy, config.EnvDLQ, config.EnvConcurrency}, name) {
 					t.Errorf("the consumer gets %s, which it does not read", name)
 				}
 			}
@@ -569,7 +654,7 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Strategy=%s InsufficientFunds=%s: %v", strategy, policy, err)
 			}
-			if cfg.Table != "ledger-prod" || string(cfg.Strategy) != strategy || string(cfg.InsufficientFunds) != policy || cfg.DLQ != dlqURL {
+			if cfg.Table != "ledger-prod" || cfg.IdempotencyTable != wantIdem || string(cfg.Strategy) != strategy || string(cfg.InsufficientFunds) != policy || cfg.DLQ != dlqURL {
 				t.Errorf("Strategy=%s InsufficientFunds=%s: the consumer runs with %+v", strategy, policy, cfg)
 			}
 		}
@@ -579,25 +664,34 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 // The outputs name what a user needs after `sam deploy`.
 func TestOutputsNameWhatUsersNeed(t *testing.T) {
 	tpl := load(t)
-	e, res := deployed(t, tpl, nil)
-	out, err := e.Outputs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, fn := function(t, res, consumerCode)
-	queue := target(sqsEvent(t, fn)["Queue"])
-	dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-	api := ofType(res, "AWS::Serverless::HttpApi")[0]
-	for name, want := range map[string]string{
-		"MovementsQueueUrl":  "!Ref " + queue,
-		"DeadLetterQueueUrl": "!Ref " + dlq,
-		"TableName":          "!Ref " + ofType(res, "AWS::DynamoDB::Table")[0],
-	} {
-		if got := stack.Symbol(out[name]); got != want {
-			t.Errorf("output %s = %s, want %s", name, got, want)
+	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
+		e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
+		out, err := e.Outputs()
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := stack.Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
-		t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
+		_, fn := function(t, res, consumerCode)
+		queue := target(sqsEvent(t, fn)["Queue"])
+		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+		api := ofType(res, "AWS::Serverless::HttpApi")[0]
+		table, idem := tablesOf(t, res, fn)
+		want := map[string]string{
+			"MovementsQueueUrl":  "!Ref " + queue,
+			"DeadLetterQueueUrl": "!Ref " + dlq,
+			"TableName":          "!Ref " + table,
+		}
+		if idem != "" {
+			want["IdempotencyTableName"] = "!Ref " + idem
+		} else if v, ok := out["IdempotencyTableName"]; ok {
+			t.Errorf("Strategy=%s: output IdempotencyTableName = %s, but there is no idempotency table", strategy, stack.Symbol(v))
+		}
+		for name, want := range want {
+			if got := stack.Symbol(out[name]); got != want {
+				t.Errorf("Strategy=%s: output %s = %s, want %s", strategy, name, got, want)
+			}
+		}
+		if got := stack.Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
+			t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
+		}
 	}
 }
