@@ -36,7 +36,7 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stderr)
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	steps, err := migrate.Run(ctx, awsconf.DynamoDB(aws, *endpoint), migrate.Options{Tables: map[string]string{"ledger": cfg.Table}})
+	steps, err := migrate.Run(ctx, awsconf.DynamoDB(aws, *endpoint), migrate.Options{Tables: cfg.Tables()})
 	for _, s := range steps {
 		fmt.Fprintf(stderr, "%-14s table %-20s %s\n", s.Migration, s.Table, s.Action)
 	}

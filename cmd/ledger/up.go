@@ -72,7 +72,7 @@ ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.
 		return 2
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: map[string]string{"ledger": cfg.Table}, Poll: 100 * time.Millisecond}); err != nil {
+	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: 100 * time.Millisecond}); err != nil {
 		fmt.Fprintf(stderr, "ledger up: %v\n", err)
 		return 1
 	}

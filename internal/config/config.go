@@ -114,6 +114,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
+// Tables maps the migrations' logical table names to the configured ones, for
+// migrate.Options.Tables.
+func (c Config) Tables() map[string]string {
+	return map[string]string{"ledger": c.Table, "idempotencia": c.IdempotencyTable}
+}
+
 // ValidateTable checks a table name against DynamoDB's rules (3–255 characters of
 // letters, digits, '_', '-', '.').
 func ValidateTable(name string) error {

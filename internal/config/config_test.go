@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
@@ -41,6 +42,26 @@ func TestValidateTable(t *testing.T) {
 		strings.Repeat("a", 256): false, "no spaces": false, "tabla-ñ": false, "": false} {
 		if err := ValidateTable(name); (err == nil) != ok {
 			t.Errorf("ValidateTable(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
+
+func TestTablesMapEveryMigratedTable(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{EnvTable: "prod-ledger", EnvIdempotencyTable: "prod-idem"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Tables()
+	if got["ledger"] != "prod-ledger" || got["idempotencia"] != "prod-idem" {
+		t.Errorf("Tables() = %v", got)
+	}
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if got[m.Table] == "" {
+			t.Errorf("migration %s creates table %q, which the configuration does not name", m.Name, m.Table)
 		}
 	}
 }
