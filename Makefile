@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 RIE := $(BIN)/aws-lambda-rie
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: test lint test-minidyn test-moto tools
+.PHONY: test lint test-minidyn test-moto tools soak
 
 test: lint test-minidyn test-moto
 
@@ -27,3 +27,11 @@ test-minidyn: $(RIE)
 
 test-moto: $(RIE)
 	LEDGER_TEST_RIE=$(RIE) ./scripts/with-moto $(GO) test -count=1 ./...
+
+# make soak: not part of `make test` or CI. SOAK_MOVEMENTS movements (100,000 by default;
+# set fewer for a quick run) through the consumer with every kind of fault, on a moto
+# server of its own; prints the violations (must be 0) and the throughput.
+SOAK_MOVEMENTS ?= 100000
+
+soak:
+	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/chaos
