@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -205,7 +206,7 @@ func (r *runner) invoke(ctx context.Context, h *consumer.Handler, batch []sqsim.
 		bctx = context.WithValue(bctx, crashKey{}, crash)
 	}
 	resp, err := h.Handle(bctx, ev)
-	timedOut := deadline && bctx.Err() == context.DeadlineExceeded
+	timedOut := deadline && errors.Is(bctx.Err(), context.DeadlineExceeded)
 
 	var s Stats
 	s.Batches, s.Handled = 1, len(batch)
