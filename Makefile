@@ -20,7 +20,7 @@ LAMBDAS := ledger-consumer ledger-api
 # built and tested here.
 lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w" -o $(2)/bootstrap ./cmd/$(1)
 
-.PHONY: test lint test-minidyn test-moto tools report build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+.PHONY: test lint test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
 
 test: lint test-minidyn test-moto
 
@@ -78,3 +78,11 @@ report:
 		--user-data-dir="$$profile" --screenshot=$(REPORT)/compare.png --window-size=1280,1600 \
 		file://$(REPORT)/compare.html
 	@echo "report: $(REPORT)/compare.html, screenshot $(REPORT)/compare.png"
+
+# make soak: not part of `make test` or CI. SOAK_MOVEMENTS movements (100,000 by default;
+# set fewer for a quick run) through the consumer with every kind of fault, on a moto
+# server of its own; prints the violations (must be 0) and the throughput.
+SOAK_MOVEMENTS ?= 100000
+
+soak:
+	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/chaos

@@ -19,6 +19,7 @@ require (
 	github.com/truora/minidyn v0.8.2
 	golang.org/x/sync v0.25.0
 	gopkg.in/yaml.v3 v3.0.1
+	pgregory.net/rapid v1.3.0
 )
 
 require (

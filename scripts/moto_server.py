@@ -7,14 +7,56 @@ undoing it: a fault of the emulator that DynamoDB, whose transactions are serial
 never shows. This wrapper runs DynamoDB requests one at a time (as minidyn does) and
 leaves SQS and SNS concurrent, so long polls still overlap.
 
+It also makes that snapshot once per table per transaction instead of once per action:
+moto deep-copies the whole table for every action, before applying any, so the copies
+are identical and one serves them all. A ten-action transaction then copies the table
+once, not ten times, which is what keeps the reliability suites and the soak (tables of
+thousands of items) fast.
+
 Usage: python3 moto_server.py PORT  (listens on 127.0.0.1 only)
 """
 
+import copy
 import sys
 import threading
 
+import moto.dynamodb.models as dynamodb_models
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
+
+
+class SnapshotOnce:
+    """Stands in for the copy module inside moto.dynamodb.models: while a transaction
+    runs, deepcopy returns one copy per object. Safe because DynamoDB requests run one
+    at a time (below)."""
+
+    memo = None
+
+    def __getattr__(self, name):
+        return getattr(copy, name)
+
+    def deepcopy(self, obj, *args):
+        if self.memo is None:
+            return copy.deepcopy(obj, *args)
+        if id(obj) not in self.memo:
+            self.memo[id(obj)] = copy.deepcopy(obj, *args)
+        return self.memo[id(obj)]
+
+
+snapshots = SnapshotOnce()
+dynamodb_models.copy = snapshots
+transact_write_items = dynamodb_models.DynamoDBBackend.transact_write_items
+
+
+def transact_write_items_snapshotting_once(self, transact_items):
+    snapshots.memo = {}
+    try:
+        return transact_write_items(self, transact_items)
+    finally:
+        snapshots.memo = None
+
+
+dynamodb_models.DynamoDBBackend.transact_write_items = transact_write_items_snapshotting_once
 
 app = DomainDispatcherApplication(create_backend_app)
 dynamodb = threading.Lock()

@@ -24,6 +24,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sqsim"
 	"github.com/ledger-dev/ledger/internal/workload"
 )
 
@@ -98,11 +99,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 
 	total := len(schedule.Deliveries) + len(schedule.Late)
 	bar := newProgress(opts.Progress, opts.Terminal, total)
-	q := newQueue(schedule.Deliveries, maxReceive)
+	q := sqsim.New(maxReceive)
+	q.Send(messages(schedule.Deliveries)...)
 	if err := drain(ctx, q, handler, opts, bar); err != nil {
 		return Summary{}, err
 	}
-	q.send(schedule.Late)
+	q.Send(messages(schedule.Late)...)
 	if err := drain(ctx, q, handler, opts, bar); err != nil {
 		return Summary{}, err
 	}
@@ -112,7 +114,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	_, dead := q.counts()
+	_, dead := q.Counts()
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total,
 		Handled: counts.deliveriesHandled(), Outcomes: counts.outcomes(), DeadLetters: dead + int(dlq.n.Load()), Audit: report,
@@ -131,6 +133,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	s.ExactlyOnce = exact && s.Outcomes.Applied == opts.Movements && report.OK && report.Movements == opts.Movements
 	s.Elapsed = time.Since(start)
 	return s, nil
+}
+
+// messages are the deliveries as queue messages.
+func messages(ds []workload.Delivery) []sqsim.Message {
+	out := make([]sqsim.Message, len(ds))
+	for i, d := range ds {
+		out[i] = sqsim.Message{ID: d.MessageID, Body: d.Body}
+	}
+	return out
 }
 
 func defaults(o Options) Options {
@@ -152,13 +163,13 @@ func defaults(o Options) Options {
 // drain runs opts.Consumers batch handlers until q is empty. Now and then a batch that
 // succeeded is delivered again with the same message ids, as SQS does when a
 // visibility timeout expires before the delete.
-func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar *progress) error {
+func drain(ctx context.Context, q *sqsim.Queue, h *consumer.Handler, opts Options, bar *progress) error {
 	var g errgroup.Group
 	for c := range opts.Consumers {
 		g.Go(func() error {
 			rng := rand.New(rand.NewPCG(opts.Seed, uint64(c)))
 			for {
-				batch, ok := q.receive(batchSize)
+				batch, ok := q.Receive(batchSize)
 				if !ok {
 					return nil
 				}
@@ -170,12 +181,11 @@ func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar
 				if err != nil {
 					return err
 				}
-				redeliver := map[string]bool{}
 				if rng.IntN(50) == 0 {
-					redeliver[batch[rng.IntN(len(batch))].MessageID] = true
+					back[batch[rng.IntN(len(batch))].ID] = true
 				}
-				q.ack(batch, back, redeliver)
-				settled, _ := q.counts()
+				q.Settle(batch, back)
+				settled, _ := q.Counts()
 				bar.set(settled)
 			}
 		})
@@ -184,11 +194,11 @@ func drain(ctx context.Context, q *queue, h *consumer.Handler, opts Options, bar
 }
 
 // handle gives one batch to the handler as Lambda would, with a Lambda-like deadline.
-func handle(ctx context.Context, h *consumer.Handler, batch []*message) (map[string]bool, error) {
+func handle(ctx context.Context, h *consumer.Handler, batch []sqsim.Message) (map[string]bool, error) {
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
 	for i, m := range batch {
-		ev.Records[i] = events.SQSMessage{MessageId: m.MessageID, Body: m.Body, EventSource: "aws:sqs",
-			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(m.receives)}}
+		ev.Records[i] = events.SQSMessage{MessageId: m.ID, Body: m.Body, EventSource: "aws:sqs",
+			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(m.Receives)}}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -387,6 +388,44 @@ func FuzzParse(f *testing.F) {
 		}
 		if !m.Importe.IsPositive() || m.Delta().Abs().Cmp(m.Importe) != 0 {
 			t.Fatalf("importe %s, delta %s", m.Importe, m.Delta())
+		}
+	})
+}
+
+// FuzzEnvelopes checks that unwrapping is transparent: a body that is not itself an
+// envelope parses to the same movement, or fails alike, whether it arrives plain, as an
+// SNS notification's Message or as an EventBridge event's detail.
+func FuzzEnvelopes(f *testing.F) {
+	f.Add([]byte(plainBody))
+	f.Add([]byte(movement("importe", "50.25", "x", `{"Type":1}`)))
+	f.Add([]byte(movement("id", `"p\u0430go"`)))
+	f.Add([]byte(`{"id":"a","id":"b"}`))
+	f.Add([]byte(`{"detail-type":"x","id":"a","cuenta":"b","tipo":"abono","importe":"1","moneda":"EUR"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) || len(body) > maxBody/2 {
+			return // an SNS Message is a JSON string (UTF-8), and both wrappers must fit
+		}
+		if obj, err := readObject(body); err == nil && envelope(&obj) != "" {
+			return // an envelope inside an envelope is refused by design
+		}
+		plain, plainErr := Parse(body)
+		wrapped := map[string]string{"SNS": sns(string(body))}
+		if json.Valid(body) {
+			wrapped["EventBridge"] = eventBridge(string(body)) // detail is raw JSON, so only JSON can be wrapped
+		}
+		for kind, w := range wrapped {
+			m, err := Parse([]byte(w))
+			switch {
+			case plainErr == nil && err != nil:
+				t.Fatalf("plain body parses, inside %s it fails: %v", kind, err)
+			case plainErr != nil && err == nil:
+				t.Fatalf("plain body fails (%v), inside %s it parses to %+v", plainErr, kind, m)
+			case err != nil && !errors.Is(err, ErrInvalid):
+				t.Fatalf("inside %s: error %v does not match ErrInvalid", kind, err)
+			case err == nil && (!sameMovement(m, plain) || m.Huella() != plain.Huella()):
+				t.Fatalf("inside %s: %+v, plain: %+v", kind, m, plain)
+			}
 		}
 	})
 }

@@ -16,12 +16,16 @@ import (
 )
 
 // Spec describes a workload. Accounts and Movements must be positive; Moneda is an ISO
-// 4217 code with 2 minor units (EUR by default).
+// 4217 code with 2 minor units (EUR by default). Prefix starts every account id, so
+// that workloads can share a table without sharing accounts (the reliability tests
+// give each case its own); it must itself be valid in a cuenta ([A-Za-z0-9._-]) and at
+// most 55 characters, leaving room for the generated part.
 type Spec struct {
 	Accounts  int
 	Movements int
 	Seed      uint64
 	Moneda    string
+	Prefix    string
 }
 
 // Workload is a generated set of movements, in generation order, with the balance
@@ -49,7 +53,7 @@ func Generate(spec Spec) (Workload, error) {
 	w := Workload{Saldos: make(map[string]decimal.Decimal, spec.Accounts)}
 	cuentas := make([]string, spec.Accounts)
 	for i := range cuentas {
-		cuentas[i] = fmt.Sprintf("ES%02d-%04d", spec.Seed%100, i)
+		cuentas[i] = fmt.Sprintf("%sES%02d-%04d", spec.Prefix, spec.Seed%100, i)
 		w.Saldos[cuentas[i]] = decimal.Zero
 	}
 	for i := range spec.Movements {

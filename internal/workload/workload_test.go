@@ -2,6 +2,7 @@ package workload
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -93,5 +94,27 @@ func TestDeliveriesCarryEveryMovementAtLeastOnce(t *testing.T) {
 	}
 	if again := Deliveries(w, Faults{Duplicates: 0.25, Conflicting: 0.02, Malformed: 0.03}, 9); !reflect.DeepEqual(s, again) {
 		t.Error("the same seed scheduled different deliveries")
+	}
+}
+
+func TestPrefixKeepsWorkloadsApart(t *testing.T) {
+	a, err := Generate(Spec{Accounts: 3, Movements: 20, Seed: 5, Prefix: "c1-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate(Spec{Accounts: 3, Movements: 20, Seed: 5, Prefix: "c2-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range a.Movements {
+		if !strings.HasPrefix(m.Cuenta, "c1-") || !strings.HasPrefix(b.Movements[i].Cuenta, "c2-") {
+			t.Fatalf("movement %d: cuentas %q and %q do not start with their prefixes", i, m.Cuenta, b.Movements[i].Cuenta)
+		}
+		if m.Importe.Cmp(b.Movements[i].Importe) != 0 {
+			t.Fatalf("movement %d: the prefix changed the money: %s and %s", i, m.Importe, b.Movements[i].Importe)
+		}
+	}
+	if _, err := Generate(Spec{Accounts: 1, Movements: 1, Prefix: "c#1"}); err == nil {
+		t.Error("a prefix with '#' made valid cuentas")
 	}
 }
