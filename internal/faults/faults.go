@@ -64,10 +64,11 @@ type Transport struct {
 	rtt      time.Duration
 }
 
-// New wraps base (http.DefaultTransport when nil).
+// New wraps base (when nil, a connection pool of its own, so that connections a
+// LostResponse fault abandoned are never reused by another client).
 func New(base http.RoundTripper) *Transport {
 	if base == nil {
-		base = http.DefaultTransport
+		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return &Transport{base: base, pending: map[string][]Fault{}, calls: map[string]int{}, injected: map[Fault]int{}}
 }
