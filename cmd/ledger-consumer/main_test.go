@@ -22,12 +22,7 @@ import (
 // the table.
 func TestBootstrapUnderTheRuntimeEmulator(t *testing.T) {
 	env := dynamotest.New(t)
-	fn := lambdatest.Start(t, lambdatest.Build(t, "."),
-		"LEDGER_TABLE="+env.Table(),
-		"AWS_ENDPOINT_URL_DYNAMODB="+env.Endpoint,
-		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1",
-		"AWS_LAMBDA_FUNCTION_TIMEOUT=30",
-	)
+	fn := lambdatest.Start(t, lambdatest.Build(t, "."), lambdatest.LocalEnv(env.Endpoint, env.Table())...)
 	raw, err := os.ReadFile("../../internal/consumer/testdata/sqs-raw.json")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -55,11 +56,7 @@ func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
 func (r *recorder) snapshot() map[string]logged {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]logged, len(r.last))
-	for k, v := range r.last {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.last)
 }
 
 // dlq stands in for the dead-letter queue the handler parks messages on. Like SQS's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -241,9 +242,5 @@ type usage struct {
 func (m *meter) usage() usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	applied := make(map[string]int, len(m.applied))
-	for k, v := range m.applied {
-		applied[k] = v
-	}
-	return usage{rcu: m.rcu, wcu: m.wcu, calls: m.calls, busy: m.busy, reported: m.reported, applied: applied}
+	return usage{rcu: m.rcu, wcu: m.wcu, calls: m.calls, busy: m.busy, reported: m.reported, applied: maps.Clone(m.applied)}
 }

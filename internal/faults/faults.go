@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -122,11 +123,7 @@ func (t *Transport) TotalCalls() int {
 func (t *Transport) Injected() map[Fault]int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[Fault]int, len(t.injected))
-	for f, n := range t.injected {
-		out[f] = n
-	}
-	return out
+	return maps.Clone(t.injected)
 }
 
 // ResetCounts zeroes the call and fault counters.

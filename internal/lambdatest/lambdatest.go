@@ -44,6 +44,17 @@ func Build(t testing.TB, pkg string) string {
 	return bin
 }
 
+// LocalEnv is the environment that points a function at a local DynamoDB endpoint and
+// table, with placeholder credentials and a region, as Lambda's own variables would.
+func LocalEnv(endpoint, table string) []string {
+	return []string{
+		"LEDGER_TABLE=" + table,
+		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint,
+		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1",
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=30",
+	}
+}
+
 // Start runs bootstrap under the emulator with env added to the test's environment and
 // stops it when t ends. It skips t when the emulator cannot be found.
 func Start(t testing.TB, bootstrap string, env ...string) *Function {
