@@ -81,12 +81,16 @@ func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
 		}
 	}
 	lines := consume(t, env, q, queue)
-	if len(lines) != 2 || lines[0]["message_id"] == lines[1]["message_id"] {
-		t.Fatalf("log lines = %v, want two deliveries with different message ids", lines)
+	ids := map[string]bool{}
+	applied := 0
+	for _, l := range lines { // SQS may deliver a message twice: count ids, not lines
+		ids[l["message_id"].(string)] = true
+		if l["outcome"] == "applied" {
+			applied++
+		}
 	}
-	outcomes := []string{lines[0]["outcome"].(string), lines[1]["outcome"].(string)}
-	if !(outcomes[0] == "applied" && outcomes[1] == "duplicate") && !(outcomes[0] == "duplicate" && outcomes[1] == "applied") {
-		t.Errorf("outcomes = %v, want one applied and one duplicate", outcomes)
+	if len(ids) != 2 || applied != 1 {
+		t.Fatalf("log lines = %v, want two messages with different ids and one application", lines)
 	}
 	if s, n := saldo(t, env, "ES7620770024003102575766"); !s.Equal(decimal.NewFromInt(50)) || n != 1 {
 		t.Errorf("saldo %s after %d movements, want 50 after 1", s, n)
@@ -133,24 +137,27 @@ func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
 	}
 
 	lines := consume(t, env, q, queue, "--dlq-url", dlq.URL, "--pollers", "4")
-	// At least once: SQS may deliver a message again, so count each message's last line.
-	last := map[string]string{}
-	for _, l := range lines {
-		last[l["message_id"].(string)] = l["outcome"].(string)
-	}
-	count := map[string]int{}
-	for _, outcome := range last {
-		count[outcome]++
-	}
-	if len(last) != len(bodies) || count["applied"] != unique || count["failed"] != len(malformed) {
-		t.Errorf("outcomes = %v over %d messages, want %d messages: %d applied, %d failed, the rest duplicates",
-			count, len(last), len(bodies), unique, len(malformed))
-	}
+	// At least once: SQS may deliver a message again (a retry, a visibility timeout, a
+	// receive racing another poller), so a message counts by its first outcome other
+	// than a failure, and a movement by how often it was applied.
+	first := map[string]string{}
 	applied := 0
 	for _, l := range lines {
-		if l["outcome"] == "applied" {
+		id, outcome := l["message_id"].(string), l["outcome"].(string)
+		if prev, seen := first[id]; !seen || prev == "failed" {
+			first[id] = outcome
+		}
+		if outcome == "applied" {
 			applied++
 		}
+	}
+	count := map[string]int{}
+	for _, outcome := range first {
+		count[outcome]++
+	}
+	if len(first) != len(bodies) || count["applied"] != unique || count["failed"] != len(malformed) {
+		t.Errorf("outcomes = %v over %d messages, want %d messages: %d applied, %d failed, the rest duplicates",
+			count, len(first), len(bodies), unique, len(malformed))
 	}
 	if applied != unique {
 		t.Errorf("%d applications logged, want each of the %d movements applied once", applied, unique)
