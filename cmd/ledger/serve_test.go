@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,25 +14,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/syncbuf"
 )
-
-// lockedBuffer is a stderr the command and the test read concurrently.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 	env := dynamotest.New(t)
@@ -52,7 +34,7 @@ func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--endpoint", env.Endpoint, "--table", env.Table()}, &stdout, stderr)

@@ -4,33 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ledger-dev/ledger/internal/syncbuf"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedWriter lets the test read what the command printed while it runs.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -58,7 +40,7 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &lockedWriter{}
+	stderr := &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--from", file}, &stdout, stderr) }()
 

@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/syncbuf"
 )
 
 var appliedAt = time.Date(2026, 12, 2, 10, 15, 0, 123000000, time.UTC)
@@ -32,7 +32,7 @@ type fixture struct {
 	url    string
 	client *http.Client // checks every response against api/openapi.yaml
 	svc    *ledger.Service
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -47,28 +47,10 @@ func newFixture(t *testing.T) *fixture {
 
 func serve(t *testing.T, r api.Reader, svc *ledger.Service) *fixture {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	srv := httptest.NewServer(api.New(r, slog.New(slog.NewJSONHandler(logs, nil))))
 	t.Cleanup(srv.Close)
 	return &fixture{url: srv.URL, client: apitest.Load(t).Client(t), svc: svc, logs: logs}
-}
-
-// syncBuffer is a log destination the server's goroutines and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // apply applies movements in batches, as the consumer does, and fails on anything but

@@ -23,32 +23,21 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/syncbuf"
 )
 
 // fixture is one test's handler on its own table, with its logs and metrics captured.
 type fixture struct {
 	env     *dynamotest.Env
 	handler *consumer.Handler
-	out     *syncBuffer
+	out     *syncbuf.Buffer
 	parker  *memParker
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// lines parses what the handler logged, one JSON document per line.
+func lines(b *syncbuf.Buffer) []map[string]any {
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if line == "" {
 			continue
 		}
@@ -81,7 +70,7 @@ func newFixture(t *testing.T, policy ledger.FundsPolicy, park bool) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{env: env, out: &syncBuffer{}}
+	f := &fixture{env: env, out: &syncbuf.Buffer{}}
 	opts := consumer.Options{Logger: slog.New(slog.NewJSONHandler(f.out, nil)), Metrics: f.out}
 	if park {
 		f.parker = &memParker{parked: map[string]consumer.Reason{}}
@@ -231,7 +220,7 @@ func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
 				}
 			}
 			byID := map[string]map[string]any{}
-			for _, l := range f.out.lines() {
+			for _, l := range lines(f.out) {
 				if l["msg"] == "movement" {
 					byID[l["message_id"].(string)] = l
 				}
@@ -256,7 +245,7 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var records, emf int
-	for _, l := range f.out.lines() {
+	for _, l := range lines(f.out) {
 		switch {
 		case l["msg"] == "movement":
 			records++
@@ -337,7 +326,7 @@ func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) 
 			t.Errorf("%s parked with %+v, want a movimiento error", name, r)
 		}
 	}
-	for _, l := range f.out.lines() {
+	for _, l := range lines(f.out) {
 		if l["msg"] == "movement" && (l["level"] != "ERROR" || l["action"] != string(consumer.Parked)) {
 			t.Errorf("invalid message logged as %v", l)
 		}

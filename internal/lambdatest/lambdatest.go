@@ -8,14 +8,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ledger-dev/ledger/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +26,7 @@ const RIEEnv = "LEDGER_TEST_RIE"
 // Function is a bootstrap running under the emulator.
 type Function struct {
 	URL string // the invocation endpoint
-	out *lockedBuffer
+	out *syncbuf.Buffer
 }
 
 // Build compiles the main package pkg (a directory) as a Lambda bootstrap, as `make
@@ -73,7 +72,7 @@ func Start(t testing.TB, bootstrap string, env ...string) *Function {
 		"--log-level", "info", bootstrap)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // stop the bootstrap with it
-	f := &Function{URL: "http://127.0.0.1:" + emuPort + "/2015-03-31/functions/function/invocations", out: &lockedBuffer{}}
+	f := &Function{URL: "http://127.0.0.1:" + emuPort + "/2015-03-31/functions/function/invocations", out: &syncbuf.Buffer{}}
 	cmd.Stdout, cmd.Stderr = f.out, f.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -132,21 +131,4 @@ func freePort(t testing.TB) string {
 	}
 	defer ln.Close()
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
