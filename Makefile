@@ -85,4 +85,4 @@ report:
 SOAK_MOVEMENTS ?= 100000
 
 soak:
-	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/chaos
+	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/consumer

@@ -12,18 +12,16 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/ledger-dev/ledger/internal/apitest"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/lambdatest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 const cta = "ES7620770024003102575766"
 
 // seed applies three movements to cta: a credit of 100.00, the cargo pago-8f2c of
 // 50.00 from DESIGN.md, and a credit of 0.25.
-func seed(t *testing.T, env *dynamotest.Env) {
+func seed(t *testing.T, env *testenv.DynamoDB) {
 	t.Helper()
 	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})
 	if err != nil {
@@ -77,9 +75,9 @@ func asHTTP(t *testing.T, ev events.APIGatewayV2HTTPRequest) *http.Request {
 }
 
 func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	seed(t, env)
-	spec := apitest.Load(t)
+	spec := testenv.LoadOpenAPI(t)
 	var logs bytes.Buffer
 	h := handler(ledger.NewReader(env.Client, env.Table()), &logs)
 
@@ -123,8 +121,8 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 // TestBootstrapUnderTheRuntimeEmulator runs the real bootstrap as Lambda would: the
 // configuration is read at init and an API Gateway event is answered.
 func TestBootstrapUnderTheRuntimeEmulator(t *testing.T) {
-	env := dynamotest.New(t)
-	fn := lambdatest.Start(t, lambdatest.Build(t, "."), lambdatest.LocalEnv(env.Endpoint, env.Table())...)
+	env := testenv.NewDynamoDB(t)
+	fn := testenv.StartLambda(t, testenv.BuildLambda(t, "."), testenv.LambdaEnv(env.Endpoint, env.Table())...)
 	seed(t, env)
 	payload, err := json.Marshal(event(t, "balance.json"))
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-dev/ledger/internal/lambdatest"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // BenchmarkColdStart measures the bootstrap's init: from starting the process to its
@@ -17,7 +17,7 @@ import (
 // loaded, clients built), as Lambda's "Init Duration" does. A stand-in Runtime API on
 // loopback records that request; the process is then stopped. ns/op is the init time.
 func BenchmarkColdStart(b *testing.B) {
-	bin := lambdatest.Build(b, ".")
+	bin := testenv.BuildLambda(b, ".")
 	asked := make(chan time.Time, 1)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/runtime/invocation/next") {

@@ -13,16 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/lambdatest"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // TestBootstrapUnderTheRuntimeEmulator runs the real bootstrap binary as Lambda would,
 // invokes it with an SQS event over HTTP, and checks the partial-batch response and
 // the table.
 func TestBootstrapUnderTheRuntimeEmulator(t *testing.T) {
-	env := dynamotest.New(t)
-	fn := lambdatest.Start(t, lambdatest.Build(t, "."), lambdatest.LocalEnv(env.Endpoint, env.Table())...)
+	env := testenv.NewDynamoDB(t)
+	fn := testenv.StartLambda(t, testenv.BuildLambda(t, "."), testenv.LambdaEnv(env.Endpoint, env.Table())...)
 	raw, err := os.ReadFile("../../internal/consumer/testdata/sqs-raw.json")
 	if err != nil {
 		t.Fatal(err)

@@ -11,15 +11,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
-	w, err := workload.Generate(workload.Spec{Accounts: 5, Movements: 60, Seed: 3})
+	w, err := sim.Generate(sim.Spec{Accounts: 5, Movements: 60, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/sqstest"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // consume runs `ledger consume --drain` against the test's table and queue and
 // returns the per-record log lines.
-func consume(t *testing.T, env *dynamotest.Env, q *sqstest.Env, queue sqstest.Queue, extra ...string) []map[string]any {
+func consume(t *testing.T, env *testenv.DynamoDB, q *testenv.SQS, queue testenv.Queue, extra ...string) []map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -45,7 +44,7 @@ func consume(t *testing.T, env *dynamotest.Env, q *sqstest.Env, queue sqstest.Qu
 	return lines
 }
 
-func saldo(t *testing.T, env *dynamotest.Env, cta string) (decimal.Decimal, int64) {
+func saldo(t *testing.T, env *testenv.DynamoDB, cta string) (decimal.Decimal, int64) {
 	t.Helper()
 	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
@@ -59,8 +58,8 @@ func saldo(t *testing.T, env *dynamotest.Env, cta string) (decimal.Decimal, int6
 }
 
 func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
-	q := sqstest.New(t)
-	env := dynamotest.New(t)
+	q := testenv.NewSQS(t)
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	queue := q.NewQueue(t, "movimientos", nil)
 	topic, err := q.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("movimientos-" + strings.ReplaceAll(t.Name(), "/", "-"))})
@@ -101,8 +100,8 @@ func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
 }
 
 func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
-	q := sqstest.New(t)
-	env := dynamotest.New(t)
+	q := testenv.NewSQS(t)
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	queue, dlq := q.NewQueueWithDLQ(t, "movimientos", 5)
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestMigrateCommandIsIdempotent(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	table := env.Table() + "-cli"
 	var out, errOut bytes.Buffer
 	for i, want := range []string{"created", "unchanged"} {

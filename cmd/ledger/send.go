@@ -18,7 +18,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 var sendCommand = command{
@@ -100,12 +100,12 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from mo
 // sendBodies reads the message bodies from a JSON-lines file, or generates them.
 func sendBodies(from string, generate, accounts int, seed uint64, duplicates float64) ([]string, error) {
 	if generate > 0 {
-		w, err := workload.Generate(workload.Spec{Accounts: accounts, Movements: generate, Seed: seed})
+		w, err := sim.Generate(sim.Spec{Accounts: accounts, Movements: generate, Seed: seed})
 		if err != nil {
 			return nil, err
 		}
 		var out []string
-		for _, d := range workload.Deliveries(w, workload.Faults{Duplicates: duplicates}, seed).Deliveries {
+		for _, d := range sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, seed).Deliveries {
 			out = append(out, d.Body)
 		}
 		return out, nil

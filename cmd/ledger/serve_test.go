@@ -10,15 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-dev/ledger/internal/apitest"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/syncbuf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table()})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +32,7 @@ func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &syncbuf.Buffer{}
+	stderr := &testenv.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--endpoint", env.Endpoint, "--table", env.Table()}, &stdout, stderr)
@@ -56,7 +54,7 @@ func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("ledger serve never said where it listens:\n%s", stderr)
 	}
 
-	resp, err := apitest.Load(t).Client(t).Get(base + "/cuentas/ES76")
+	resp, err := testenv.LoadOpenAPI(t).Client(t).Get(base + "/cuentas/ES76")
 	if err != nil {
 		t.Fatal(err)
 	}

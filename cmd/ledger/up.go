@@ -16,9 +16,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 var upCommand = command{
@@ -52,7 +52,7 @@ ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.
 		return 2
 	}
 	if *endpoint == "" {
-		store, err := embedded.Start()
+		store, err := sim.StartDynamoDB()
 		if err != nil {
 			fmt.Fprintf(stderr, "ledger up: %v\n", err)
 			return 1

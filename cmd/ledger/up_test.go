@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/ledger-dev/ledger/internal/syncbuf"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func freeAddr(t *testing.T) string {
@@ -40,7 +41,7 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &syncbuf.Buffer{}
+	stderr := &testenv.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--from", file}, &stdout, stderr) }()
 

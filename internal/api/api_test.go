@@ -17,12 +17,10 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/api"
-	"github.com/ledger-dev/ledger/internal/apitest"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/syncbuf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 var appliedAt = time.Date(2026, 12, 2, 10, 15, 0, 123000000, time.UTC)
@@ -32,12 +30,12 @@ type fixture struct {
 	url    string
 	client *http.Client // checks every response against api/openapi.yaml
 	svc    *ledger.Service
-	logs   *syncbuf.Buffer
+	logs   *testenv.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return appliedAt }})
 	if err != nil {
 		t.Fatal(err)
@@ -47,10 +45,10 @@ func newFixture(t *testing.T) *fixture {
 
 func serve(t *testing.T, r api.Reader, svc *ledger.Service) *fixture {
 	t.Helper()
-	logs := &syncbuf.Buffer{}
+	logs := &testenv.Buffer{}
 	srv := httptest.NewServer(api.New(r, slog.New(slog.NewJSONHandler(logs, nil))))
 	t.Cleanup(srv.Close)
-	return &fixture{url: srv.URL, client: apitest.Load(t).Client(t), svc: svc, logs: logs}
+	return &fixture{url: srv.URL, client: testenv.LoadOpenAPI(t).Client(t), svc: svc, logs: logs}
 }
 
 // apply applies movements in batches, as the consumer does, and fails on anything but

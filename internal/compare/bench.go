@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
 // 1 and 10 concurrent consumers, both strategies back to back on the same kind of
-// store, at the run's RTT, with no faults. Each run first warms up — every account
+// store, at the run's RTT, with no sim. Each run first warms up — every account
 // sees one movement, as in a consumer that has been running for a while — and then
 // measures the rest: the steady state, which is what a queue consumer spends its life
 // in. Throughput is wall time, so only figures
@@ -45,12 +45,12 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy string) (BenchResult, error) {
 	// Unbatched: at most 100 accounts, so that ten consumers' concurrent batches of ten
 	// (consecutive in the round-robin order) never share one, and several movements each.
-	spec := workload.Spec{Accounts: max(batchSize, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
+	spec := sim.Spec{Accounts: max(batchSize, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
 	warm := spec.Accounts // unbatched: each account's first movement
 	if name == "hot-account" {
 		spec.Accounts, warm = 1, batchSize
 	}
-	w, err := workload.Generate(spec)
+	w, err := sim.Generate(spec)
 	if err != nil {
 		return BenchResult{}, err
 	}
@@ -104,7 +104,7 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 // movements in order: every run of consecutive deliveries names each account at most
 // once until the accounts with movements left are fewer than a batch, so a batch holds
 // one movement per account and batches handled at once rarely share one.
-func spread(w workload.Workload) []delivery {
+func spread(w sim.Workload) []delivery {
 	byAccount := map[string][]int{}
 	var names []string
 	for i, m := range w.Movements {

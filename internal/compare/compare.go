@@ -1,11 +1,11 @@
 // Package compare is the comparison harness behind `ledger compare`: it runs this
 // service's design (strategy "transaction") and the separate-table baseline
 // (internal/idempotencia, strategy "separate-table") through the same consumer code
-// (consumer.Handler), on the same seeded workload (internal/workload), under the same
+// (consumer.Handler), on the same seeded workload (internal/sim), under the same
 // faults, and measures what each does to the money and what it costs.
 //
 // Faults are injected in-process: an http.RoundTripper around the DynamoDB client
-// (internal/faults) fails calls or loses their answers after they committed, and crash
+// (sim.Transport) fails calls or loses their answers after they committed, and crash
 // points end an invocation part-way (the baseline between its steps, through its Hook;
 // the transaction strategy before or after its single transaction), so that its batch
 // is never acknowledged and comes back after the visibility timeout. Time is simulated
@@ -34,7 +34,7 @@ var Strategies = []string{Transaction, SeparateTable}
 type Options struct {
 	Scenarios []string      // [all, in Names() order]
 	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
-	RTT       time.Duration // every DynamoDB call takes at least this long (faults.SetRoundTrip) [0]
+	RTT       time.Duration // every DynamoDB call takes at least this long (sim.SetRoundTrip) [0]
 	Movements int           // movements per scenario [100]
 	Accounts  int           // accounts per scenario, hot-account excepted [8]
 	// Endpoint is a DynamoDB endpoint (moto, AWS); empty: a fresh embedded store per run.

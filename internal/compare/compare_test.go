@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // TestScenarios runs every scenario small, for both strategies, on the test backend
@@ -15,7 +15,7 @@ import (
 // transaction strategy must come out exactly right in every one; the baseline must
 // show the failure each scenario is built to expose, where the design really has it.
 func TestScenarios(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Seed: 3, Movements: 20, Accounts: 3, RTT: 2 * time.Millisecond, Endpoint: os.Getenv(dynamotest.EndpointEnv)})
+	rep, err := Run(context.Background(), Options{Seed: 3, Movements: 20, Accounts: 3, RTT: 2 * time.Millisecond, Endpoint: os.Getenv(testenv.DynamoDBEndpointEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
-
-	"github.com/ledger-dev/ledger/internal/capacity"
 )
 
 // meter is the HTTP transport right above the network, below the fault injector: it
@@ -25,7 +23,7 @@ import (
 //
 // Capacity comes from the answer's ConsumedCapacity when a trusted backend returns one
 // (every call asks for it, see requestCapacity); otherwise it is computed by
-// internal/capacity from the request: a conditional write that fails and a cancelled
+// capacity.go from the request: a conditional write that fails and a cancelled
 // transaction are counted as consuming their writes (DynamoDB charges a failed
 // condition; counting a cancelled transaction in full errs against this design); an
 // update or delete is sized by its key and new values, since the stored image is not
@@ -173,24 +171,24 @@ func reportedUnits(body []byte) (float64, bool) {
 func (m *meter) computed(in any, committed bool) (rcu, wcu float64) {
 	switch p := in.(type) {
 	case *dynamodb.GetItemInput:
-		return capacity.ReadUnits(0, p.ConsistentRead != nil && *p.ConsistentRead), 0
+		return readUnits(0, p.ConsistentRead != nil && *p.ConsistentRead), 0
 	case *dynamodb.PutItemInput:
-		return 0, m.put(*p.TableName, p.Item, capacity.WriteUnits, committed)
+		return 0, m.put(*p.TableName, p.Item, writeUnits, committed)
 	case *dynamodb.UpdateItemInput:
-		return 0, capacity.WriteUnits(capacity.ItemSize(p.Key) + valuesSize(p.ExpressionAttributeValues))
+		return 0, writeUnits(itemSize(p.Key) + valuesSize(p.ExpressionAttributeValues))
 	case *dynamodb.DeleteItemInput:
-		return 0, capacity.WriteUnits(capacity.ItemSize(p.Key))
+		return 0, writeUnits(itemSize(p.Key))
 	case *dynamodb.TransactWriteItemsInput:
 		for _, it := range p.TransactItems {
 			switch {
 			case it.Put != nil:
-				wcu += m.put(*it.Put.TableName, it.Put.Item, capacity.TransactWriteUnits, committed)
+				wcu += m.put(*it.Put.TableName, it.Put.Item, transactWriteUnits, committed)
 			case it.Update != nil:
-				wcu += capacity.TransactWriteUnits(capacity.ItemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues))
+				wcu += transactWriteUnits(itemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues))
 			case it.Delete != nil:
-				wcu += capacity.TransactWriteUnits(capacity.ItemSize(it.Delete.Key))
+				wcu += transactWriteUnits(itemSize(it.Delete.Key))
 			case it.ConditionCheck != nil:
-				wcu += capacity.TransactWriteUnits(capacity.ItemSize(it.ConditionCheck.Key))
+				wcu += transactWriteUnits(itemSize(it.ConditionCheck.Key))
 			}
 		}
 	}
@@ -200,14 +198,14 @@ func (m *meter) computed(in any, committed bool) (rcu, wcu float64) {
 // put is a put's writes: the item, plus, once committed, one standard write per global
 // secondary index whose key attributes the item carries (DynamoDB propagates it there).
 func (m *meter) put(table string, item map[string]types.AttributeValue, units func(int) float64, committed bool) float64 {
-	size := capacity.ItemSize(item)
+	size := itemSize(item)
 	w := units(size)
 	if !committed {
 		return w
 	}
 	for _, keys := range m.indexes[table] {
 		if hasAll(item, keys) {
-			w += capacity.WriteUnits(size)
+			w += writeUnits(size)
 		}
 	}
 	return w
@@ -225,7 +223,7 @@ func hasAll(item map[string]types.AttributeValue, attrs []string) bool {
 func valuesSize(values map[string]types.AttributeValue) int {
 	n := 0
 	for _, v := range values {
-		n += capacity.ValueSize(v)
+		n += valueSize(v)
 	}
 	return n
 }

@@ -18,13 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/capacity"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/faults"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -64,7 +62,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 // consumer calls, and a balance reader that bypasses the meter.
 type setup struct {
 	store  *store
-	faults *faults.Transport
+	faults *sim.Transport
 	meter  *meter
 	probe  *probe
 	saldo  func(ctx context.Context, cuenta string) (decimal.Decimal, error)
@@ -78,7 +76,7 @@ func stack(s *store, strategy string, rtt time.Duration, now func() time.Time, p
 		effects = baselineEffects
 	}
 	m := newMeter(s.transport, effects, s.indexes, !s.loopback)
-	ft := faults.New(m)
+	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
 	st := &setup{store: s, faults: ft, meter: m}
@@ -167,11 +165,11 @@ func failureReason(r ledger.Result) string {
 
 // runScenario puts one strategy through one scenario on a store of its own.
 func runScenario(ctx context.Context, opts Options, sc scenario, strategy string) (Result, error) {
-	spec := workload.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed}
+	spec := sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed}
 	if sc.hot {
 		spec.Accounts = 1
 	}
-	w, err := workload.Generate(spec)
+	w, err := sim.Generate(spec)
 	if err != nil {
 		return Result{}, err
 	}
@@ -198,13 +196,13 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy string
 	}
 	if sc.lostResponses > 0 {
 		faultRng, mu := rngFor(opts.Seed, sc.name, 2), sync.Mutex{}
-		st.faults.SetChooser(func(op string) faults.Fault {
+		st.faults.SetChooser(func(op string) sim.Fault {
 			switch op {
 			case "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
 				mu.Lock()
 				defer mu.Unlock()
 				if faultRng.Float64() < sc.lostResponses {
-					return faults.LostResponse
+					return sim.LostResponse
 				}
 			}
 			return 0
@@ -362,7 +360,7 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 
 // measure turns what the run did into a Result: effects counted by the meter, balances
 // read back, calls counted by the fault injector's transport.
-func measure(ctx context.Context, sc scenario, strategy string, w workload.Workload, st *setup, t *tally, dead map[string]int) (Result, error) {
+func measure(ctx context.Context, sc scenario, strategy string, w sim.Workload, st *setup, t *tally, dead map[string]int) (Result, error) {
 	u := st.meter.usage()
 	n := len(w.Movements)
 	r := Result{Scenario: sc.name, Strategy: strategy, Movements: n, Deliveries: t.deliveries, DeadLetters: dead, Stuck: t.stuck, ReportedUnits: u.reported > 0}
@@ -395,7 +393,7 @@ func measure(ctx context.Context, sc scenario, strategy string, w workload.Workl
 			return Result{}, err
 		}
 		for _, item := range items {
-			r.MaxItemBytes = max(r.MaxItemBytes, capacity.ItemSize(item))
+			r.MaxItemBytes = max(r.MaxItemBytes, itemSize(item))
 		}
 	}
 	return r, nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // The simulated deployment every scenario runs in: a Lambda function with a 30 s
@@ -40,7 +40,7 @@ type scenario struct {
 	// reproduces it exactly.
 	consumers, concurrency int
 	// schedule lays out the deliveries.
-	schedule func(w workload.Workload, rng *rand.Rand) []delivery
+	schedule func(w sim.Workload, rng *rand.Rand) []delivery
 	// again is the share of messages SQS delivers once more after they were deleted.
 	again float64
 	// crash is where the invocation dies for a crashShare of the movements, the first
@@ -100,7 +100,7 @@ func scenarioNamed(name string) (scenario, bool) {
 }
 
 // rngFor is the scenario's random source: the same for both strategies, so both get
-// the same schedule, crash points and faults.
+// the same schedule, crash points and sim.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
@@ -108,25 +108,25 @@ func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 }
 
 // once delivers every movement once, in generation order.
-func once(w workload.Workload, _ *rand.Rand) []delivery {
+func once(w sim.Workload, _ *rand.Rand) []delivery {
 	out := make([]delivery, len(w.Movements))
 	for i, m := range w.Movements {
-		out[i] = delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(m)}
+		out[i] = delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(m)}
 	}
 	return out
 }
 
 // withCopies delivers every movement once, in order, and a share of them again as an
 // SNS notification under a new message id, between minGap and maxGap messages later.
-func withCopies(share float64, minGap, maxGap int) func(workload.Workload, *rand.Rand) []delivery {
-	return func(w workload.Workload, rng *rand.Rand) []delivery {
+func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []delivery {
+	return func(w sim.Workload, rng *rand.Rand) []delivery {
 		type placed struct {
 			at float64
 			d  delivery
 		}
 		var all []placed
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(m)}})
+			all = append(all, placed{float64(i), delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(m)}})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
 				all = append(all, placed{float64(i+gap) + 0.5, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(m, i)}})
@@ -151,12 +151,12 @@ func withCopies(share float64, minGap, maxGap int) func(workload.Workload, *rand
 
 // paired delivers every movement twice: each batch of 10 is followed by a batch of
 // the same 10 under new message ids, so two consumers take them at the same moment.
-func paired(w workload.Workload, _ *rand.Rand) []delivery {
+func paired(w sim.Workload, _ *rand.Rand) []delivery {
 	var out []delivery
 	for start := 0; start < len(w.Movements); start += batchSize {
 		end := min(start+batchSize, len(w.Movements))
 		for i := start; i < end; i++ {
-			out = append(out, delivery{id: fmt.Sprintf("msg-%06d", i), body: workload.Body(w.Movements[i])})
+			out = append(out, delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(w.Movements[i])})
 		}
 		for i := start; i < end; i++ {
 			out = append(out, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(w.Movements[i], i)})
@@ -171,7 +171,7 @@ func snsEnvelope(m movimiento.Movimiento, i int) string {
 		"Type":      "Notification",
 		"MessageId": fmt.Sprintf("sns-%06d", i),
 		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
-		"Message":   workload.Body(m),
+		"Message":   sim.Body(m),
 	})
 	if err != nil {
 		panic(err) // a map of strings always marshals
@@ -180,7 +180,7 @@ func snsEnvelope(m movimiento.Movimiento, i int) string {
 }
 
 // pick returns a share of the movements' ids, drawn from rng.
-func pick(w workload.Workload, share float64, rng *rand.Rand) map[string]bool {
+func pick(w sim.Workload, share float64, rng *rand.Rand) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range w.Movements {
 		if rng.Float64() < share {
@@ -191,7 +191,7 @@ func pick(w workload.Workload, share float64, rng *rand.Rand) map[string]bool {
 }
 
 // lateCopies are the deliveries of the movements in ids, under new message ids.
-func lateCopies(w workload.Workload, ids map[string]bool) []delivery {
+func lateCopies(w sim.Workload, ids map[string]bool) []delivery {
 	var out []delivery
 	for i, m := range w.Movements {
 		if ids[m.ID] {

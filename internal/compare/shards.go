@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // benchShards is how many embedded servers the benchmark spreads its items over.
@@ -110,7 +110,7 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 // openShardedStore is openStore's embedded store for the benchmark: n embedded servers
 // behind a shardRouter, each migrated with the run's tables.
 func openShardedStore(ctx context.Context, n int) (*store, error) {
-	var servers []*embedded.Server
+	var servers []*sim.DynamoDB
 	closeAll := func() {
 		for _, srv := range servers {
 			_ = srv.Close()
@@ -119,13 +119,13 @@ func openShardedStore(ctx context.Context, n int) (*store, error) {
 	router := shardRouter{base: network()}
 	tables := map[string]string{}
 	for range n {
-		srv, err := embedded.Start()
+		srv, err := sim.StartDynamoDB()
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
 		servers = append(servers, srv)
-		u, _ := url.Parse(srv.URL) // embedded.Start made it
+		u, _ := url.Parse(srv.URL) // sim.Start made it
 		router.shards = append(router.shards, u)
 		cfg, err := awsconf.Load(ctx, srv.URL)
 		if err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -43,7 +43,7 @@ func openStore(ctx context.Context, endpoint string) (*store, error) {
 	stop := func() {}
 	suffix := ""
 	if endpoint == "" {
-		srv, err := embedded.Start()
+		srv, err := sim.StartDynamoDB()
 		if err != nil {
 			return nil, err
 		}

@@ -21,21 +21,20 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/syncbuf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // fixture is one test's handler on its own table, with its logs and metrics captured.
 type fixture struct {
-	env     *dynamotest.Env
+	env     *testenv.DynamoDB
 	handler *consumer.Handler
-	out     *syncbuf.Buffer
+	out     *testenv.Buffer
 	parker  *memParker
 }
 
 // lines parses what the handler logged, one JSON document per line.
-func lines(b *syncbuf.Buffer) []map[string]any {
+func lines(b *testenv.Buffer) []map[string]any {
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if line == "" {
@@ -65,12 +64,12 @@ func (p *memParker) Park(_ context.Context, msg events.SQSMessage, r consumer.Re
 
 func newFixture(t *testing.T, policy ledger.FundsPolicy, park bool) *fixture {
 	t.Helper()
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{env: env, out: &syncbuf.Buffer{}}
+	f := &fixture{env: env, out: &testenv.Buffer{}}
 	opts := consumer.Options{Logger: slog.New(slog.NewJSONHandler(f.out, nil)), Metrics: f.out}
 	if park {
 		f.parker = &memParker{parked: map[string]consumer.Reason{}}
@@ -356,7 +355,7 @@ func TestRecordsNotStartedBeforeTheDeadlineComeBack(t *testing.T) {
 }
 
 func TestUnreachableTableFailsTheInvocation(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, err := ledger.New(env.Client, ledger.Config{Table: "no-such-table"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,11 +21,9 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/embedded"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
-	"github.com/ledger-dev/ledger/internal/sqsim"
-	"github.com/ledger-dev/ledger/internal/workload"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // Options size the demo. Zero values pick the defaults in brackets.
@@ -69,13 +67,13 @@ const (
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	opts = defaults(opts)
 	start := time.Now()
-	w, err := workload.Generate(workload.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed})
+	w, err := sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed})
 	if err != nil {
 		return Summary{}, err
 	}
-	schedule := workload.Deliveries(w, workload.Faults{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
+	schedule := sim.Deliveries(w, sim.Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
 
-	store, err := embedded.Start()
+	store, err := sim.StartDynamoDB()
 	if err != nil {
 		return Summary{}, err
 	}
@@ -99,7 +97,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 
 	total := len(schedule.Deliveries) + len(schedule.Late)
 	bar := newProgress(opts.Progress, opts.Terminal, total)
-	q := sqsim.New(maxReceive)
+	q := sim.NewQueue(maxReceive)
 	q.Send(messages(schedule.Deliveries)...)
 	if err := drain(ctx, q, handler, opts, bar); err != nil {
 		return Summary{}, err
@@ -136,10 +134,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 }
 
 // messages are the deliveries as queue messages.
-func messages(ds []workload.Delivery) []sqsim.Message {
-	out := make([]sqsim.Message, len(ds))
+func messages(ds []sim.Delivery) []sim.Message {
+	out := make([]sim.Message, len(ds))
 	for i, d := range ds {
-		out[i] = sqsim.Message{ID: d.MessageID, Body: d.Body}
+		out[i] = sim.Message{ID: d.MessageID, Body: d.Body}
 	}
 	return out
 }
@@ -163,7 +161,7 @@ func defaults(o Options) Options {
 // drain runs opts.Consumers batch handlers until q is empty. Now and then a batch that
 // succeeded is delivered again with the same message ids, as SQS does when a
 // visibility timeout expires before the delete.
-func drain(ctx context.Context, q *sqsim.Queue, h *consumer.Handler, opts Options, bar *progress) error {
+func drain(ctx context.Context, q *sim.Queue, h *consumer.Handler, opts Options, bar *progress) error {
 	var g errgroup.Group
 	for c := range opts.Consumers {
 		g.Go(func() error {
@@ -194,7 +192,7 @@ func drain(ctx context.Context, q *sqsim.Queue, h *consumer.Handler, opts Option
 }
 
 // handle gives one batch to the handler as Lambda would, with a Lambda-like deadline.
-func handle(ctx context.Context, h *consumer.Handler, batch []sqsim.Message) (map[string]bool, error) {
+func handle(ctx context.Context, h *consumer.Handler, batch []sim.Message) (map[string]bool, error) {
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
 	for i, m := range batch {
 		ev.Records[i] = events.SQSMessage{MessageId: m.ID, Body: m.Body, EventSource: "aws:sqs",

@@ -15,11 +15,11 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/faults"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // clock is a settable clock, so expiries pass without waiting.
@@ -36,12 +36,12 @@ func (c *clock) advance(d time.Duration) {
 }
 
 type fixture struct {
-	env   *dynamotest.Env
+	env   *testenv.DynamoDB
 	svc   *idempotencia.Service
 	clock *clock
 }
 
-func newFixture(t *testing.T, db idempotencia.Client, env *dynamotest.Env, cfg idempotencia.Config) *fixture {
+func newFixture(t *testing.T, db idempotencia.Client, env *testenv.DynamoDB, cfg idempotencia.Config) *fixture {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	cfg.Table, cfg.Accounts, cfg.Now = env.Tables["idempotencia"], env.Table(), c.now
@@ -97,7 +97,7 @@ func estado(item map[string]types.AttributeValue) string {
 }
 
 func TestDuplicateUnderAnotherMessageIDIsAppliedOnce(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied || r.Err != nil {
@@ -115,7 +115,7 @@ func TestDuplicateUnderAnotherMessageIDIsAppliedOnce(t *testing.T) {
 }
 
 func TestConflictingDuplicateIsRefusedForGood(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{})
 	f.apply(mov(t, "pago-1", "ES01", "abono", "50.00"), "msg-1")
 	r := f.apply(mov(t, "pago-1", "ES01", "abono", "60.00"), "msg-2")
@@ -143,7 +143,7 @@ func crashOnce(p idempotencia.Point, id string) func(context.Context, idempotenc
 }
 
 func TestCrashAfterReserveBlocksTheKeyUntilTheInProgressExpiry(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.AfterReserve, "pago-1")})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 	if r := f.apply(m, "msg-1"); !errors.Is(r.Err, errCrash) {
@@ -171,7 +171,7 @@ func TestCrashAfterReserveBlocksTheKeyUntilTheInProgressExpiry(t *testing.T) {
 }
 
 func TestCrashAfterEffectAppliesAgainOnceTheInProgressExpiryPasses(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.AfterEffect, "pago-1")})
 	m := mov(t, "pago-1", "ES01", "cargo", "50.00")
 	f.apply(mov(t, "nomina", "ES01", "abono", "500.00"), "msg-0")
@@ -187,14 +187,14 @@ func TestCrashAfterEffectAppliesAgainOnceTheInProgressExpiryPasses(t *testing.T)
 }
 
 func TestFailedEffectReleasesTheReservation(t *testing.T) {
-	env := dynamotest.New(t)
-	ft := faults.New(nil)
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
 	cfg := env.Config.Copy()
 	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
 	f := newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 
-	ft.Inject("UpdateItem", faults.InternalError)
+	ft.Inject("UpdateItem", sim.InternalError)
 	if r := f.apply(m, "msg-1"); !r.Retry() {
 		t.Fatalf("delivery whose effect failed: %+v, want a transient failure", r)
 	}
@@ -222,7 +222,7 @@ func TestFailedEffectReleasesTheReservation(t *testing.T) {
 }
 
 func TestRejectPolicyRecordsTheRefusal(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{InsufficientFunds: ledger.Reject})
 	cargo := mov(t, "pago-1", "ES01", "cargo", "80.00")
 	if r := f.apply(cargo, "msg-1"); r.Outcome != ledger.Rejected || r.Estado != ledger.Rechazado {
@@ -240,7 +240,7 @@ func TestRejectPolicyRecordsTheRefusal(t *testing.T) {
 }
 
 func TestMessageIDKeyAppliesAnSNSRedeliveryAgain(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{KeyFromMessageID: true})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 	f.apply(m, "msg-1")
@@ -256,7 +256,7 @@ func TestMessageIDKeyAppliesAnSNSRedeliveryAgain(t *testing.T) {
 }
 
 func TestExpiredRecordNoLongerRecognisesALateDuplicate(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{Expiry: time.Hour})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 	f.apply(m, "msg-1")

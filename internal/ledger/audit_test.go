@@ -10,13 +10,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Reject)
 	ctx := context.Background()
 	var batch []ledger.Entrega

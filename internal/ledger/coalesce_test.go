@@ -8,15 +8,15 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/faults"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-func countingService(t *testing.T, env *dynamotest.Env, policy ledger.FundsPolicy) (*ledger.Service, *faults.Transport) {
+func countingService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) (*ledger.Service, *sim.Transport) {
 	t.Helper()
-	ft := faults.New(nil)
+	ft := sim.NewTransport(nil)
 	svc, err := ledger.New(env.ClientVia(ft), ledger.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func abonos(t *testing.T, cta string, from, n int) []ledger.Entrega {
 }
 
 func TestAHotAccountBatchIsOneTransaction(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, ft := countingService(t, env, ledger.Retry)
 	ctx := context.Background()
 	svc.ApplyAll(ctx, abonos(t, "HOT", 0, 10)) // warms the cache
@@ -60,7 +60,7 @@ func TestAHotAccountBatchIsOneTransaction(t *testing.T) {
 }
 
 func TestDuplicatesDropOutAndTheRestIsRetried(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, ft := countingService(t, env, ledger.Retry)
 	ctx := context.Background()
 	batch := abonos(t, "HOT", 0, 10)
@@ -84,7 +84,7 @@ func TestDuplicatesDropOutAndTheRestIsRetried(t *testing.T) {
 }
 
 func TestMoreThan99MovementsSplitIntoChunks(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, ft := countingService(t, env, ledger.Retry)
 	results := svc.ApplyAll(context.Background(), abonos(t, "BIG", 0, 250))
 	for i, r := range results {
@@ -103,7 +103,7 @@ func TestMoreThan99MovementsSplitIntoChunks(t *testing.T) {
 }
 
 func TestARuleFailureExcludesOnlyItsOwnMovement(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, _ := countingService(t, env, ledger.Retry)
 	ctx := context.Background()
 	results := svc.ApplyAll(ctx, []ledger.Entrega{

@@ -16,14 +16,14 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 var fixedNow = time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC)
 
-func newService(t *testing.T, env *dynamotest.Env, policy ledger.FundsPolicy) *ledger.Service {
+func newService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) *ledger.Service {
 	t.Helper()
 	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
 	if err != nil {
@@ -43,7 +43,7 @@ func mov(t *testing.T, id, cta string, tipo movimiento.Tipo, importe string) mov
 
 type item map[string]types.AttributeValue
 
-func get(t *testing.T, env *dynamotest.Env, pk, sk string) item {
+func get(t *testing.T, env *testenv.DynamoDB, pk, sk string) item {
 	t.Helper()
 	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
@@ -69,13 +69,13 @@ func (it item) num(attr string) decimal.Decimal {
 	return decimal.NewFromInt(-999999)
 }
 
-func account(t *testing.T, env *dynamotest.Env, cta string) item {
+func account(t *testing.T, env *testenv.DynamoDB, cta string) item {
 	t.Helper()
 	return get(t, env, "CUENTA#"+cta, "CUENTA")
 }
 
 // assertAccount checks saldo, version and movimientos of an account item.
-func assertAccount(t *testing.T, env *dynamotest.Env, cta, saldo string, version, movimientos int64) {
+func assertAccount(t *testing.T, env *testenv.DynamoDB, cta, saldo string, version, movimientos int64) {
 	t.Helper()
 	a := account(t, env, cta)
 	if !a.num("saldo").Equal(decimal.RequireFromString(saldo)) || a.num("version").IntPart() != version || a.num("movimientos").IntPart() != movimientos {
@@ -97,7 +97,7 @@ func settle(ctx context.Context, svc *ledger.Service, e ledger.Entrega, rounds i
 }
 
 func TestOneMovementIsRecordedAsDesigned(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	m := mov(t, "pago-8f2c", "ES76", movimiento.Abono, "50.00")
 
@@ -128,7 +128,7 @@ func TestOneMovementIsRecordedAsDesigned(t *testing.T) {
 }
 
 func TestSameMovementUnderANewMessageIdIsADuplicate(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	m := mov(t, "pago-1", "ES76", movimiento.Abono, "10.00")
@@ -148,7 +148,7 @@ func TestSameMovementUnderANewMessageIdIsADuplicate(t *testing.T) {
 }
 
 func TestSameKeyOtherContentIsAConflictingDuplicate(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	first := mov(t, "pago-1", "ES76", movimiento.Abono, "10.00")
@@ -171,7 +171,7 @@ func TestSameKeyOtherContentIsAConflictingDuplicate(t *testing.T) {
 }
 
 func TestFiftyConcurrentDeliveriesApplyOnce(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	m := mov(t, "pago-1", "ES76", movimiento.Cargo, "0.01")
 	seed := mov(t, "seed", "ES76", movimiento.Abono, "1.00")
@@ -203,7 +203,7 @@ func TestFiftyConcurrentDeliveriesApplyOnce(t *testing.T) {
 }
 
 func TestTwentyConcurrentMovementsOnOneAccountAllLand(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	const n = 20
 	var wg sync.WaitGroup
@@ -257,7 +257,7 @@ func TestTwentyConcurrentMovementsOnOneAccountAllLand(t *testing.T) {
 }
 
 func TestInsufficientFundsUnderRetryComesBack(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
@@ -288,7 +288,7 @@ func TestInsufficientFundsUnderRetryComesBack(t *testing.T) {
 }
 
 func TestOverdraftLimitIsHonoured(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "10.00")}); err != nil {
@@ -314,7 +314,7 @@ func TestOverdraftLimitIsHonoured(t *testing.T) {
 }
 
 func TestInsufficientFundsUnderRejectIsRecordedOnce(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Reject)
 	ctx := context.Background()
 	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
@@ -343,7 +343,7 @@ func TestInsufficientFundsUnderRejectIsRecordedOnce(t *testing.T) {
 }
 
 func TestRejectOnANewAccountCreatesNoAccount(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Reject)
 	r, err := svc.Apply(context.Background(), ledger.Entrega{Mov: mov(t, "cargo-1", "NEW1", movimiento.Cargo, "1.00")})
 	if err != nil || r.Outcome != ledger.Rejected {
@@ -355,7 +355,7 @@ func TestRejectOnANewAccountCreatesNoAccount(t *testing.T) {
 }
 
 func TestCurrencyMismatchIsPermanent(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
@@ -379,7 +379,7 @@ func TestCurrencyMismatchIsPermanent(t *testing.T) {
 func TestLateRedeliveryOfAnAppliedCargoIsADuplicateWhateverTheBalance(t *testing.T) {
 	for _, policy := range []ledger.FundsPolicy{ledger.Retry, ledger.Reject} {
 		t.Run(string(policy), func(t *testing.T) {
-			env := dynamotest.New(t)
+			env := testenv.NewDynamoDB(t)
 			svc := newService(t, env, policy)
 			ctx := context.Background()
 			cargo := mov(t, "cargo-1", "ES76", movimiento.Cargo, "80.00")
@@ -400,7 +400,7 @@ func TestLateRedeliveryOfAnAppliedCargoIsADuplicateWhateverTheBalance(t *testing
 }
 
 func TestExactDecimalArithmetic(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	ctx := context.Background()
 	var batch []ledger.Entrega
@@ -432,8 +432,8 @@ func TestExactDecimalArithmetic(t *testing.T) {
 // are exact on every backend. If this test fails, minidyn fixed the gap: update
 // DESIGN.md's "Test backends" and delete the test.
 func TestEmbeddedStoreNumberGap(t *testing.T) {
-	env := dynamotest.New(t)
-	if env.Backend != dynamotest.Minidyn {
+	env := testenv.NewDynamoDB(t)
+	if env.Backend != testenv.Minidyn {
 		t.Skip("the gap is the embedded store's")
 	}
 	ctx := context.Background()

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -173,9 +173,9 @@ func TestExtractoRejectsALimitOutOfRange(t *testing.T) {
 
 // seeded is a table holding 120 applied movements on ES76 (abonos of 1.00 … 120.00)
 // and one rejected cargo, applied the way the consumer does: in batches.
-func seeded(t *testing.T) (*dynamotest.Env, *Reader) {
+func seeded(t *testing.T) (*testenv.DynamoDB, *Reader) {
 	t.Helper()
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	svc, err := New(env.Client, Config{Table: env.Table(), InsufficientFunds: Reject, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)

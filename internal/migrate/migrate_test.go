@@ -9,12 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
-	env := dynamotest.New(t) // runs the migrations once
+	env := testenv.NewDynamoDB(t) // runs the migrations once
 	ctx := context.Background()
 
 	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
@@ -56,7 +56,7 @@ func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
 }
 
 func TestRunAddsAMissingIndex(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	old := env.Table() + "-old"
 	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -95,7 +95,7 @@ func TestRunAddsAMissingIndex(t *testing.T) {
 }
 
 func TestRunRefusesATableWithAnotherKey(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	other := env.Table() + "-other"
 	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -116,7 +116,7 @@ func TestRunRefusesATableWithAnotherKey(t *testing.T) {
 }
 
 func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
-	env := dynamotest.New(t) // the first run
+	env := testenv.NewDynamoDB(t) // the first run
 	ctx := context.Background()
 	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
 	if err != nil {
@@ -129,13 +129,13 @@ func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
 		}
 	}
 	want := migrate.TTLUnchanged // enabled by the first run
-	if env.Backend == dynamotest.Minidyn {
+	if env.Backend == testenv.Minidyn {
 		want = migrate.TTLSkipped
 	}
 	if len(ttl) != 1 || ttl[0] != want {
 		t.Fatalf("second run's TTL steps = %v, want [%s]", ttl, want)
 	}
-	if env.Backend == dynamotest.Minidyn {
+	if env.Backend == testenv.Minidyn {
 		return
 	}
 	out, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Tables["idempotencia"])})

@@ -4,12 +4,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/faults"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-func cachedStore(t *testing.T, env *dynamotest.Env, ft *faults.Transport) *versioned.Store {
+func cachedStore(t *testing.T, env *testenv.DynamoDB, ft *sim.Transport) *versioned.Store {
 	t.Helper()
 	st, err := versioned.New(env.ClientVia(ft), versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, versioned.Options{CacheSize: 100})
 	if err != nil {
@@ -19,8 +19,8 @@ func cachedStore(t *testing.T, env *dynamotest.Env, ft *faults.Transport) *versi
 }
 
 func TestAWarmItemCostsOneCallPerUpdate(t *testing.T) {
-	env := dynamotest.New(t)
-	ft := faults.New(nil)
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
 	store := cachedStore(t, env, ft)
 	ctx := context.Background()
 	if _, err := store.Update(ctx, head, increment("a", "")); err != nil { // reads: the item is not cached yet
@@ -41,8 +41,8 @@ func TestAWarmItemCostsOneCallPerUpdate(t *testing.T) {
 }
 
 func TestAStaleCacheCostsOneConflictNotACorruptWrite(t *testing.T) {
-	env := dynamotest.New(t)
-	ours, theirs := faults.New(nil), faults.New(nil)
+	env := testenv.NewDynamoDB(t)
+	ours, theirs := sim.NewTransport(nil), sim.NewTransport(nil)
 	a, b := cachedStore(t, env, ours), cachedStore(t, env, theirs) // two Lambda instances
 	ctx := context.Background()
 	if _, err := a.Update(ctx, head, increment("a", "")); err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/dynamotest"
-	"github.com/ledger-dev/ledger/internal/faults"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -46,7 +46,7 @@ func increment(id, note string) versioned.Plan {
 	}
 }
 
-func newStore(t *testing.T, db versioned.Client, env *dynamotest.Env, p versioned.Policy) *versioned.Store {
+func newStore(t *testing.T, db versioned.Client, env *testenv.DynamoDB, p versioned.Policy) *versioned.Store {
 	t.Helper()
 	st, err := versioned.New(db, versioned.Table{Name: env.Table(), PartitionKey: "pk", SortKey: "sk", Version: "version"}, versioned.Options{Policy: p})
 	if err != nil {
@@ -55,7 +55,7 @@ func newStore(t *testing.T, db versioned.Client, env *dynamotest.Env, p versione
 	return st
 }
 
-func get(t *testing.T, env *dynamotest.Env, sk string) versioned.Item {
+func get(t *testing.T, env *testenv.DynamoDB, sk string) versioned.Item {
 	t.Helper()
 	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
@@ -81,7 +81,7 @@ func num(t *testing.T, item versioned.Item, attr string) int64 {
 }
 
 func TestUpdateCreatesThenAdvancesTheVersion(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
 
@@ -105,7 +105,7 @@ func TestUpdateCreatesThenAdvancesTheVersion(t *testing.T) {
 }
 
 func TestConcurrentWritersAllLandWithFreshState(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{MaxAttempts: 60, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond})
 	const writers = 12
 	var wg sync.WaitGroup
@@ -132,7 +132,7 @@ func TestConcurrentWritersAllLandWithFreshState(t *testing.T) {
 }
 
 func TestExistingRecordStopsTheWriteAndComesBackWithItsItem(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
 	if _, err := store.Update(ctx, head, increment("a", "first")); err != nil {
@@ -155,7 +155,7 @@ func TestExistingRecordStopsTheWriteAndComesBackWithItsItem(t *testing.T) {
 }
 
 func TestAbsentRecordsAreCheckedInTheSameCall(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
 	if _, err := store.Update(ctx, head, increment("a", "stored")); err != nil {
@@ -188,7 +188,7 @@ func TestAbsentRecordsAreCheckedInTheSameCall(t *testing.T) {
 }
 
 func TestCheckOnlyDecisionIsReplannedWhenTheItemMoved(t *testing.T) {
-	env := dynamotest.New(t)
+	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
 	if _, err := store.Update(ctx, head, increment("a", "")); err != nil {
@@ -219,20 +219,20 @@ func TestCheckOnlyDecisionIsReplannedWhenTheItemMoved(t *testing.T) {
 }
 
 func TestContentionIsRetriedThenGivenUp(t *testing.T) {
-	env := dynamotest.New(t)
-	ft := faults.New(nil)
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
 	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
 	ctx := context.Background()
 
-	ft.Inject("TransactWriteItems", faults.TransactionConflict, faults.TransactionConflict)
+	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
 	res, err := store.Update(ctx, head, increment("a", ""))
 	if err != nil || res.Attempts != 3 {
 		t.Fatalf("two conflicts then success: %+v, %v; want success on attempt 3", res, err)
 	}
 
-	ft.SetChooser(func(op string) faults.Fault {
+	ft.SetChooser(func(op string) sim.Fault {
 		if op == "TransactWriteItems" {
-			return faults.TransactionConflict
+			return sim.TransactionConflict
 		}
 		return 0
 	})
@@ -247,11 +247,11 @@ func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 }
 
 func TestBackoffNeverOutlivesTheDeadline(t *testing.T) {
-	env := dynamotest.New(t)
-	ft := faults.New(nil)
-	ft.SetChooser(func(op string) faults.Fault {
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	ft.SetChooser(func(op string) sim.Fault {
 		if op == "TransactWriteItems" {
-			return faults.TransactionConflict
+			return sim.TransactionConflict
 		}
 		return 0
 	})
@@ -269,10 +269,10 @@ func TestBackoffNeverOutlivesTheDeadline(t *testing.T) {
 }
 
 func TestLostResponseNeverAppliesTwice(t *testing.T) {
-	env := dynamotest.New(t)
-	ft := faults.New(nil)
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
 	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{})
-	ft.Inject("TransactWriteItems", faults.LostResponse)
+	ft.Inject("TransactWriteItems", sim.LostResponse)
 
 	_, err := store.Update(context.Background(), head, increment("a", "once"))
 	// DynamoDB answers the SDK's retry from the ClientRequestToken (success); emulators

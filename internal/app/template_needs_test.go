@@ -1,0 +1,253 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/idempotencia"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// What the code calls, as IAM actions, derived from the code itself so that a new call
+// fails these tests until the template grants it.
+
+// transactionTableActions are the DynamoDB actions of the transaction strategy: one per
+// method of versioned.Client (the whole of its DynamoDB surface), TransactWriteItems
+// expanded into the action types versioned.BuildInput puts in a transaction, since IAM
+// authorises each of those as its own action.
+func transactionTableActions(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	client := reflect.TypeFor[versioned.Client]()
+	for i := range client.NumMethod() {
+		switch name := client.Method(i).Name; name {
+		case "GetItem":
+			out = append(out, "dynamodb:GetItem")
+		case "TransactWriteItems":
+			out = append(out, transactWriteActions(t)...)
+		default:
+			t.Fatalf("versioned.Client calls %s: name its IAM action here and grant it in template.yaml", name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// transactWriteActions builds every shape of transaction versioned.BuildInput makes
+// (records to create, records that must be absent, a new image of the item or only a
+// check of its version; for a new and an existing item) and names the IAM action of
+// each action type found.
+func transactWriteActions(t *testing.T) []string {
+	t.Helper()
+	table := versioned.Table{Name: "ledger", PartitionKey: "pk", SortKey: "sk", Version: "version"}
+	key := func(sk string) versioned.Item {
+		return versioned.Item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#x"}, "sk": &types.AttributeValueMemberS{Value: sk}}
+	}
+	var out []string
+	for _, expected := range []int64{0, 3} {
+		for _, next := range []bool{true, false} {
+			txn := versioned.Txn{Creates: []versioned.Item{key("MOV#a")}, Absent: []versioned.Item{key("MOV#b")}}
+			if next {
+				txn.Next = key("CUENTA")
+			}
+			in, err := versioned.BuildInput(table, key("CUENTA"), expected, txn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, item := range in.TransactItems {
+				switch {
+				case item.Put != nil:
+					out = append(out, "dynamodb:PutItem")
+				case item.Update != nil:
+					out = append(out, "dynamodb:UpdateItem")
+				case item.Delete != nil:
+					out = append(out, "dynamodb:DeleteItem")
+				case item.ConditionCheck != nil:
+					out = append(out, "dynamodb:ConditionCheckItem")
+				default:
+					t.Fatalf("BuildInput made an action of no known type: %+v", item)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// The tables the separate-table baseline is given (idempotencia.Config): its own, and
+// the ledger table, where its accounts are.
+const (
+	idempotencyTable = "idempotency"
+	accountsTable    = "accounts"
+)
+
+// separateTableActions are the DynamoDB actions of the separate-table baseline, by the
+// table they are made on (idempotencyTable, accountsTable). They are found by running
+// what the consumer calls (idempotencia.Service.ApplyAll, the whole of consumer.Applier)
+// against a client that answers each call in turn with success, a failed condition
+// (without the stored item, the answer that makes the baseline read it back) or an
+// error, in every combination, for a credit and a debit under both funds policies. Each
+// call is named by its idempotencia.Client method, and every method must be reached.
+// Only what ApplyAll calls counts: Saldo's read of an account is the comparison's, not
+// the consumer's.
+func separateTableActions(t *testing.T) map[string][]string {
+	t.Helper()
+	const depth = 4 // the most calls one delivery makes: reserve, effect, mark, release
+	answers := []error{nil, &types.ConditionalCheckFailedException{Message: aws.String("condition failed")}, errors.New("throttled")}
+	seen := map[string]map[string]bool{}
+	for _, policy := range []ledger.FundsPolicy{ledger.Retry, ledger.Reject} {
+		for _, tipo := range []movimiento.Tipo{movimiento.Abono, movimiento.Cargo} {
+			m, err := movimiento.New(movimiento.Datos{ID: "m-1", Cuenta: "ES00", Tipo: tipo, Importe: "10.00", Moneda: "EUR"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := range pow(len(answers), depth) {
+				script := make([]error, depth)
+				for i := range script {
+					script[i], n = answers[n%len(answers)], n/len(answers)
+				}
+				db := &scriptedClient{script: script}
+				svc, err := idempotencia.New(db, idempotencia.Config{Table: idempotencyTable, Accounts: accountsTable, InsufficientFunds: policy})
+				if err != nil {
+					t.Fatal(err)
+				}
+				svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: m, Origen: "msg-1"}})
+				if db.err != nil {
+					t.Fatal(db.err)
+				}
+				for _, c := range db.calls {
+					if seen[c.table] == nil {
+						seen[c.table] = map[string]bool{}
+					}
+					seen[c.table][c.method] = true
+				}
+			}
+		}
+	}
+	for table := range seen {
+		if table != idempotencyTable && table != accountsTable {
+			t.Fatalf("the baseline called table %q, which is neither of the two it was given", table)
+		}
+	}
+	out := map[string][]string{}
+	client := reflect.TypeFor[idempotencia.Client]()
+	for i := range client.NumMethod() {
+		name := client.Method(i).Name
+		switch name {
+		case "GetItem", "PutItem", "UpdateItem", "DeleteItem":
+		default:
+			t.Fatalf("idempotencia.Client calls %s: name its IAM action here and grant it in template.yaml", name)
+		}
+		reached := false
+		for table, methods := range seen {
+			if methods[name] {
+				out[table] = append(out[table], "dynamodb:"+name)
+				reached = true
+			}
+		}
+		if !reached {
+			t.Fatalf("idempotencia.Client has %s, which no path of ApplyAll calls: decide here whether the consumer needs it", name)
+		}
+	}
+	for table := range out {
+		slices.Sort(out[table])
+	}
+	return out
+}
+
+func pow(b, e int) int {
+	r := 1
+	for range e {
+		r *= b
+	}
+	return r
+}
+
+// scriptedClient is an idempotencia.Client that answers its i-th call with script[i]
+// (nil: success, with an empty output) and records each call's method and table.
+type scriptedClient struct {
+	script []error
+	calls  []scriptedCall
+	err    error // a call past the script: the exploration is not deep enough
+}
+
+type scriptedCall struct{ method, table string }
+
+func (c *scriptedClient) answer(method string, table *string) error {
+	i := len(c.calls)
+	c.calls = append(c.calls, scriptedCall{method, aws.ToString(table)})
+	if i >= len(c.script) {
+		c.err = fmt.Errorf("a delivery made more than %d calls (%v): explore deeper", len(c.script), c.calls)
+		return errors.New("past the script")
+	}
+	return c.script[i]
+}
+
+func (c *scriptedClient) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if err := c.answer("GetItem", in.TableName); err != nil {
+		return nil, err
+	}
+	return &dynamodb.GetItemOutput{}, nil
+}
+
+func (c *scriptedClient) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if err := c.answer("PutItem", in.TableName); err != nil {
+		return nil, err
+	}
+	return &dynamodb.PutItemOutput{}, nil
+}
+
+func (c *scriptedClient) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if err := c.answer("UpdateItem", in.TableName); err != nil {
+		return nil, err
+	}
+	return &dynamodb.UpdateItemOutput{}, nil
+}
+
+func (c *scriptedClient) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if err := c.answer("DeleteItem", in.TableName); err != nil {
+		return nil, err
+	}
+	return &dynamodb.DeleteItemOutput{}, nil
+}
+
+// parkActions are the SQS actions of the consumer's parker, one per method of
+// consumer.SQSSender.
+func parkActions(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	sender := reflect.TypeFor[consumer.SQSSender]()
+	for i := range sender.NumMethod() {
+		switch name := sender.Method(i).Name; name {
+		case "SendMessage":
+			out = append(out, "sqs:SendMessage")
+		default:
+			t.Fatalf("consumer.SQSSender calls %s: name its IAM action here and grant it in template.yaml", name)
+		}
+	}
+	return out
+}
+
+// eventSourceActions are what Lambda's SQS event source mapping does with the
+// function's execution role on the queue.
+var eventSourceActions = []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"}
+
+// logActions let a function write to a log group that already exists.
+var logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
+
+// apiItemActions and apiIndexActions are the API's reads (cmd/ledger-api is built elsewhere): an account or
+// a movement by key, and a page of the statement from the index.
+var (
+	apiItemActions  = []string{"dynamodb:GetItem"}
+	apiIndexActions = []string{"dynamodb:Query"}
+)

@@ -1,0 +1,696 @@
+package app_test
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ledger-dev/ledger/internal/config"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/migrations"
+)
+
+const (
+	consumerCode = "cmd/ledger-consumer"
+	apiCode      = "cmd/ledger-api"
+)
+
+// The consumer answers with the failed message ids (events.SQSEventResponse); without
+// ReportBatchItemFailures Lambda ignores that answer and deletes the whole batch.
+func TestConsumerReportsBatchItemFailures(t *testing.T) {
+	tpl := load(t)
+	_, fn := function(t, tpl.Resources, consumerCode)
+	ev := sqsEvent(t, fn)
+	if got := Strings(ev["FunctionResponseTypes"]); !slices.Contains(got, "ReportBatchItemFailures") {
+		t.Errorf("FunctionResponseTypes = %v, want ReportBatchItemFailures", got)
+	}
+	for _, knob := range [][]string{{"BatchSize"}, {"MaximumBatchingWindowInSeconds"}, {"ScalingConfig", "MaximumConcurrency"}} {
+		v := get(ev, knob...)
+		if _, isParam := tpl.Parameters[target(v)]; !isParam {
+			t.Errorf("%s = %v, want a Ref to a parameter", strings.Join(knob, "."), Symbol(v))
+		}
+	}
+}
+
+// Lambda's guidance: a source queue's visibility timeout of at least 6 × the function's
+// timeout, plus the batching window, during which received messages are already
+// invisible. Checked for the largest values the parameters allow.
+func TestQueueVisibilityCoversTheConsumer(t *testing.T) {
+	tpl := load(t)
+	_, fn := function(t, tpl.Resources, consumerCode)
+	ev := sqsEvent(t, fn)
+	queue, ok := tpl.Resources[target(ev["Queue"])]
+	if !ok || queue.Type != "AWS::SQS::Queue" {
+		t.Fatalf("the SQS event's Queue %v is not a queue of the template", Symbol(ev["Queue"]))
+	}
+	timeout := worstCase(t, tpl, "consumer Timeout", fn.Properties["Timeout"])
+	window := 0.0
+	if w, ok := ev["MaximumBatchingWindowInSeconds"]; ok {
+		window = worstCase(t, tpl, "MaximumBatchingWindowInSeconds", w)
+	}
+	visibility := number(t, "VisibilityTimeout", queue.Properties["VisibilityTimeout"])
+	if visibility < 6*timeout+window {
+		t.Errorf("VisibilityTimeout %v < 6 × Timeout %v + batching window %v: a batch Lambda retries could come back while still being processed", visibility, timeout, window)
+	}
+}
+
+// A message that keeps failing ends in the DLQ after MaxReceiveCount receives, and the
+// consumer parks permanent failures in the same DLQ at once, where the alarm watches.
+func TestQueueRedrivesToTheDeadLetterQueue(t *testing.T) {
+	tpl := load(t)
+	_, res := deployed(t, tpl, nil)
+	_, fn := function(t, res, consumerCode)
+	queueID := target(sqsEvent(t, fn)["Queue"])
+	queue := res[queueID]
+	dlqID := target(get(queue.Properties, "RedrivePolicy", "deadLetterTargetArn"))
+	dlq, ok := res[dlqID]
+	if !ok || dlq.Type != "AWS::SQS::Queue" || dlqID == queueID {
+		t.Fatalf("RedrivePolicy.deadLetterTargetArn = %v, want another queue of the template", get(queue.Properties, "RedrivePolicy"))
+	}
+	if got := Symbol(get(queue.Properties, "RedrivePolicy", "deadLetterTargetArn")); got != "!GetAtt "+dlqID+".Arn" {
+		t.Errorf("deadLetterTargetArn = %s, want the DLQ's Arn", got)
+	}
+	if raw := get(tpl.Resources[queueID].Properties, "RedrivePolicy", "maxReceiveCount"); Symbol(raw) != "!Ref MaxReceiveCount" {
+		t.Errorf("maxReceiveCount = %v, want !Ref MaxReceiveCount", Symbol(raw))
+	}
+	if got := number(t, "MaxReceiveCount", tpl.Parameters["MaxReceiveCount"].Default); got != 5 {
+		t.Errorf("MaxReceiveCount defaults to %v, want 5", got)
+	}
+	if got := number(t, "DLQ MessageRetentionPeriod", dlq.Properties["MessageRetentionPeriod"]); got != 1209600 {
+		t.Errorf("DLQ retention = %v s, want 14 days (1209600)", got)
+	}
+	if q, d := number(t, "queue retention", queue.Properties["MessageRetentionPeriod"]), number(t, "DLQ retention", dlq.Properties["MessageRetentionPeriod"]); q >= d {
+		t.Errorf("queue retention %v ≥ DLQ retention %v: a redriven message keeps its enqueue time and could expire on arrival", q, d)
+	}
+	for id, q := range map[string]Resource{queueID: queue, dlqID: dlq} {
+		if q.Properties["SqsManagedSseEnabled"] != true {
+			t.Errorf("%s: SqsManagedSseEnabled = %v, want true", id, q.Properties["SqsManagedSseEnabled"])
+		}
+	}
+	if got := Symbol(get(fn.Properties, "Environment", "Variables", config.EnvDLQ)); got != "!Ref "+dlqID {
+		t.Errorf("%s = %s, want !Ref %s (the DLQ's URL)", config.EnvDLQ, got, dlqID)
+	}
+}
+
+// The deployed tables are the ones `ledger migrate` creates locally: same keys, same
+// attribute types, same index, same TTL. Under each strategy the tables are exactly
+// those the consumer is given: the ledger table, and the baseline's idempotency table
+// under separate-table.
+func TestTablesMatchTheMigrations(t *testing.T) {
+	tpl := load(t)
+	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
+		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
+			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
+			_, fn := function(t, res, consumerCode)
+			ledgerTable, idemTable := tablesOf(t, res, fn)
+			want := map[string]string{ledgerTable: config.DefaultTable}
+			switch strategy {
+			case string(config.Transaction):
+				if idemTable != "" {
+					t.Errorf("Strategy=transaction gives the consumer the idempotency table %s", idemTable)
+				}
+			case string(config.SeparateTable):
+				if idemTable == "" {
+					t.Fatalf("Strategy=separate-table does not give the consumer %s", config.EnvIdempotencyTable)
+				}
+				want[idemTable] = config.DefaultIdempotencyTable
+			default:
+				t.Fatalf("no expectation for strategy %q: name the tables its code uses here", strategy)
+			}
+			if got := ofType(res, "AWS::DynamoDB::Table"); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
+				t.Errorf("tables = %v, want those the consumer is given: %v", got, slices.Sorted(maps.Keys(want)))
+			}
+			for id, logical := range want {
+				checkTable(t, id, res[id], logical)
+			}
+			if got := Symbol(tpl.Resources[ledgerTable].Properties["TableName"]); got != "!Ref TableName" {
+				t.Errorf("%s: TableName = %s, want the TableName parameter", ledgerTable, got)
+			}
+		})
+	}
+	if d := tpl.Parameters["TableName"].Default; d != config.DefaultTable {
+		t.Errorf("TableName defaults to %v, want %q like the CLI", d, config.DefaultTable)
+	}
+}
+
+// checkTable compares the table id with the last migration of the logical table
+// (config.DefaultTable, config.DefaultIdempotencyTable), and holds it to what a table of
+// records needs: point-in-time recovery, deletion protection, encryption, retained.
+func checkTable(t *testing.T, id string, table Resource, logical string) {
+	t.Helper()
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want *migrations.Migration
+	for i := range all {
+		if all[i].Table == logical {
+			want = &all[i] // each migration states the whole table; the last one wins
+		}
+	}
+	if want == nil {
+		t.Fatalf("no migration for table %q", logical)
+	}
+	p := table.Properties
+
+	attrs := map[string]string{}
+	for _, a := range asList(p["AttributeDefinitions"]) {
+		attrs[fmt.Sprint(get(a, "AttributeName"))] = fmt.Sprint(get(a, "AttributeType"))
+	}
+	if !maps.Equal(attrs, want.Attributes) {
+		t.Errorf("%s: AttributeDefinitions = %v, want %v (%s)", id, attrs, want.Attributes, want.Name)
+	}
+	if got := keyOf(p["KeySchema"]); got != want.Key {
+		t.Errorf("%s: KeySchema = %+v, want %+v", id, got, want.Key)
+	}
+	indexes := map[string]migrations.Index{}
+	for _, ix := range asList(p["GlobalSecondaryIndexes"]) {
+		name := fmt.Sprint(get(ix, "IndexName"))
+		indexes[name] = migrations.Index{Name: name, Key: keyOf(get(ix, "KeySchema")), Projection: fmt.Sprint(get(ix, "Projection", "ProjectionType"))}
+	}
+	wantIndexes := map[string]migrations.Index{}
+	for _, ix := range want.Indexes {
+		wantIndexes[ix.Name] = ix
+	}
+	if !maps.Equal(indexes, wantIndexes) {
+		t.Errorf("%s: GlobalSecondaryIndexes = %+v, want %+v", id, indexes, wantIndexes)
+	}
+	if p["BillingMode"] != want.Billing {
+		t.Errorf("%s: BillingMode = %v, want %s", id, p["BillingMode"], want.Billing)
+	}
+	ttl := p["TimeToLiveSpecification"]
+	switch {
+	case want.TTL == "" && ttl != nil:
+		t.Errorf("%s: TimeToLiveSpecification = %v, want none (%s)", id, ttl, want.Name)
+	case want.TTL != "" && (get(ttl, "AttributeName") != want.TTL || get(ttl, "Enabled") != true):
+		t.Errorf("%s: TimeToLiveSpecification = %v, want %s enabled (%s)", id, ttl, want.TTL, want.Name)
+	}
+
+	for what, got := range map[string]any{
+		"PointInTimeRecoveryEnabled": get(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"),
+		"DeletionProtectionEnabled":  p["DeletionProtectionEnabled"],
+		"SSEEnabled":                 get(p, "SSESpecification", "SSEEnabled"),
+	} {
+		if got != true {
+			t.Errorf("%s: %s = %v, want true", id, what, got)
+		}
+	}
+	if table.DeletionPolicy != "Retain" || table.UpdateReplacePolicy != "Retain" {
+		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want Retain for both", id, table.DeletionPolicy, table.UpdateReplacePolicy)
+	}
+}
+
+// tablesOf is the logical ids of the tables a function is given: the ledger table
+// (LEDGER_TABLE) and the separate-table baseline's (LEDGER_IDEMPOTENCY_TABLE; "" when
+// the function does not get it). Each must be a table of the template.
+func tablesOf(t *testing.T, res map[string]Resource, fn Resource) (ledgerTable, idemTable string) {
+	t.Helper()
+	vars := get(fn.Properties, "Environment", "Variables")
+	for _, b := range []struct {
+		env string
+		dst *string
+	}{{config.EnvTable, &ledgerTable}, {config.EnvIdempotencyTable, &idemTable}} {
+		v := get(vars, b.env)
+		if v == nil {
+			continue
+		}
+		id := target(v)
+		if r, ok := res[id]; !ok || r.Type != "AWS::DynamoDB::Table" || Symbol(v) != "!Ref "+id {
+			t.Fatalf("%v: %s = %s, want !Ref to a table of the template (its name)", fn.Properties["CodeUri"], b.env, Symbol(v))
+		}
+		*b.dst = id
+	}
+	if ledgerTable == "" {
+		t.Fatalf("%v gets no %s", fn.Properties["CodeUri"], config.EnvTable)
+	}
+	if ledgerTable == idemTable {
+		t.Fatalf("%v gets the same table %s as %s and %s", fn.Properties["CodeUri"], ledgerTable, config.EnvTable, config.EnvIdempotencyTable)
+	}
+	return ledgerTable, idemTable
+}
+
+func keyOf(schema any) migrations.Key {
+	var k migrations.Key
+	for _, e := range asList(schema) {
+		switch get(e, "KeyType") {
+		case "HASH":
+			k.Partition = fmt.Sprint(get(e, "AttributeName"))
+		case "RANGE":
+			k.Sort = fmt.Sprint(get(e, "AttributeName"))
+		}
+	}
+	return k
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// Each role may do exactly what its function's code calls, on exactly the resources it
+// calls it on: no "*", no action to spare, nothing missing (AccessDenied in production).
+func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
+	tpl := load(t)
+	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
+		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
+			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
+			_, consumerFn := function(t, res, consumerCode)
+			table, idemTable := tablesOf(t, res, consumerFn)
+			queue := target(sqsEvent(t, consumerFn)["Queue"])
+			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+			var consumerWant []Grant
+			switch strategy {
+			case string(config.Transaction):
+				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
+			case string(config.SeparateTable):
+				if idemTable == "" {
+					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
+				}
+				actions := separateTableActions(t)
+				consumerWant = grants(actions[idempotencyTable], "!GetAtt "+idemTable+".Arn")
+				consumerWant = append(consumerWant, grants(actions[accountsTable], "!GetAtt "+table+".Arn")...)
+			default:
+				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
+			}
+			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn")...)
+			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn")...)
+			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn")...)
+			checkRole(t, e, consumerFn, consumerWant)
+
+			_, apiFn := function(t, res, apiCode)
+			if apiTable, apiIdem := tablesOf(t, res, apiFn); apiTable != table || apiIdem != "" {
+				t.Errorf("the API reads %s (and idempotency table %q), want the consumer's ledger table %s only", apiTable, apiIdem, table)
+			}
+			apiWant := grants(apiItemActions, "!GetAtt "+table+".Arn")
+			apiWant = append(apiWant, grants(apiIndexActions, "!Sub ${"+table+".Arn}/index/"+statementIndex(t))...)
+			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn")...)
+			checkRole(t, e, apiFn, apiWant)
+
+			for _, id := range ofType(res, "AWS::Serverless::Function") {
+				if _, ok := res[id].Properties["Policies"]; ok {
+					t.Errorf("%s has SAM Policies: grant through its explicit role instead", id)
+				}
+			}
+		})
+	}
+}
+
+// checkRole compares the grants of fn's role with want, as sets.
+func checkRole(t *testing.T, e *Env, fn Resource, want []Grant) {
+	t.Helper()
+	role := target(fn.Properties["Role"])
+	if role == "" {
+		t.Fatalf("function %v has no explicit Role: SAM would generate one with AWS managed policies on \"*\"", fn.Properties["CodeUri"])
+	}
+	got, err := e.Grants(role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotSet, wantSet := map[Grant]bool{}, map[Grant]bool{}
+	for _, g := range got {
+		gotSet[g] = true
+	}
+	for _, g := range want {
+		wantSet[g] = true
+	}
+	for g := range gotSet {
+		if !wantSet[g] {
+			t.Errorf("%s grants %s, which %v does not call", role, g, fn.Properties["CodeUri"])
+		}
+	}
+	for g := range wantSet {
+		if !gotSet[g] {
+			t.Errorf("%s lacks %s, which %v calls", role, g, fn.Properties["CodeUri"])
+		}
+	}
+}
+
+func grants(actions []string, resource string) []Grant {
+	out := make([]Grant, len(actions))
+	for i, a := range actions {
+		out[i] = Grant{Action: a, Resource: resource}
+	}
+	return out
+}
+
+// statementIndex is the index the statement is read from, per the migrations.
+func statementIndex(t *testing.T) string {
+	t.Helper()
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		for _, ix := range m.Indexes {
+			if ix.Key.Sort == "seq" {
+				return ix.Name
+			}
+		}
+	}
+	t.Fatal("no index sorted by seq in the migrations")
+	return ""
+}
+
+// logGroup is the log group a function writes to; it must be one of the template's,
+// kept LogRetentionInDays (30 by default).
+func logGroup(t *testing.T, res map[string]Resource, fn Resource) string {
+	t.Helper()
+	id := target(get(fn.Properties, "LoggingConfig", "LogGroup"))
+	g, ok := res[id]
+	if !ok || g.Type != "AWS::Logs::LogGroup" {
+		t.Fatalf("%v: LoggingConfig.LogGroup %v is not a log group of the template (Lambda would create one kept forever)", fn.Properties["CodeUri"], Symbol(get(fn.Properties, "LoggingConfig", "LogGroup")))
+	}
+	if d := number(t, "RetentionInDays", g.Properties["RetentionInDays"]); d != 30 {
+		t.Errorf("%s keeps logs %v days by default, want 30", id, d)
+	}
+	return id
+}
+
+// Every function is built by `sam build` through the Makefile at the module root, as a
+// bootstrap for provided.al2023 on arm64: a missing target fails `sam build`, a wrong
+// architecture fails every invocation.
+func TestFunctionsBuildThroughTheMakefile(t *testing.T) {
+	tpl := load(t)
+	raw, err := os.ReadFile(filepath.Join(moduleRoot(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile := string(raw)
+	recipe := lambdaRecipe(t, makefile)
+	for _, flag := range []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64", "-tags lambda.norpc", "-trimpath", `-ldflags "-s -w"`} {
+		if !strings.Contains(recipe, flag) {
+			t.Errorf("the Makefile's lambda recipe lacks %s: %s", flag, recipe)
+		}
+	}
+	fns := ofType(tpl.Resources, "AWS::Serverless::Function")
+	if len(fns) != 2 {
+		t.Errorf("functions = %v, want the consumer and the API", fns)
+	}
+	for _, id := range fns {
+		fn := tpl.Resources[id]
+		p := fn.Properties
+		if p["Runtime"] != "provided.al2023" || p["Handler"] != "bootstrap" || !reflect.DeepEqual(p["Architectures"], []any{"arm64"}) {
+			t.Errorf("%s: Runtime %v, Handler %v, Architectures %v: want provided.al2023, bootstrap, [arm64]", id, p["Runtime"], p["Handler"], p["Architectures"])
+		}
+		if fn.Metadata["BuildMethod"] != "makefile" || fn.Metadata["ContextPath"] != "." || fn.Metadata["ProjectRootDirectory"] != "." {
+			t.Errorf("%s: Metadata %v, want BuildMethod makefile with ContextPath and ProjectRootDirectory at the module root", id, fn.Metadata)
+		}
+		code, _ := p["CodeUri"].(string)
+		cmd := strings.TrimPrefix(code, "cmd/")
+		if cmd == code || strings.Contains(cmd, "/") {
+			t.Errorf("%s: CodeUri %q, want cmd/<command>", id, code)
+			continue
+		}
+		target := "build-" + id
+		body, ok := makeTarget(makefile, target)
+		if !ok {
+			t.Errorf("the Makefile has no %s target: sam build would fail", target)
+			continue
+		}
+		if !strings.Contains(body, "$(call lambda,"+cmd+",$(ARTIFACTS_DIR))") {
+			t.Errorf("%s does not build %s into $(ARTIFACTS_DIR) with the lambda recipe:\n%s", target, code, body)
+		}
+	}
+}
+
+// lambdaRecipe is the Makefile's `lambda = …` definition.
+func lambdaRecipe(t *testing.T, makefile string) string {
+	t.Helper()
+	for line := range strings.Lines(makefile) {
+		if strings.HasPrefix(line, "lambda = ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	t.Fatal("the Makefile defines no lambda recipe")
+	return ""
+}
+
+// makeTarget returns the recipe lines of a Makefile target.
+func makeTarget(makefile, name string) (string, bool) {
+	var body strings.Builder
+	in, found := false, false
+	for line := range strings.Lines(makefile) {
+		switch {
+		case strings.HasPrefix(line, name+":"):
+			in, found = true, true
+		case in && strings.HasPrefix(line, "\t"):
+			body.WriteString(line)
+		default:
+			in = false
+		}
+	}
+	return body.String(), found
+}
+
+// The API answers only SigV4-signed requests, on exactly its three routes.
+func TestApiRoutesRequireIAM(t *testing.T) {
+	tpl := load(t)
+	_, res := deployed(t, tpl, nil)
+	apis := ofType(res, "AWS::Serverless::HttpApi")
+	if len(apis) != 1 {
+		t.Fatalf("HTTP APIs = %v, want one", apis)
+	}
+	api := res[apis[0]]
+	if get(api.Properties, "Auth", "DefaultAuthorizer") != "AWS_IAM" || get(api.Properties, "Auth", "EnableIamAuthorizer") != true {
+		t.Errorf("%s Auth = %v, want EnableIamAuthorizer and DefaultAuthorizer AWS_IAM", apis[0], api.Properties["Auth"])
+	}
+	_, fn := function(t, res, apiCode)
+	var routes []string
+	for name, ev := range get(fn.Properties, "Events").(map[string]any) {
+		if get(ev, "Type") != "HttpApi" {
+			t.Errorf("event %s has type %v, want HttpApi", name, get(ev, "Type"))
+			continue
+		}
+		p := get(ev, "Properties")
+		routes = append(routes, fmt.Sprintf("%v %v", get(p, "Method"), get(p, "Path")))
+		if target(get(p, "ApiId")) != apis[0] {
+			t.Errorf("event %s is on ApiId %v, want !Ref %s (else SAM makes an implicit API without IAM)", name, Symbol(get(p, "ApiId")), apis[0])
+		}
+		if a := get(p, "Auth"); a != nil {
+			t.Errorf("event %s overrides Auth with %v", name, a)
+		}
+		if v := get(p, "PayloadFormatVersion"); v != nil && v != "2.0" {
+			t.Errorf("event %s: PayloadFormatVersion %v, want 2.0", name, v)
+		}
+	}
+	slices.Sort(routes)
+	want := []string{"GET /cuentas/{cuenta}", "GET /cuentas/{cuenta}/movimientos", "GET /cuentas/{cuenta}/movimientos/{id}"}
+	if !slices.Equal(routes, want) {
+		t.Errorf("routes = %q, want %q", routes, want)
+	}
+	_, consumerFn := function(t, res, consumerCode)
+	ledgerTable, _ := tablesOf(t, res, consumerFn)
+	if got := Symbol(get(fn.Properties, "Environment", "Variables", config.EnvTable)); got != "!Ref "+ledgerTable {
+		t.Errorf("API %s = %s, want the consumer's ledger table %s", config.EnvTable, got, ledgerTable)
+	}
+}
+
+// With CreateTopic, the topic feeds the queue and is the only principal the queue's
+// policy lets send; without it, none of that exists.
+func TestTopicIsTheOnlySender(t *testing.T) {
+	tpl := load(t)
+	for _, raw := range []string{"true", "false"} {
+		e, res := deployed(t, tpl, map[string]any{"CreateTopic": "true", "RawMessageDelivery": raw})
+		_, fn := function(t, res, consumerCode)
+		queue := target(sqsEvent(t, fn)["Queue"])
+		topics := ofType(res, "AWS::SNS::Topic")
+		subs := ofType(res, "AWS::SNS::Subscription")
+		policies := ofType(res, "AWS::SQS::QueuePolicy")
+		if len(topics) != 1 || len(subs) != 1 || len(policies) != 1 {
+			t.Fatalf("CreateTopic=true: topics %v, subscriptions %v, queue policies %v; want one each", topics, subs, policies)
+		}
+		topic, sub, pol := topics[0], res[subs[0]].Properties, res[policies[0]].Properties
+		if target(sub["TopicArn"]) != topic || sub["Protocol"] != "sqs" || Symbol(sub["Endpoint"]) != "!GetAtt "+queue+".Arn" {
+			t.Errorf("subscription = %v, want the topic delivering to %s", sub, queue)
+		}
+		if sub["RawMessageDelivery"] != raw {
+			t.Errorf("RawMessageDelivery = %v, want the parameter's %s", sub["RawMessageDelivery"], raw)
+		}
+		if got := Strings(pol["Queues"]); !slices.Equal(got, []string{"!Ref " + queue}) {
+			t.Errorf("queue policy applies to %v, want %s", got, queue)
+		}
+		statements := asList(get(pol, "PolicyDocument", "Statement"))
+		if len(statements) != 1 {
+			t.Fatalf("queue policy statements = %v, want one", statements)
+		}
+		st := statements[0]
+		if get(st, "Effect") != "Allow" || get(st, "Principal", "Service") != "sns.amazonaws.com" ||
+			!slices.Equal(Strings(get(st, "Action")), []string{"sqs:SendMessage"}) ||
+			Symbol(get(st, "Resource")) != "!GetAtt "+queue+".Arn" ||
+			target(get(st, "Condition", "ArnEquals", "aws:SourceArn")) != topic {
+			t.Errorf("queue policy statement = %v, want SNS allowed sqs:SendMessage on %s only when aws:SourceArn is %s", st, queue, topic)
+		}
+		out, err := e.Outputs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if target(out["MovementsTopicArn"]) != topic {
+			t.Errorf("MovementsTopicArn output = %v, want !Ref %s", out["MovementsTopicArn"], topic)
+		}
+	}
+
+	e, res := deployed(t, tpl, map[string]any{"CreateTopic": "false"})
+	for _, typ := range []string{"AWS::SNS::Topic", "AWS::SNS::Subscription", "AWS::SQS::QueuePolicy"} {
+		if ids := ofType(res, typ); len(ids) > 0 {
+			t.Errorf("CreateTopic=false still creates %s %v", typ, ids)
+		}
+	}
+	out, err := e.Outputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out["MovementsTopicArn"]; ok {
+		t.Error("CreateTopic=false still outputs MovementsTopicArn")
+	}
+}
+
+// The failures someone must hear about each have an alarm, notifying AlarmTopicArn when
+// one is given.
+func TestAlarmsWatchTheFailures(t *testing.T) {
+	tpl := load(t)
+	const ops = "arn:aws:sns:eu-west-1:123456789012:ops"
+	for _, topic := range []string{"", ops} {
+		_, res := deployed(t, tpl, map[string]any{"AlarmTopicArn": topic, "QueueAgeAlarmSeconds": 900})
+		consumerID, fn := function(t, res, consumerCode)
+		apiID, _ := function(t, res, apiCode)
+		queue := target(sqsEvent(t, fn)["Queue"])
+		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+		type watch struct{ namespace, metric, dimension string }
+		alarms := map[watch]map[string]any{}
+		for _, id := range ofType(res, "AWS::CloudWatch::Alarm") {
+			p := res[id].Properties
+			dims := asList(p["Dimensions"])
+			if len(dims) != 1 {
+				t.Errorf("%s has dimensions %v, want one", id, dims)
+				continue
+			}
+			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), Symbol(get(dims[0], "Value"))}] = p
+			if m := p["TreatMissingData"]; !slices.Contains([]any{"notBreaching", "breaching", "ignore", "missing"}, m) {
+				t.Errorf("%s: TreatMissingData %v", id, m)
+			}
+			wantActions := []string(nil)
+			if topic != "" {
+				wantActions = []string{topic}
+			}
+			if got := Strings(p["AlarmActions"]); !slices.Equal(got, wantActions) {
+				t.Errorf("AlarmTopicArn %q: %s AlarmActions = %v, want %v", topic, id, got, wantActions)
+			}
+		}
+		for w, threshold := range map[watch]float64{
+			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "!GetAtt " + dlq + ".QueueName"}: 0,
+			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "!GetAtt " + queue + ".QueueName"}:    900,
+			{"AWS/Lambda", "Errors", "!Ref " + consumerID}:                                     0,
+			{"AWS/Lambda", "Throttles", "!Ref " + consumerID}:                                  0,
+			{"AWS/Lambda", "Errors", "!Ref " + apiID}:                                          0,
+		} {
+			p, ok := alarms[w]
+			if !ok {
+				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimension)
+				continue
+			}
+			if got := number(t, "Threshold", p["Threshold"]); got != threshold || p["ComparisonOperator"] != "GreaterThanThreshold" {
+				t.Errorf("alarm on %s of %s: %v %v, want GreaterThanThreshold %v", w.metric, w.dimension, p["ComparisonOperator"], got, threshold)
+			}
+		}
+	}
+}
+
+// The consumer starts with the environment the stack gives it, under every combination
+// of the parameters it reads: a typo here would fail every invocation at init. Under
+// separate-table it gets the idempotency table's generated name; under transaction it
+// gets none and must start on the default.
+func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
+	tpl := load(t)
+	var accepted []string
+	for _, s := range config.Strategies {
+		accepted = append(accepted, string(s))
+	}
+	if got := Strings(tpl.Parameters["Strategy"].AllowedValues); !slices.Equal(got, accepted) {
+		t.Errorf("Strategy allows %v, the consumer accepts %v", got, accepted)
+	}
+	policies := Strings(tpl.Parameters["InsufficientFunds"].AllowedValues)
+	if want := []string{string(ledger.Retry), string(ledger.Reject)}; !slices.Equal(policies, want) {
+		t.Errorf("InsufficientFunds allows %v, want %v", policies, want)
+	}
+	const (
+		dlqURL    = "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq"
+		idemTable = "ledger-prod-IdempotencyTable-1A2B3C4D5E6F" // as CloudFormation names it
+	)
+	for _, strategy := range accepted {
+		for _, policy := range policies {
+			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy, "InsufficientFunds": policy, "TableName": "ledger-prod"})
+			_, fn := function(t, res, consumerCode)
+			table, idem := tablesOf(t, res, fn)
+			queue := target(sqsEvent(t, fn)["Queue"])
+			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+			deployedAs := map[string]string{"!Ref " + table: "ledger-prod", "!Ref " + dlq: dlqURL}
+			wantIdem := config.DefaultIdempotencyTable
+			if idem != "" {
+				deployedAs["!Ref "+idem], wantIdem = idemTable, idemTable
+			}
+			if (idem != "") != (strategy == string(config.SeparateTable)) {
+				t.Errorf("Strategy=%s: the consumer gets %s %q", strategy, config.EnvIdempotencyTable, idem)
+			}
+			env := map[string]string{}
+			for name, v := range get(fn.Properties, "Environment", "Variables").(map[string]any) {
+				s := Symbol(v)
+				if real, ok := deployedAs[s]; ok {
+					s = real
+				}
+				env[name] = s
+			}
+			for name := range env {
+				if !slices.Contains([]string{config.EnvTable, config.EnvIdempotencyTable, config.EnvInsufficientFunds, config.EnvStrategy, config.EnvDLQ, config.EnvConcurrency}, name) {
+					t.Errorf("the consumer gets %s, which it does not read", name)
+				}
+			}
+			cfg, err := config.FromEnv(func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatalf("Strategy=%s InsufficientFunds=%s: %v", strategy, policy, err)
+			}
+			if cfg.Table != "ledger-prod" || cfg.IdempotencyTable != wantIdem || string(cfg.Strategy) != strategy || string(cfg.InsufficientFunds) != policy || cfg.DLQ != dlqURL {
+				t.Errorf("Strategy=%s InsufficientFunds=%s: the consumer runs with %+v", strategy, policy, cfg)
+			}
+		}
+	}
+}
+
+// The outputs name what a user needs after `sam deploy`.
+func TestOutputsNameWhatUsersNeed(t *testing.T) {
+	tpl := load(t)
+	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
+		e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
+		out, err := e.Outputs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, fn := function(t, res, consumerCode)
+		queue := target(sqsEvent(t, fn)["Queue"])
+		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+		api := ofType(res, "AWS::Serverless::HttpApi")[0]
+		table, idem := tablesOf(t, res, fn)
+		want := map[string]string{
+			"MovementsQueueUrl":  "!Ref " + queue,
+			"DeadLetterQueueUrl": "!Ref " + dlq,
+			"TableName":          "!Ref " + table,
+		}
+		if idem != "" {
+			want["IdempotencyTableName"] = "!Ref " + idem
+		} else if v, ok := out["IdempotencyTableName"]; ok {
+			t.Errorf("Strategy=%s: output IdempotencyTableName = %s, but there is no idempotency table", strategy, Symbol(v))
+		}
+		for name, want := range want {
+			if got := Symbol(out[name]); got != want {
+				t.Errorf("Strategy=%s: output %s = %s, want %s", strategy, name, got, want)
+			}
+		}
+		if got := Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
+			t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package sim
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// numericOrder puts Query results in DynamoDB's order where minidyn does not: minidyn
+// sorts every key as text, so on a number sort key 10 comes before 9 and an account's
+// statement (index por_seq, sort key seq N) would page out of order. For a Query of a
+// table or index with a sort key, it asks minidyn for every item matching the key
+// condition and, when their sort keys are numbers, sorts them by value and pages them
+// itself (ExclusiveStartKey, Limit,
+// LastEvaluatedKey). A Query it could not re-page faithfully passes through unchanged:
+// one with a FilterExpression (Limit counts items before the filter), a
+// ProjectionExpression (it may drop the keys) or a Select. So do all other operations.
+type numericOrder struct {
+	next http.Handler
+}
+
+// maxRequest bounds a request body read here; DynamoDB's own limit is far below it.
+const maxRequest = 16 << 20
+
+// query is the part of a Query request numericOrder reads.
+type query struct {
+	TableName            string
+	IndexName            string
+	Limit                int
+	ExclusiveStartKey    map[string]attr
+	ScanIndexForward     *bool
+	FilterExpression     string
+	ProjectionExpression string
+	Select               string
+}
+
+// attr is an attribute value in DynamoDB JSON, such as {"N": "12"}.
+type attr map[string]json.RawMessage
+
+func (h numericOrder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".Query") {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var q query
+	var keys keySchema
+	if json.Unmarshal(body, &q) != nil || q.FilterExpression != "" || q.ProjectionExpression != "" || q.Select != "" ||
+		!h.describe(r, q.TableName, q.IndexName, &keys) {
+		h.forward(w, r, body)
+		return
+	}
+	// Every matching item, in minidyn's order.
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(body, &all) // it parsed as a query just above
+	delete(all, "Limit")
+	delete(all, "ExclusiveStartKey")
+	unpaged, _ := json.Marshal(all)
+	rec := httptest.NewRecorder()
+	h.forward(rec, r, unpaged)
+	var out struct{ Items []map[string]attr }
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		copyResponse(w, rec)
+		return
+	}
+	// minidyn's DescribeTable leaves out attribute types; the items carry them.
+	for _, it := range out.Items {
+		if _, ok := it[keys.rangeKey]["N"]; !ok {
+			h.forward(w, r, body)
+			return
+		}
+	}
+
+	forward := q.ScanIndexForward == nil || *q.ScanIndexForward
+	order := func(a, b map[string]attr) int {
+		c := keys.compare(a, b)
+		if !forward {
+			c = -c
+		}
+		return c
+	}
+	slices.SortFunc(out.Items, order)
+	from := 0
+	if q.ExclusiveStartKey != nil {
+		from = len(out.Items)
+		for i, it := range out.Items {
+			if order(it, q.ExclusiveStartKey) > 0 {
+				from = i
+				break
+			}
+		}
+	}
+	page := out.Items[from:]
+	resp := map[string]any{}
+	if q.Limit > 0 && len(page) > q.Limit {
+		page = page[:q.Limit]
+		resp["LastEvaluatedKey"] = keys.of(page[len(page)-1])
+	}
+	resp["Items"], resp["Count"], resp["ScannedCount"] = page, len(page), len(page)
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// forward sends r to minidyn with body.
+func (h numericOrder) forward(w http.ResponseWriter, r *http.Request, body []byte) {
+	r2 := r.Clone(r.Context())
+	r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	h.next.ServeHTTP(w, r2)
+}
+
+func copyResponse(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// keySchema is what ordering needs to know of a table or index: its sort key, and
+// every key attribute an item's position is named by.
+type keySchema struct {
+	rangeKey string
+	names    []string // table and index key attributes, the sort key's tie-breakers
+}
+
+// describe reads the key schema of table (index, when not empty) from minidyn.
+func (h numericOrder) describe(r *http.Request, table, index string, ks *keySchema) bool {
+	type key struct{ AttributeName, KeyType string }
+	var out struct {
+		Table struct {
+			KeySchema []key
+			GlobalSecondaryIndexes,
+			LocalSecondaryIndexes []struct {
+				IndexName string
+				KeySchema []key
+			}
+		}
+	}
+	req := r.Clone(r.Context())
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
+	body, _ := json.Marshal(map[string]string{"TableName": table})
+	rec := httptest.NewRecorder()
+	h.forward(rec, req, body)
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		return false
+	}
+	schema := out.Table.KeySchema
+	for _, ix := range slices.Concat(out.Table.GlobalSecondaryIndexes, out.Table.LocalSecondaryIndexes) {
+		if ix.IndexName == index && index != "" {
+			schema = append(ix.KeySchema, schema...)
+		}
+	}
+	for _, k := range schema {
+		if k.KeyType == "RANGE" && ks.rangeKey == "" {
+			ks.rangeKey = k.AttributeName
+		}
+		if !slices.Contains(ks.names, k.AttributeName) {
+			ks.names = append(ks.names, k.AttributeName)
+		}
+	}
+	return ks.rangeKey != ""
+}
+
+// compare orders items by the sort key's value, then by their other key attributes,
+// so items with equal sort keys keep one order from page to page.
+func (ks keySchema) compare(a, b map[string]attr) int {
+	if c := decimalOf(a[ks.rangeKey]).Cmp(decimalOf(b[ks.rangeKey])); c != 0 {
+		return c
+	}
+	for _, name := range ks.names {
+		if c := cmp.Compare(string(a[name]["S"])+string(a[name]["N"]), string(b[name]["S"])+string(b[name]["N"])); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// of is an item's key: the LastEvaluatedKey that continues after it.
+func (ks keySchema) of(item map[string]attr) map[string]attr {
+	key := map[string]attr{}
+	for _, name := range ks.names {
+		if v, ok := item[name]; ok {
+			key[name] = v
+		}
+	}
+	return key
+}
+
+func decimalOf(v attr) decimal.Decimal {
+	var s string
+	if json.Unmarshal(v["N"], &s) != nil {
+		return decimal.Zero
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero
+	}
+	return d
+}

@@ -1,0 +1,26 @@
+package testenv
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestConcurrentWritesAllLand(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				_, _ = b.Write([]byte("x"))
+				_ = b.String()
+			}
+		}()
+	}
+	wg.Wait()
+	if b.Len() != 1000 || b.String() != strings.Repeat("x", 1000) {
+		t.Errorf("%d bytes written, want 1000", b.Len())
+	}
+}

@@ -1,0 +1,135 @@
+// Package testenv is the test-support package: the real services a test talks to and
+// the checks it holds them to. Nothing in a binary imports it.
+//
+// NewDynamoDB gives a test a real *dynamodb.Client, spoken to over HTTP through
+// the AWS SDK, with the ledger's tables migrated under names of the test's own. The
+// backend is the embedded minidyn server (one per test, in-process) unless
+// LEDGER_TEST_DYNAMODB_ENDPOINT names another endpoint, such as the moto server that
+// `make test` starts. Suites are written once and run on every backend.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/migrations"
+)
+
+// DynamoDBEndpointEnv names the environment variable that selects an external backend.
+const DynamoDBEndpointEnv = "LEDGER_TEST_DYNAMODB_ENDPOINT"
+
+// Backend names the implementation behind a test's client.
+type Backend string
+
+// The backends the suites run on.
+const (
+	Minidyn  Backend = "minidyn"
+	External Backend = "external" // moto in `make test`; whatever DynamoDBEndpointEnv names
+)
+
+// DynamoDB is one test's DynamoDB: a client, the endpoint it talks to, and the physical
+// names of the migrated tables by logical name (Tables["ledger"] is the ledger table,
+// Tables["idempotencia"] the separate-table baseline's).
+type DynamoDB struct {
+	Client   *dynamodb.Client
+	Config   aws.Config
+	Endpoint string
+	Backend  Backend
+	Tables   map[string]string
+}
+
+// Table is the physical name of the ledger table.
+func (e *DynamoDB) Table() string { return e.Tables["ledger"] }
+
+// NewDynamoDB starts (or connects to) the backend and migrates fresh tables for t. On an
+// external backend the tables get a random suffix and are deleted when t ends, so tests
+// may run in parallel against one server.
+func NewDynamoDB(t testing.TB) *DynamoDB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	env := &DynamoDB{Backend: External, Endpoint: os.Getenv(DynamoDBEndpointEnv)}
+	if env.Endpoint == "" {
+		srv, err := sim.StartDynamoDB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Close() })
+		env.Backend, env.Endpoint = Minidyn, srv.URL
+	}
+	cfg, err := awsconf.Load(ctx, env.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Config = cfg
+	env.Client = awsconf.DynamoDB(cfg, env.Endpoint)
+
+	suffix := ""
+	if env.Backend == External {
+		suffix = "-" + randomHex()
+	}
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Tables = map[string]string{}
+	for _, m := range all {
+		env.Tables[m.Table] = sanitize(t.Name()) + "-" + m.Table + suffix
+	}
+	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 50 * time.Millisecond}); err != nil {
+		t.Fatalf("migrate test tables: %v", err)
+	}
+	if env.Backend == External {
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, name := range env.Tables {
+				_, _ = env.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+			}
+		})
+	}
+	return env
+}
+
+// ClientVia returns another client on the same backend whose HTTP calls go through rt,
+// such as a *faults.Transport wrapping http.DefaultTransport.
+func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
+	cfg := e.Config.Copy()
+	cfg.HTTPClient = &http.Client{Transport: rt}
+	return awsconf.DynamoDB(cfg, e.Endpoint)
+}
+
+// sanitize keeps a test name within DynamoDB's table-name rules ([A-Za-z0-9_.-], at most
+// 255 characters, leaving room for the suffixes).
+func sanitize(name string) string {
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return name
+}
+
+func randomHex() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,127 @@
+// This file holds the balance API's tests to its contract, api/openapi.yaml: it
+// validates responses with kin-openapi (status, headers, body schema), so a test
+// cannot see a response the contract does not describe. Client gives an *http.Client
+// whose transport checks every response it returns; Check validates a response
+// obtained another way, such as from the Lambda adapter. Responses to paths or methods
+// the contract has no operation for are held to its generic NotFound and
+// MethodNotAllowed responses.
+
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// OpenAPI is the loaded, validated contract.
+type OpenAPI struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// LoadOpenAPI reads api/openapi.yaml from the module's root (found upwards from the test's
+// directory), validates it as OpenAPI, and fails t if it is not valid.
+func LoadOpenAPI(t testing.TB) *OpenAPI {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 { // a module is never nested deeper than this here
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(filepath.Join(dir, "api", "openapi.yaml"))
+	if err != nil {
+		t.Fatalf("load api/openapi.yaml: %v", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		t.Fatalf("api/openapi.yaml is not valid OpenAPI: %v", err)
+	}
+	// Tests serve on ports of their own, not the documented servers: match any host.
+	doc.Servers = nil
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &OpenAPI{doc: doc, router: router}
+}
+
+// Client returns an HTTP client that checks every response against the contract,
+// failing t on any mismatch.
+func (s *OpenAPI) Client(t testing.TB) *http.Client {
+	return &http.Client{Transport: &checking{t: t, spec: s, next: http.DefaultTransport}}
+}
+
+type checking struct {
+	t    testing.TB
+	spec *OpenAPI
+	next http.RoundTripper
+}
+
+func (c *checking) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	c.spec.Check(c.t, req, resp.StatusCode, resp.Header, body)
+	return resp, nil
+}
+
+// Check validates one response to req against the contract and fails t on a mismatch:
+// an undocumented status, a missing or wrong header, a body that breaks its schema.
+func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
+	t.Helper()
+	route, params, err := s.router.FindRoute(req)
+	if err != nil {
+		route, params = s.generic(req)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("%s %s: the response breaks api/openapi.yaml: %v\nstatus %d, headers %v, body %s", req.Method, req.URL, err, status, header, body)
+	}
+	if ct := header.Get("Content-Type"); ct != "application/json" && req.Method != http.MethodHead {
+		t.Errorf("%s %s: Content-Type %q, want application/json", req.Method, req.URL, ct)
+	}
+}
+
+// generic is the route for a request no operation matches: a method the path has no
+// operation for may only get the MethodNotAllowed response, any other path only
+// NotFound.
+func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string) {
+	get := req.Clone(req.Context())
+	get.Method = http.MethodGet
+	responses := openapi3.NewResponses()
+	responses.Delete("default")
+	if _, params, err := s.router.FindRoute(get); err == nil {
+		responses.Set("405", s.doc.Components.Responses["MethodNotAllowed"])
+		return &routers.Route{Spec: s.doc, Method: req.Method, Operation: &openapi3.Operation{Responses: responses}}, params
+	}
+	responses.Set("404", s.doc.Components.Responses["NotFound"])
+	return &routers.Route{Spec: s.doc, Method: req.Method, Operation: &openapi3.Operation{Responses: responses}}, nil
+}

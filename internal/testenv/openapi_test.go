@@ -1,0 +1,56 @@
+package testenv
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// recorder is a testing.TB that keeps the failures Check reports.
+type recorder struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+
+func TestCheckRejectsWhatTheContractDoesNotDescribe(t *testing.T) {
+	spec := LoadOpenAPI(t)
+	jsonHeader := http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
+	balance := `{"cuenta":"ES76","saldo":"50.00","moneda":"EUR","version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`
+	cases := []struct {
+		name         string
+		method, path string
+		status       int
+		header       http.Header
+		body         string
+		ok           bool
+	}{
+		{"a documented balance", "GET", "/cuentas/ES76", 200, jsonHeader, balance, true},
+		{"saldo as a JSON number", "GET", "/cuentas/ES76", 200, jsonHeader, `{"cuenta":"ES76","saldo":50.0,"moneda":"EUR","version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`, false},
+		{"an undocumented status", "GET", "/cuentas/ES76", 418, jsonHeader, `{"error":"internal","message":"x"}`, false},
+		{"no Cache-Control", "GET", "/cuentas/ES76", 200, http.Header{"Content-Type": {"application/json"}}, balance, false},
+		{"an applied movement without seq", "GET", "/cuentas/ES76/movimientos/m-1", 200, jsonHeader,
+			`{"id":"m-1","cuenta":"ES76","tipo":"abono","importe":"1.00","moneda":"EUR","estado":"aplicado","saldo_tras":"1.00","aplicado":"2026-12-02T10:15:00Z"}`, false},
+		{"a rejected movement without motivo", "GET", "/cuentas/ES76/movimientos/m-1", 200, jsonHeader,
+			`{"id":"m-1","cuenta":"ES76","tipo":"cargo","importe":"1.00","moneda":"EUR","estado":"rechazado","aplicado":"2026-12-02T10:15:00Z"}`, false},
+		{"a 404 on an unknown path", "GET", "/nope", 404, jsonHeader, `{"error":"not_found","message":"no such path"}`, true},
+		{"a 200 on an unknown path", "GET", "/nope", 200, jsonHeader, balance, false},
+		{"a 405 with its Allow header", "POST", "/cuentas/ES76", 405, http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}, "Allow": {"GET, HEAD"}},
+			`{"error":"method_not_allowed","message":"no"}`, true},
+		{"a 405 without Allow", "POST", "/cuentas/ES76", 405, jsonHeader, `{"error":"method_not_allowed","message":"no"}`, false},
+		{"an unknown error code", "GET", "/cuentas/ES76", 404, jsonHeader, `{"error":"gone","message":"x"}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			spec.Check(rec, httptest.NewRequest(tc.method, "http://127.0.0.1:1"+tc.path, nil), tc.status, tc.header, []byte(tc.body))
+			if ok := len(rec.failures) == 0; ok != tc.ok {
+				t.Errorf("accepted = %v, want %v; failures %v", ok, tc.ok, rec.failures)
+			}
+		})
+	}
+}

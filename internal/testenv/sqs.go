@@ -1,0 +1,125 @@
+// This file gives a test SQS and SNS clients on the moto server named by
+// LEDGER_TEST_MOTO_ENDPOINT (which `make test` starts), and queues of its own. Tests
+// that need them skip where no moto server is configured, such as a plain `go test`.
+
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+)
+
+// MotoEndpointEnv names the environment variable with the moto server's URL.
+const MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
+
+// SQS is a test's view of moto's SQS and SNS.
+type SQS struct {
+	Endpoint string
+	SQS      *sqs.Client
+	SNS      *sns.Client
+}
+
+// NewSQS returns clients on moto, or skips t when no moto server is configured.
+func NewSQS(t testing.TB) *SQS {
+	t.Helper()
+	endpoint := os.Getenv(MotoEndpointEnv)
+	if endpoint == "" {
+		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", MotoEndpointEnv)
+	}
+	cfg, err := awsconf.Load(context.Background(), endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &SQS{
+		Endpoint: endpoint,
+		SQS:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) }),
+		SNS:      sns.NewFromConfig(cfg, func(o *sns.Options) { o.BaseEndpoint = aws.String(endpoint) }),
+	}
+}
+
+// Queue is a queue made for one test.
+type Queue struct {
+	URL string
+	ARN string
+}
+
+// NewQueue creates a queue with a unique name and the given attributes; it is deleted
+// when t ends.
+func (e *SQS) NewQueue(t testing.TB, name string, attrs map[string]string) Queue {
+	t.Helper()
+	ctx := context.Background()
+	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + suffix()), Attributes: attrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = e.SQS.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) })
+	a, err := e.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Queue{URL: aws.ToString(out.QueueUrl), ARN: a.Attributes["QueueArn"]}
+}
+
+// NewQueueWithDLQ creates a queue whose messages move to a new dead-letter queue after
+// maxReceive receives.
+func (e *SQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue, dlq Queue) {
+	t.Helper()
+	dlq = e.NewQueue(t, name+"-dlq", nil)
+	queue = e.NewQueue(t, name, map[string]string{
+		"VisibilityTimeout": "30",
+		"RedrivePolicy":     `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`,
+	})
+	return queue, dlq
+}
+
+// Count returns the queue's visible plus in-flight messages, as SQS approximates them.
+func (e *SQS) Count(t testing.TB, q Queue) int {
+	t.Helper()
+	out, err := e.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q.URL), AttributeNames: []types.QueueAttributeName{
+		types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible, _ := strconv.Atoi(out.Attributes["ApproximateNumberOfMessages"])
+	hidden, _ := strconv.Atoi(out.Attributes["ApproximateNumberOfMessagesNotVisible"])
+	return visible + hidden
+}
+
+// Drain receives every visible message of q (up to max), without deleting them; they
+// stay invisible for the given visibility timeout.
+func (e *SQS) Drain(t testing.TB, q Queue, max int, visibility time.Duration) []types.Message {
+	t.Helper()
+	var all []types.Message
+	for len(all) < max {
+		out, err := e.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(q.URL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			VisibilityTimeout: int32(visibility / time.Second), MessageAttributeNames: []string{"All"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			break
+		}
+		all = append(all, out.Messages...)
+	}
+	return all
+}
+
+func suffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
