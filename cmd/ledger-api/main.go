@@ -22,7 +22,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 func main() {
@@ -31,7 +31,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	lambda.Start(handler(ledger.NewReader(awsconf.DynamoDB(awsCfg, ""), cfg.Table), os.Stdout))
+	lambda.Start(handler(store.NewReader(awsconf.DynamoDB(awsCfg, ""), cfg.Table), os.Stdout))
 }
 
 // handler serves API Gateway HTTP API v2 events with the balance API reading through

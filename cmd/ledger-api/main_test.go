@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -23,7 +24,7 @@ const cta = "ES7620770024003102575766"
 // 50.00 from DESIGN.md, and a credit of 0.25.
 func seed(t *testing.T, env *testenv.DynamoDB) {
 	t.Helper()
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 	seed(t, env)
 	spec := testenv.LoadOpenAPI(t)
 	var logs bytes.Buffer
-	h := handler(ledger.NewReader(env.Client, env.Table()), &logs)
+	h := handler(store.NewReader(env.Client, env.Table()), &logs)
 
 	cases := []struct {
 		event  string

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 var auditCommand = command{
@@ -39,7 +39,7 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stderr)
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	report, err := ledger.Audit(ctx, awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table, ledger.AuditOptions{Segments: *segments})
+	report, err := store.Audit(ctx, awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table, store.AuditOptions{Segments: *segments})
 	if err != nil {
 		fmt.Fprintf(stderr, "ledger audit: %v\n", err)
 		return 1

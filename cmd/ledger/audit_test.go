@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -23,7 +24,7 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table()})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +33,10 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 		entregas = append(entregas, ledger.Entrega{Mov: m})
 	}
 	svc.ApplyAll(ctx, entregas)
-	audit := func() (int, ledger.AuditReport, string) {
+	audit := func() (int, store.AuditReport, string) {
 		var stdout, stderr bytes.Buffer
 		code := run(ctx, []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table(), "--json"}, &stdout, &stderr)
-		var r ledger.AuditReport
+		var r store.AuditReport
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("audit --json printed %q: %v", stdout.String(), err)
 		}

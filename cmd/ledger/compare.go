@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/compare"
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 var compareCommand = command{
@@ -79,7 +80,7 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stderr)
 		}
 	}
 	for _, r := range rep.Results {
-		if r.Strategy == compare.Transaction && !r.Correct() {
+		if r.Strategy == ledger.Transaction && !r.Correct() {
 			fmt.Fprintf(stderr, "ledger compare: the transaction strategy got the money wrong in %s\n", r.Scenario)
 			return 1
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ledger-dev/ledger/internal/demo"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 var demoCommand = command{
@@ -20,11 +20,11 @@ var demoCommand = command{
 
 // demoJSON is `ledger demo --json`'s document (DESIGN.md, "Commands and configuration").
 type demoJSON struct {
-	Accounts   int                `json:"accounts"`
-	Movements  int                `json:"movements"`
-	Deliveries int                `json:"deliveries"`
-	Outcomes   demo.Outcomes      `json:"outcomes"`
-	Audit      ledger.AuditReport `json:"audit"`
+	Accounts   int               `json:"accounts"`
+	Movements  int               `json:"movements"`
+	Deliveries int               `json:"deliveries"`
+	Outcomes   demo.Outcomes     `json:"outcomes"`
+	Audit      store.AuditReport `json:"audit"`
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {

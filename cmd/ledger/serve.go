@@ -12,7 +12,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 var serveCommand = command{
@@ -48,7 +48,7 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
 		return 1
 	}
-	reader := ledger.NewReader(awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table)
+	reader := store.NewReader(awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table)
 	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
 	if err := serveAPI(ctx, ln, reader, stderr); err != nil {
 		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
@@ -60,7 +60,7 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 
 // serveAPI serves the balance API on ln until ctx is done, then stops, letting requests
 // in flight finish within shutdownGrace.
-func serveAPI(ctx context.Context, ln net.Listener, reader *ledger.Reader, stderr io.Writer) error {
+func serveAPI(ctx context.Context, ln net.Listener, reader *store.Reader, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           api.New(reader, slog.New(slog.NewTextHandler(stderr, nil))),
 		ReadHeaderTimeout: 5 * time.Second,

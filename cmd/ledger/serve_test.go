@@ -12,12 +12,13 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table()})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
 	if err != nil {
 		t.Fatal(err)
 	}

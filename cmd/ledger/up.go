@@ -16,9 +16,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 var upCommand = command{
@@ -92,7 +92,7 @@ ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.
 	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, ln, ledger.NewReader(db, cfg.Table), stderr) })
+	g.Go(func() error { return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr) })
 	if *from != "" {
 		g.Go(func() error {
 			in := io.Reader(os.Stdin)
@@ -162,7 +162,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		now := time.Now()
 		var later []retry
 		for _, w := range waiting { // retries that are due go first
-			if !w.due.After(now) && len(batch) < 10 {
+			if !w.due.After(now) && len(batch) < consumer.MaxBatch {
 				batch, attempts[w.msg.MessageId] = append(batch, w.msg), w.attempts
 			} else {
 				later = append(later, w)
@@ -171,7 +171,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		waiting = later
 		pause := time.NewTimer(200 * time.Millisecond)
 	collect:
-		for open && len(batch) < 10 {
+		for open && len(batch) < consumer.MaxBatch {
 			select {
 			case line, ok := <-lines:
 				if !ok {
@@ -196,14 +196,10 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			continue
 		}
 		bctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		resp, err := h.Handle(bctx, events.SQSEvent{Records: batch})
+		back := h.Settle(bctx, batch)
 		cancel()
-		back := map[string]bool{}
-		for _, f := range resp.BatchItemFailures {
-			back[f.ItemIdentifier] = true
-		}
 		for _, m := range batch {
-			if !back[m.MessageId] && err == nil {
+			if !back[m.MessageId] {
 				continue
 			}
 			a := attempts[m.MessageId] + 1

@@ -20,6 +20,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -29,21 +30,21 @@ var appliedAt = time.Date(2026, 12, 2, 10, 15, 0, 123000000, time.UTC)
 type fixture struct {
 	url    string
 	client *http.Client // checks every response against api/openapi.yaml
-	svc    *ledger.Service
+	svc    *store.Ledger
 	logs   *testenv.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return appliedAt }})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return appliedAt }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, ledger.NewReader(env.Client, env.Table()), svc)
+	return serve(t, store.NewReader(env.Client, env.Table()), svc)
 }
 
-func serve(t *testing.T, r api.Reader, svc *ledger.Service) *fixture {
+func serve(t *testing.T, r api.Reader, svc *store.Ledger) *fixture {
 	t.Helper()
 	logs := &testenv.Buffer{}
 	srv := httptest.NewServer(api.New(r, slog.New(slog.NewJSONHandler(logs, nil))))

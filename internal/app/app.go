@@ -17,6 +17,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // Endpoints overrides where the AWS clients send their calls; empty fields mean the
@@ -40,9 +41,9 @@ func FromEnv(ctx context.Context) (config.Config, aws.Config, error) {
 // Applier returns what applies movements under cfg.Strategy.
 func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Applier, error) {
 	switch cfg.Strategy {
-	case config.Transaction:
-		return ledger.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), ledger.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
-	case config.SeparateTable:
+	case ledger.Transaction:
+		return store.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), store.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
+	case ledger.SeparateTable:
 		return idempotencia.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), idempotencia.Config{
 			Table: cfg.IdempotencyTable, Accounts: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
 	}
@@ -62,7 +63,7 @@ func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer,
 		Concurrency: cfg.Concurrency,
 		Logger:      slog.New(slog.NewJSONHandler(out, nil)),
 		Metrics:     out,
-		Strategy:    string(cfg.Strategy),
+		Strategy:    cfg.Strategy,
 		Parker:      fallback,
 	}
 	if cfg.DLQ != "" {

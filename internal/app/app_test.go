@@ -8,10 +8,11 @@ import (
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 func TestApplierFollowsTheStrategy(t *testing.T) {
-	for strategy, want := range map[config.Strategy]string{config.Transaction: "*ledger.Service", config.SeparateTable: "*idempotencia.Service"} {
+	for strategy, want := range map[ledger.Strategy]string{ledger.Transaction: "*store.Ledger", ledger.SeparateTable: "*idempotencia.Service"} {
 		cfg, err := config.FromEnv(func(k string) string {
 			if k == config.EnvStrategy {
 				return string(strategy)
@@ -27,8 +28,8 @@ func TestApplierFollowsTheStrategy(t *testing.T) {
 		}
 		var got string
 		switch a.(type) {
-		case *ledger.Service:
-			got = "*ledger.Service"
+		case *store.Ledger:
+			got = "*store.Ledger"
 		case *idempotencia.Service:
 			got = "*idempotencia.Service"
 		}

@@ -45,8 +45,8 @@ func transactionTableActions(t *testing.T) []string {
 }
 
 // transactWriteActions builds every shape of transaction versioned.BuildInput makes
-// (records to create, records that must be absent, a new image of the item or only a
-// check of its version; for a new and an existing item) and names the IAM action of
+// (records to create, records that must be absent, records to replace, a new image of
+// the item or only a check of its version; for a new and an existing item) and names the IAM action of
 // each action type found.
 func transactWriteActions(t *testing.T) []string {
 	t.Helper()
@@ -56,12 +56,14 @@ func transactWriteActions(t *testing.T) []string {
 	}
 	var out []string
 	for _, expected := range []int64{0, 3} {
-		for _, next := range []bool{true, false} {
-			txn := versioned.Txn{Creates: []versioned.Item{key("MOV#a")}, Absent: []versioned.Item{key("MOV#b")}}
-			if next {
-				txn.Next = key("CUENTA")
+		for _, next := range []versioned.Item{key("CUENTA"), nil} {
+			txn := versioned.Txn{
+				Creates:  []versioned.Item{key("MOV#a")},
+				Absent:   []versioned.Item{key("MOV#b")},
+				Replaces: []versioned.Replace{{Item: key("MOV#c"), If: []versioned.Cond{versioned.Missing("x")}}},
+				Next:     []versioned.Item{next},
 			}
-			in, err := versioned.BuildInput(table, key("CUENTA"), expected, txn)
+			in, err := versioned.BuildInput(table, []versioned.Item{key("CUENTA")}, []int64{expected}, txn)
 			if err != nil {
 				t.Fatal(err)
 			}

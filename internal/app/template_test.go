@@ -110,11 +110,11 @@ func TestTablesMatchTheMigrations(t *testing.T) {
 			ledgerTable, idemTable := tablesOf(t, res, fn)
 			want := map[string]string{ledgerTable: config.DefaultTable}
 			switch strategy {
-			case string(config.Transaction):
+			case string(ledger.Transaction):
 				if idemTable != "" {
 					t.Errorf("Strategy=transaction gives the consumer the idempotency table %s", idemTable)
 				}
-			case string(config.SeparateTable):
+			case string(ledger.SeparateTable):
 				if idemTable == "" {
 					t.Fatalf("Strategy=separate-table does not give the consumer %s", config.EnvIdempotencyTable)
 				}
@@ -265,9 +265,9 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 			var consumerWant []Grant
 			switch strategy {
-			case string(config.Transaction):
+			case string(ledger.Transaction):
 				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
-			case string(config.SeparateTable):
+			case string(ledger.SeparateTable):
 				if idemTable == "" {
 					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
 				}
@@ -607,7 +607,7 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	tpl := load(t)
 	var accepted []string
-	for _, s := range config.Strategies {
+	for _, s := range ledger.Strategies {
 		accepted = append(accepted, string(s))
 	}
 	if got := Strings(tpl.Parameters["Strategy"].AllowedValues); !slices.Equal(got, accepted) {
@@ -633,7 +633,7 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 			if idem != "" {
 				deployedAs["!Ref "+idem], wantIdem = idemTable, idemTable
 			}
-			if (idem != "") != (strategy == string(config.SeparateTable)) {
+			if (idem != "") != (strategy == string(ledger.SeparateTable)) {
 				t.Errorf("Strategy=%s: the consumer gets %s %q", strategy, config.EnvIdempotencyTable, idem)
 			}
 			env := map[string]string{}

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
 // 1 and 10 concurrent consumers, both strategies back to back on the same kind of
-// store, at the run's RTT, with no sim. Each run first warms up — every account
+// store, at the run's RTT, with no faults. Each run first warms up — every account
 // sees one movement, as in a consumer that has been running for a while — and then
 // measures the rest: the steady state, which is what a queue consumer spends its life
 // in. Throughput is wall time, so only figures
@@ -29,7 +30,7 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 	var out []BenchResult
 	for _, c := range benchCases {
 		for _, consumers := range benchConsumers {
-			for _, strategy := range Strategies {
+			for _, strategy := range ledger.Strategies {
 				r, err := benchOne(ctx, opts, c, consumers, strategy)
 				if err != nil {
 					return out, fmt.Errorf("compare: bench %s/%d/%s: %w", c, consumers, strategy, err)
@@ -42,13 +43,13 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 	return out, nil
 }
 
-func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy string) (BenchResult, error) {
+func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy ledger.Strategy) (BenchResult, error) {
 	// Unbatched: at most 100 accounts, so that ten consumers' concurrent batches of ten
 	// (consecutive in the round-robin order) never share one, and several movements each.
-	spec := sim.Spec{Accounts: max(batchSize, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
+	spec := sim.Spec{Accounts: max(consumer.MaxBatch, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
 	warm := spec.Accounts // unbatched: each account's first movement
 	if name == "hot-account" {
-		spec.Accounts, warm = 1, batchSize
+		spec.Accounts, warm = 1, consumer.MaxBatch
 	}
 	w, err := sim.Generate(spec)
 	if err != nil {
@@ -58,7 +59,7 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	if name == "unbatched" {
 		deliveries = spread(w)
 	}
-	var s *store
+	var s *backend
 	if opts.Endpoint == "" {
 		s, err = openShardedStore(ctx, benchShards)
 	} else {
@@ -68,21 +69,21 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 		return BenchResult{}, err
 	}
 	defer s.close()
-	clk := newClock()
+	clk := sim.NewClock()
 	st, err := stack(s, strategy, opts.RTT, clk.Now, &crashPlan{}, false)
 	if err != nil {
 		return BenchResult{}, err
 	}
 	h := consumer.New(st.probe, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
 	// No visibility delay: a cargo that arrived before its credit comes straight back.
-	q := newQueue(clk, 0, 0, len(w.Movements))
-	q.send(deliveries[:warm])
+	q := sim.NewQueue(sim.QueueOptions{Clock: clk, MaxReceive: len(w.Movements)})
+	q.Send(deliveries[:warm]...)
 	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
 		return BenchResult{}, err
 	}
 	before := st.meter.usage()
 	st.faults.ResetCounts()
-	q.send(deliveries[warm:])
+	q.Send(deliveries[warm:]...)
 	t0 := time.Now()
 	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
 		return BenchResult{}, err
@@ -104,7 +105,7 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 // movements in order: every run of consecutive deliveries names each account at most
 // once until the accounts with movements left are fewer than a batch, so a batch holds
 // one movement per account and batches handled at once rarely share one.
-func spread(w sim.Workload) []delivery {
+func spread(w sim.Workload) []sim.Message {
 	byAccount := map[string][]int{}
 	var names []string
 	for i, m := range w.Movements {
@@ -114,7 +115,7 @@ func spread(w sim.Workload) []delivery {
 		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], i)
 	}
 	all := once(w, nil)
-	out := make([]delivery, 0, len(all))
+	out := make([]sim.Message, 0, len(all))
 	for len(out) < len(all) { // every round takes at least one movement
 		for _, c := range names {
 			if q := byAccount[c]; len(q) > 0 {

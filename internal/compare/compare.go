@@ -9,7 +9,7 @@
 // points end an invocation part-way (the baseline between its steps, through its Hook;
 // the transaction strategy before or after its single transaction), so that its batch
 // is never acknowledged and comes back after the visibility timeout. Time is simulated
-// (see clock and queue): visibility timeouts, in-progress expiries and record expiries
+// (sim.Clock and sim.Queue): visibility timeouts, in-progress expiries and record expiries
 // pass in an instant. Every figure comes from the run: effects and capacity are counted
 // by a transport that sees what DynamoDB committed (meter), balances are read back.
 package compare
@@ -19,16 +19,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-)
 
-// The strategies compared, as LEDGER_STRATEGY names them.
-const (
-	Transaction   = "transaction"
-	SeparateTable = "separate-table"
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
-
-// Strategies lists the strategies in report order.
-var Strategies = []string{Transaction, SeparateTable}
 
 // Options configure a comparison. Zero values pick the defaults in brackets.
 type Options struct {
@@ -55,18 +48,18 @@ type Options struct {
 // balance is not the workload's. Calls, WCU and RCU are per movement of the workload;
 // P50 and P99 are the time the consumer took to apply a movement, at the run's RTT.
 type Result struct {
-	Scenario         string  `json:"scenario"`
-	Strategy         string  `json:"strategy"`
-	Movements        int     `json:"movements"`
-	DoubleApplied    int     `json:"double_applied"`
-	Lost             int     `json:"lost"`
-	Stuck            int     `json:"stuck"`
-	BalanceErrors    int     `json:"balance_errors"`
-	CallsPerMovement float64 `json:"calls_per_movement"`
-	WCUPerMovement   float64 `json:"wcu_per_movement"`
-	RCUPerMovement   float64 `json:"rcu_per_movement"`
-	P50ms            float64 `json:"p50_ms"`
-	P99ms            float64 `json:"p99_ms"`
+	Scenario         string          `json:"scenario"`
+	Strategy         ledger.Strategy `json:"strategy"`
+	Movements        int             `json:"movements"`
+	DoubleApplied    int             `json:"double_applied"`
+	Lost             int             `json:"lost"`
+	Stuck            int             `json:"stuck"`
+	BalanceErrors    int             `json:"balance_errors"`
+	CallsPerMovement float64         `json:"calls_per_movement"`
+	WCUPerMovement   float64         `json:"wcu_per_movement"`
+	RCUPerMovement   float64         `json:"rcu_per_movement"`
+	P50ms            float64         `json:"p50_ms"`
+	P99ms            float64         `json:"p99_ms"`
 
 	// Not part of the JSON document: how the run went, for the human report.
 	Deliveries    int            `json:"-"` // messages handled, redeliveries included
@@ -81,13 +74,13 @@ func (r Result) Correct() bool { return r.DoubleApplied == 0 && r.Lost == 0 && r
 
 // BenchResult is one strategy on one benchmark case (DESIGN.md, `compare --bench`).
 type BenchResult struct {
-	Case             string  `json:"case"`
-	Strategy         string  `json:"strategy"`
-	Consumers        int     `json:"consumers"`
-	Movements        int     `json:"movements"`
-	CallsPerMovement float64 `json:"calls_per_movement"`
-	WCUPerMovement   float64 `json:"wcu_per_movement"`
-	ThroughputPerS   float64 `json:"throughput_per_s"`
+	Case             string          `json:"case"`
+	Strategy         ledger.Strategy `json:"strategy"`
+	Consumers        int             `json:"consumers"`
+	Movements        int             `json:"movements"`
+	CallsPerMovement float64         `json:"calls_per_movement"`
+	WCUPerMovement   float64         `json:"wcu_per_movement"`
+	ThroughputPerS   float64         `json:"throughput_per_s"`
 
 	// StoreMsPerCall is how long the store took to answer a call, on average, the
 	// simulated round trip excluded: the embedded store serialises transactions and

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -19,10 +20,10 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]map[string]Result{}
+	got := map[string]map[ledger.Strategy]Result{}
 	for _, r := range rep.Results {
 		if got[r.Scenario] == nil {
-			got[r.Scenario] = map[string]Result{}
+			got[r.Scenario] = map[ledger.Strategy]Result{}
 		}
 		got[r.Scenario][r.Strategy] = r
 		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d calls=%.2f wcu=%.2f rcu=%.2f deliveries=%d dead=%v maxitem=%d",
@@ -32,7 +33,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))
 	}
 	for _, name := range Names() {
-		tx := got[name][Transaction]
+		tx := got[name][ledger.Transaction]
 		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 20 {
 			t.Errorf("%s: transaction %+v, want every movement applied exactly once and nothing stuck", name, tx)
 		}
@@ -40,7 +41,7 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("%s: transaction costs %+v: the meter saw nothing, or an item reached 1 KB", name, tx)
 		}
 	}
-	base := func(name string) Result { return got[name][SeparateTable] }
+	base := func(name string) Result { return got[name][ledger.SeparateTable] }
 	for _, name := range []string{"crash-after-effect", "lost-response", "late-duplicate", "messageid-key"} {
 		if r := base(name); r.DoubleApplied == 0 || r.BalanceErrors == 0 {
 			t.Errorf("%s: separate-table %+v, want movements applied twice and wrong balances", name, r)
@@ -58,7 +59,7 @@ func TestScenarios(t *testing.T) {
 	}
 	// Without faults the baseline pays reserve, effect and mark for every movement; the
 	// transaction strategy writes a batch of one account's movements in one call.
-	if tx, b := got["hot-account"][Transaction], base("hot-account"); b.CallsPerMovement != 3 || tx.CallsPerMovement > 0.5 {
+	if tx, b := got["hot-account"][ledger.Transaction], base("hot-account"); b.CallsPerMovement != 3 || tx.CallsPerMovement > 0.5 {
 		t.Errorf("hot-account: %.2f calls per movement for transaction, %.2f for separate-table; want at most 0.5 and exactly 3",
 			tx.CallsPerMovement, b.CallsPerMovement)
 	}
@@ -67,13 +68,13 @@ func TestScenarios(t *testing.T) {
 func TestReportsRenderEveryScenario(t *testing.T) {
 	rep := Report{RTTms: 5, Seed: 1, Movements: 10, Accounts: 2, Backend: "test",
 		Results: []Result{
-			{Scenario: "crash-after-effect", Strategy: Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
-			{Scenario: "crash-after-effect", Strategy: SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
+			{Scenario: "crash-after-effect", Strategy: ledger.Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
+			{Scenario: "crash-after-effect", Strategy: ledger.SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
 				DeadLetters: map[string]int{"insufficient funds": 1}},
 		},
 		Bench: []BenchResult{
-			{Case: "hot-account", Strategy: Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
-			{Case: "hot-account", Strategy: SeparateTable, Consumers: 1, Movements: 10, ThroughputPerS: 50},
+			{Case: "hot-account", Strategy: ledger.Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
+			{Case: "hot-account", Strategy: ledger.SeparateTable, Consumers: 1, Movements: 10, ThroughputPerS: 50},
 		},
 	}
 	var text, page strings.Builder

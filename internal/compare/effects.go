@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -57,9 +58,11 @@ func baselineEffects(in any) ([]string, string) {
 	return []string{movementKey(pk[len(baselineAccountPrefix):], text(p.ExpressionAttributeValues[":mov"]))}, ""
 }
 
+// text is v's string, or "" when v is not a string.
 func text(v types.AttributeValue) string {
-	if s, ok := v.(*types.AttributeValueMemberS); ok {
-		return s.Value
+	var s string
+	if attributevalue.Unmarshal(v, &s) != nil {
+		return ""
 	}
-	return ""
+	return s
 }

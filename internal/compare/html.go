@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 //go:embed report.html.tmpl
@@ -29,7 +31,7 @@ type page struct {
 }
 
 type summary struct {
-	Strategy                      string
+	Strategy                      ledger.Strategy
 	Exact, Delayed, Wrong, Result int
 }
 
@@ -41,7 +43,7 @@ type row struct {
 }
 
 type verdictView struct {
-	Strategy string
+	Strategy ledger.Strategy
 	Verdict  Verdict
 	Class    string
 }
@@ -52,7 +54,7 @@ type chart struct {
 }
 
 type bar struct {
-	Strategy string
+	Strategy ledger.Strategy
 	Label    string
 	Width    float64 // of barMax
 	Class    string
@@ -81,7 +83,7 @@ var metrics = []metric{
 
 func newPage(rep Report) page {
 	p := page{Report: rep, Ratios: Ratios(rep.Bench)}
-	for _, s := range Strategies {
+	for _, s := range ledger.Strategies {
 		sum := summary{Strategy: s}
 		for _, r := range rep.Results {
 			if r.Strategy != s {
@@ -153,8 +155,8 @@ func verdictClass(v Verdict) string {
 	return "bad"
 }
 
-func strategyClass(s string) string {
-	if s == Transaction {
+func strategyClass(s ledger.Strategy) string {
+	if s == ledger.Transaction {
 		return "tx"
 	}
 	return "sep"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
@@ -23,6 +24,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -39,7 +41,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	for _, name := range opts.Scenarios {
 		sc, _ := scenarioNamed(name)
-		for _, strategy := range Strategies {
+		for _, strategy := range ledger.Strategies {
 			r, err := runScenario(ctx, opts, sc, strategy)
 			if err != nil {
 				return rep, fmt.Errorf("compare: %s/%s: %w", name, strategy, err)
@@ -61,32 +63,32 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 // setup is one strategy's stack on one store: the metered client, the applier the
 // consumer calls, and a balance reader that bypasses the meter.
 type setup struct {
-	store  *store
-	faults *sim.Transport
-	meter  *meter
-	probe  *probe
-	saldo  func(ctx context.Context, cuenta string) (decimal.Decimal, error)
+	backend *backend
+	faults  *sim.Transport
+	meter   *meter
+	probe   *probe
+	saldo   func(ctx context.Context, cuenta string) (decimal.Decimal, error)
 }
 
 // stack builds strategy on s, its calls going through the fault injector and the
 // meter; the baseline keys on the message id when fromMessageID.
-func stack(s *store, strategy string, rtt time.Duration, now func() time.Time, plan *crashPlan, fromMessageID bool) (*setup, error) {
+func stack(s *backend, strategy ledger.Strategy, rtt time.Duration, now func() time.Time, plan *crashPlan, fromMessageID bool) (*setup, error) {
 	effects := transactionEffects
-	if strategy == SeparateTable {
+	if strategy == ledger.SeparateTable {
 		effects = baselineEffects
 	}
 	m := newMeter(s.transport, effects, s.indexes, !s.loopback)
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
-	st := &setup{store: s, faults: ft, meter: m}
+	st := &setup{backend: s, faults: ft, meter: m}
 	switch strategy {
-	case Transaction:
-		svc, err := ledger.New(db, ledger.Config{Table: s.tables["ledger"], Now: now})
+	case ledger.Transaction:
+		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
 		if err != nil {
 			return nil, err
 		}
-		reader := ledger.NewReader(s.admin, s.tables["ledger"])
+		reader := store.NewReader(s.admin, s.tables["ledger"])
 		st.probe = &probe{inner: svc, plan: plan, around: true}
 		st.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			acct, err := reader.Cuenta(ctx, c)
@@ -95,7 +97,7 @@ func stack(s *store, strategy string, rtt time.Duration, now func() time.Time, p
 			}
 			return acct.Saldo, err
 		}
-	case SeparateTable:
+	case ledger.SeparateTable:
 		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: fromMessageID}
 		svc, err := idempotencia.New(db, cfg)
 		if err != nil {
@@ -164,7 +166,7 @@ func failureReason(r ledger.Result) string {
 }
 
 // runScenario puts one strategy through one scenario on a store of its own.
-func runScenario(ctx context.Context, opts Options, sc scenario, strategy string) (Result, error) {
+func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger.Strategy) (Result, error) {
 	spec := sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed}
 	if sc.hot {
 		spec.Accounts = 1
@@ -179,7 +181,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy string
 	again := map[string]bool{}
 	for _, d := range deliveries {
 		if rng.Float64() < sc.again {
-			again[d.id] = true
+			again[d.ID] = true
 		}
 	}
 	late := lateCopies(w, pick(w, sc.late, rng))
@@ -189,7 +191,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy string
 		return Result{}, err
 	}
 	defer s.close()
-	clk := newClock()
+	clk := sim.NewClock()
 	st, err := stack(s, strategy, opts.RTT, clk.Now, plan, sc.keyFromMessageID)
 	if err != nil {
 		return Result{}, err
@@ -209,25 +211,25 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy string
 		})
 	}
 	h := consumer.New(st.probe, consumer.Options{Concurrency: sc.concurrency, Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
-	q := newQueue(clk, visibilityTimeout, batchStep, maxReceive)
+	q := sim.NewQueue(sim.QueueOptions{Clock: clk, Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
 	t := &tally{}
-	q.send(deliveries)
+	q.Send(deliveries...)
 	if err := drive(ctx, q, h, sc.consumers, again, t); err != nil {
 		return Result{}, err
 	}
 	if len(late) > 0 {
-		clk.advance(lateBy)
+		clk.Advance(lateBy)
 		if err := expireByTTL(ctx, s, clk.Now()); err != nil {
 			return Result{}, err
 		}
-		q.send(late)
+		q.Send(late...)
 		if err := drive(ctx, q, h, sc.consumers, nil, t); err != nil {
 			return Result{}, err
 		}
 	}
 	dead := map[string]int{}
-	for _, id := range q.deadLetters() {
-		dead[cmp.Or(t.last[id], "no answer (its invocations died)")]++
+	for _, m := range q.Dead() {
+		dead[cmp.Or(t.last[m.ID], "no answer (its invocations died)")]++
 	}
 	return measure(ctx, sc, strategy, w, st, t, dead)
 }
@@ -241,60 +243,37 @@ func (parkNowhere) Park(context.Context, events.SQSMessage, consumer.Reason) err
 // drive runs consumers batch handlers until the queue is empty, each batch as one
 // Lambda invocation with its deadline. A dead invocation, or one that failed as a
 // whole, acknowledges nothing: its batch comes back after the visibility timeout.
-func drive(ctx context.Context, q *queue, h *consumer.Handler, consumers int, again map[string]bool, t *tally) error {
-	var wg sync.WaitGroup
-	var once sync.Mutex
+// Messages in again are delivered once more after they were deleted.
+func drive(ctx context.Context, q *sim.Queue, h *consumer.Handler, consumers int, again map[string]bool, t *tally) error {
+	var mu sync.Mutex
 	redelivered := map[string]bool{}
-	for range consumers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				batch, ok := q.receive(batchSize)
-				if !ok {
-					return
-				}
-				if len(batch) == 0 { // the rest is in flight; wait for it
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				inv := &invocation{}
-				ev := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
-				for i, m := range batch {
-					ev.Records[i] = events.SQSMessage{MessageId: m.id, Body: m.body, EventSource: "aws:sqs",
-						Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(m.receives)}}
-				}
-				ictx, cancel := context.WithTimeout(context.WithValue(ctx, invocationKey{}, inv), invocationTimeout)
-				resp, err := h.Handle(ictx, ev)
-				cancel()
-				failed := map[string]bool{}
-				for _, f := range resp.BatchItemFailures {
-					failed[f.ItemIdentifier] = true
-				}
-				whole := inv.died() || err != nil
-				if !inv.died() {
-					t.add(inv)
-				}
-				once.Lock()
-				twice := map[string]bool{}
-				for _, m := range batch {
-					if again[m.id] && !redelivered[m.id] {
-						redelivered[m.id], twice[m.id] = true, true
-					}
-				}
-				once.Unlock()
-				q.settle(batch, func(id string) bool { return whole || failed[id] }, twice)
+	return q.Drain(ctx, consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+		inv := &invocation{}
+		ictx, cancel := context.WithTimeout(context.WithValue(ctx, invocationKey{}, inv), invocationTimeout)
+		back := h.Settle(ictx, batch)
+		cancel()
+		if inv.died() {
+			for _, m := range batch {
+				back[m.MessageId] = true
 			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
+		} else {
+			t.add(inv)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range batch {
+			if again[m.MessageId] && !redelivered[m.MessageId] {
+				redelivered[m.MessageId], back[m.MessageId] = true, true
+			}
+		}
+		return back
+	})
 }
 
 // expireByTTL models DynamoDB's TTL, which deletes expired items eventually (AWS says
 // typically within a few days): of the items whose TTL attribute is past now, it
 // deletes every other one (in key order) and leaves the rest, expired but still there.
-func expireByTTL(ctx context.Context, s *store, now time.Time) error {
+func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 	all, err := migrations.All()
 	if err != nil {
 		return err
@@ -309,10 +288,9 @@ func expireByTTL(ctx context.Context, s *store, now time.Time) error {
 		}
 		var expired []map[string]types.AttributeValue
 		for _, item := range items {
-			if n, ok := item[m.TTL].(*types.AttributeValueMemberN); ok {
-				if d, err := decimal.NewFromString(n.Value); err == nil && d.IntPart() < now.Unix() {
-					expired = append(expired, item)
-				}
+			var expira int64
+			if attributevalue.Unmarshal(item[m.TTL], &expira) == nil && expira > 0 && expira < now.Unix() {
+				expired = append(expired, item)
 			}
 		}
 		slices.SortFunc(expired, func(a, b map[string]types.AttributeValue) int {
@@ -360,7 +338,7 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 
 // measure turns what the run did into a Result: effects counted by the meter, balances
 // read back, calls counted by the fault injector's transport.
-func measure(ctx context.Context, sc scenario, strategy string, w sim.Workload, st *setup, t *tally, dead map[string]int) (Result, error) {
+func measure(ctx context.Context, sc scenario, strategy ledger.Strategy, w sim.Workload, st *setup, t *tally, dead map[string]int) (Result, error) {
 	u := st.meter.usage()
 	n := len(w.Movements)
 	r := Result{Scenario: sc.name, Strategy: strategy, Movements: n, Deliveries: t.deliveries, DeadLetters: dead, Stuck: t.stuck, ReportedUnits: u.reported > 0}
@@ -387,8 +365,8 @@ func measure(ctx context.Context, sc scenario, strategy string, w sim.Workload, 
 	r.CallsPerMovement = float64(st.faults.TotalCalls()) / float64(n)
 	r.WCUPerMovement, r.RCUPerMovement = u.wcu/float64(n), u.rcu/float64(n)
 	r.P50ms, r.P99ms = percentile(t.latencies, 50), percentile(t.latencies, 99)
-	for _, table := range st.store.tables {
-		items, err := scanAll(ctx, st.store.admin, table)
+	for _, table := range st.backend.tables {
+		items, err := scanAll(ctx, st.backend.admin, table)
 		if err != nil {
 			return Result{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
@@ -22,7 +23,6 @@ const (
 	invocationTimeout = 30 * time.Second
 	visibilityTimeout = 6 * invocationTimeout
 	batchStep         = time.Second
-	batchSize         = 10
 	maxReceive        = 10
 	// lateBy is how long after the run a late duplicate arrives: past the baseline's
 	// record expiry (idempotencia.DefaultExpiry, Powertools' one hour).
@@ -40,7 +40,7 @@ type scenario struct {
 	// reproduces it exactly.
 	consumers, concurrency int
 	// schedule lays out the deliveries.
-	schedule func(w sim.Workload, rng *rand.Rand) []delivery
+	schedule func(w sim.Workload, rng *rand.Rand) []sim.Message
 	// again is the share of messages SQS delivers once more after they were deleted.
 	again float64
 	// crash is where the invocation dies for a crashShare of the movements, the first
@@ -108,28 +108,28 @@ func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 }
 
 // once delivers every movement once, in generation order.
-func once(w sim.Workload, _ *rand.Rand) []delivery {
-	out := make([]delivery, len(w.Movements))
+func once(w sim.Workload, _ *rand.Rand) []sim.Message {
+	out := make([]sim.Message, len(w.Movements))
 	for i, m := range w.Movements {
-		out[i] = delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(m)}
+		out[i] = sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
 	}
 	return out
 }
 
 // withCopies delivers every movement once, in order, and a share of them again as an
 // SNS notification under a new message id, between minGap and maxGap messages later.
-func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []delivery {
-	return func(w sim.Workload, rng *rand.Rand) []delivery {
+func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
+	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
 		type placed struct {
 			at float64
-			d  delivery
+			d  sim.Message
 		}
 		var all []placed
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(m)}})
+			all = append(all, placed{float64(i), sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
-				all = append(all, placed{float64(i+gap) + 0.5, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(m, i)}})
+				all = append(all, placed{float64(i+gap) + 0.5, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(m, i)}})
 			}
 		}
 		slices.SortStableFunc(all, func(a, b placed) int {
@@ -141,7 +141,7 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 			}
 			return 0
 		})
-		out := make([]delivery, len(all))
+		out := make([]sim.Message, len(all))
 		for i, p := range all {
 			out[i] = p.d
 		}
@@ -151,15 +151,15 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 
 // paired delivers every movement twice: each batch of 10 is followed by a batch of
 // the same 10 under new message ids, so two consumers take them at the same moment.
-func paired(w sim.Workload, _ *rand.Rand) []delivery {
-	var out []delivery
-	for start := 0; start < len(w.Movements); start += batchSize {
-		end := min(start+batchSize, len(w.Movements))
+func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
+	var out []sim.Message
+	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
+		end := min(start+consumer.MaxBatch, len(w.Movements))
 		for i := start; i < end; i++ {
-			out = append(out, delivery{id: fmt.Sprintf("msg-%06d", i), body: sim.Body(w.Movements[i])})
+			out = append(out, sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(w.Movements[i])})
 		}
 		for i := start; i < end; i++ {
-			out = append(out, delivery{id: fmt.Sprintf("sns-%06d", i), body: snsEnvelope(w.Movements[i], i)})
+			out = append(out, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(w.Movements[i], i)})
 		}
 	}
 	return out
@@ -191,11 +191,11 @@ func pick(w sim.Workload, share float64, rng *rand.Rand) map[string]bool {
 }
 
 // lateCopies are the deliveries of the movements in ids, under new message ids.
-func lateCopies(w sim.Workload, ids map[string]bool) []delivery {
-	var out []delivery
+func lateCopies(w sim.Workload, ids map[string]bool) []sim.Message {
+	var out []sim.Message
 	for i, m := range w.Movements {
 		if ids[m.ID] {
-			out = append(out, delivery{id: fmt.Sprintf("late-%06d", i), body: snsEnvelope(m, i)})
+			out = append(out, sim.Message{ID: fmt.Sprintf("late-%06d", i), Body: snsEnvelope(m, i)})
 		}
 	}
 	return out

@@ -109,7 +109,7 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 
 // openShardedStore is openStore's embedded store for the benchmark: n embedded servers
 // behind a shardRouter, each migrated with the run's tables.
-func openShardedStore(ctx context.Context, n int) (*store, error) {
+func openShardedStore(ctx context.Context, n int) (*backend, error) {
 	var servers []*sim.DynamoDB
 	closeAll := func() {
 		for _, srv := range servers {

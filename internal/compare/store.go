@@ -19,11 +19,11 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// store is one run's DynamoDB: a fresh embedded store, or tables of the run's own on
+// backend is one run's DynamoDB: a fresh embedded store, or tables of the run's own on
 // an endpoint. admin is an unmetered client for migrating, reading balances back and
 // modelling TTL deletions; strategies get metered clients from client, whose calls end
 // in transport.
-type store struct {
+type backend struct {
 	endpoint  string
 	cfg       aws.Config
 	admin     *dynamodb.Client
@@ -39,7 +39,7 @@ type store struct {
 // run slow without changing what it shows. Both strategies get the same.
 const sdkBackoff = 20 * time.Millisecond
 
-func openStore(ctx context.Context, endpoint string) (*store, error) {
+func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	stop := func() {}
 	suffix := ""
 	if endpoint == "" {
@@ -78,8 +78,8 @@ func openStore(ctx context.Context, endpoint string) (*store, error) {
 
 // newStore describes the run's tables (the migrations' logical names plus suffix) on
 // endpoint, reached through transport; it creates nothing.
-func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*store, error) {
-	s := &store{endpoint: endpoint, transport: transport, close: func() {}}
+func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*backend, error) {
+	s := &backend{endpoint: endpoint, transport: transport, close: func() {}}
 	cfg, err := awsconf.Load(ctx, endpoint)
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 
 // client is a DynamoDB client whose calls go through rt and ask for their consumed
 // capacity.
-func (s *store) client(rt http.RoundTripper) *dynamodb.Client {
+func (s *backend) client(rt http.RoundTripper) *dynamodb.Client {
 	cfg := s.cfg.Copy()
 	cfg.HTTPClient = &http.Client{Transport: rt}
 	cfg.APIOptions = append(cfg.APIOptions, requestCapacity)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // WriteText writes rep as the terminal tables: one row per scenario and strategy, then
@@ -62,11 +64,11 @@ type Ratio struct {
 func Ratios(bench []BenchResult) []Ratio {
 	var out []Ratio
 	for _, tx := range bench {
-		if tx.Strategy != Transaction {
+		if tx.Strategy != ledger.Transaction {
 			continue
 		}
 		for _, b := range bench {
-			if b.Strategy == SeparateTable && b.Case == tx.Case && b.Consumers == tx.Consumers && b.ThroughputPerS > 0 {
+			if b.Strategy == ledger.SeparateTable && b.Case == tx.Case && b.Consumers == tx.Consumers && b.ThroughputPerS > 0 {
 				out = append(out, Ratio{Case: tx.Case, Consumers: tx.Consumers, Ratio: tx.ThroughputPerS / b.ThroughputPerS})
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -24,22 +23,6 @@ const (
 	EnvIdempotencyTable  = "LEDGER_IDEMPOTENCY_TABLE"
 )
 
-// Strategy names how the consumer makes a movement idempotent.
-type Strategy string
-
-// The strategies LEDGER_STRATEGY accepts.
-const (
-	// Transaction is this service's design: the movement item, written in the same
-	// transaction as the account, is the idempotency record.
-	Transaction Strategy = "transaction"
-	// SeparateTable is the classic design it is compared against
-	// (internal/idempotencia): a separate idempotency table, reserve → effect → mark.
-	SeparateTable Strategy = "separate-table"
-)
-
-// Strategies lists the accepted strategies, for messages and help texts.
-var Strategies = []Strategy{Transaction, SeparateTable}
-
 // DefaultTable is the ledger table's name when LEDGER_TABLE is unset.
 const DefaultTable = "ledger"
 
@@ -51,15 +34,19 @@ const DefaultIdempotencyTable = "idempotencia"
 // consumer parks permanent failures at once (empty: they are reported as failures
 // until SQS moves them after maxReceiveCount). Concurrency bounds the accounts a
 // consumer processes at once. IdempotencyTable is the separate-table baseline's table,
-// read only by that strategy.
+// read only by that strategy. Concurrency 0 leaves the consumer's default.
 type Config struct {
 	Table             string
 	IdempotencyTable  string
 	InsufficientFunds ledger.FundsPolicy
-	Strategy          Strategy
+	Strategy          ledger.Strategy
 	DLQ               string
 	Concurrency       int
 }
+
+// maxConcurrency bounds LEDGER_CONCURRENCY: more groups at once than a Lambda has
+// connections to spare would only queue inside the SDK.
+const maxConcurrency = 256
 
 // FromEnv reads the environment through getenv (os.Getenv when nil) and reports every
 // problem at once.
@@ -87,24 +74,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s: %w", EnvInsufficientFunds, err))
 	}
 	c.InsufficientFunds = policy
-	c.Strategy = Strategy(getenv(EnvStrategy))
-	if c.Strategy == "" {
-		c.Strategy = Transaction
+	strategy, err := ledger.ParseStrategy(getenv(EnvStrategy))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvStrategy, err))
 	}
-	if !slices.Contains(Strategies, c.Strategy) {
-		errs = append(errs, fmt.Errorf("%s: strategy %q: want one of %v", EnvStrategy, c.Strategy, Strategies))
-	}
+	c.Strategy = strategy
 	c.DLQ = getenv(EnvDLQ)
 	if c.DLQ != "" {
 		if u, err := url.Parse(c.DLQ); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("%s: %q is not a queue URL", EnvDLQ, c.DLQ))
 		}
 	}
-	c.Concurrency = 8
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 256 {
-			errs = append(errs, fmt.Errorf("%s: %q: want an integer from 1 to 256", EnvConcurrency, v))
+		if err != nil || n < 1 || n > maxConcurrency {
+			errs = append(errs, fmt.Errorf("%s: %q: want an integer from 1 to %d", EnvConcurrency, v, maxConcurrency))
 		}
 		c.Concurrency = n
 	}

@@ -12,7 +12,7 @@ func env(kv map[string]string) func(string) string { return func(k string) strin
 
 func TestDefaults(t *testing.T) {
 	c, err := FromEnv(env(nil))
-	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != Transaction || c.DLQ != "" || c.Concurrency != 8 || c.IdempotencyTable != "idempotencia" {
+	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != ledger.Transaction || c.DLQ != "" || c.Concurrency != 0 || c.IdempotencyTable != "idempotencia" {
 		t.Fatalf("defaults = %+v, %v", c, err)
 	}
 }
@@ -22,7 +22,7 @@ func TestReadsTheEnvironment(t *testing.T) {
 		EnvStrategy: "separate-table", EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16",
 		EnvIdempotencyTable: "prod-idempotencia"}))
 	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != ledger.Reject || c.DLQ == "" || c.Concurrency != 16 ||
-		c.Strategy != SeparateTable || c.IdempotencyTable != "prod-idempotencia" {
+		c.Strategy != ledger.SeparateTable || c.IdempotencyTable != "prod-idempotencia" {
 		t.Fatalf("config = %+v, %v", c, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -60,17 +61,23 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		sc:    sc,
 		table: target.Table,
 		db:    target.client(crashing{base: ft}),
-		q:     sim.NewQueue(sc.MaxReceive),
-		log:   newRecorder(),
+		q:     sim.NewQueue(sim.QueueOptions{MaxReceive: sc.MaxReceive}),
+		last:  map[string]consumer.Record{},
 		dlq:   &dlq{parked: map[string]consumer.Reason{}},
-		sent:  len(sched.Deliveries) + len(sched.Late),
 		stats: Stats{Runs: 1, Movements: len(w.Movements), Deliveries: len(sched.Deliveries) + len(sched.Late)},
 	}
-	r.logger = slog.New(r.log)
+	r.handlers = make([]*consumer.Handler, sc.Consumers)
+	r.rngs = make([]*rand.Rand, sc.Consumers)
+	for c := range sc.Consumers {
+		if r.handlers[c], err = r.process(); err != nil {
+			return Result{}, err
+		}
+		r.rngs[c] = rand.New(rand.NewPCG(sc.Seed, uint64(c)+1))
+	}
 	for _, phase := range [][]sim.Delivery{sched.Deliveries, sched.Late} {
 		r.q.Send(messages(phase)...)
-		if err := r.drain(ctx); err != nil {
-			return Result{}, err
+		if err := r.q.Drain(ctx, sc.Consumers, sc.BatchSize, r.invoke); err != nil {
+			return Result{}, fmt.Errorf("chaos: %s: %w", sc.Prefix, err)
 		}
 	}
 	res := Result{Scenario: sc, Workload: w, Schedule: sched, Fates: r.fates(), Stats: r.stats}
@@ -83,8 +90,8 @@ func defaults(sc Scenario) Scenario {
 	if sc.Consumers <= 0 {
 		sc.Consumers = 1
 	}
-	if sc.BatchSize <= 0 || sc.BatchSize > sim.MaxBatch {
-		sc.BatchSize = sim.MaxBatch
+	if sc.BatchSize <= 0 || sc.BatchSize > consumer.MaxBatch {
+		sc.BatchSize = consumer.MaxBatch
 	}
 	if sc.MaxReceive <= 0 {
 		sc.MaxReceive = 100
@@ -100,97 +107,52 @@ func messages(ds []sim.Delivery) []sim.Message {
 	return out
 }
 
-// runner is one run's shared state; its consumers are goroutines of drain.
+// runner is one run's shared state. Consumer c is a Lambda instance: handlers[c], with
+// its own account cache, replaced by a fresh one when it dies, and its own random
+// choices, rngs[c].
 type runner struct {
-	sc     Scenario
-	table  string
-	db     *dynamodb.Client
-	q      *sim.Queue
-	log    *recorder
-	logger *slog.Logger
-	dlq    *dlq
-	sent   int
+	sc       Scenario
+	table    string
+	db       *dynamodb.Client
+	q        *sim.Queue
+	dlq      *dlq
+	handlers []*consumer.Handler
+	rngs     []*rand.Rand
 
 	mu    sync.Mutex
+	last  map[string]consumer.Record // by message id: what the handler last decided
 	stats Stats
-}
-
-// drain runs the consumers until the queue has nothing pending or in flight. Each
-// batch settles at least one receipt and a message is received at most MaxReceive
-// times, so sent×MaxReceive batches bound a consumer; waits for messages in flight are
-// bounded by ctx.
-func (r *runner) drain(ctx context.Context) error {
-	errs := make([]error, r.sc.Consumers)
-	var wg sync.WaitGroup
-	for c := range r.sc.Consumers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[c] = r.consume(ctx, rand.New(rand.NewPCG(r.sc.Seed, uint64(c)+1)))
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // locking is versioned.DefaultPolicy's attempts with its back-off compressed tenfold,
 // as the SDK's is: the races are the same, the waits shorter.
 var locking = versioned.Policy{MaxAttempts: versioned.DefaultPolicy.MaxAttempts, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
 
-// process is a consumer's Lambda instance: a handler and the service behind it, with
-// its own account cache. A crash replaces it, cache and all.
+// process is a new Lambda instance: a handler and the ledger behind it, with its own
+// account cache.
 func (r *runner) process() (*consumer.Handler, error) {
-	svc, err := ledger.New(r.db, ledger.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Locking: locking})
+	svc, err := store.New(r.db, store.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Locking: locking})
 	if err != nil {
 		return nil, err
 	}
 	// A small reserve lets the drawn deadlines of a few milliseconds cut batches
 	// mid-way instead of refusing to start them.
-	return consumer.New(svc, consumer.Options{Concurrency: 4, Reserve: 2 * time.Millisecond, Parker: r.dlq, Logger: r.logger}), nil
+	return consumer.New(svc, consumer.Options{Concurrency: 4, Reserve: 2 * time.Millisecond, Parker: r.dlq,
+		Logger: slog.New(slog.DiscardHandler), Observer: r.observe}), nil
 }
 
-func (r *runner) consume(ctx context.Context, rng *rand.Rand) error {
-	h, err := r.process()
-	if err != nil {
-		return err
-	}
-	for batches := 0; batches < r.sent*r.sc.MaxReceive; {
-		batch, open := r.q.Receive(r.sc.BatchSize)
-		if !open {
-			return nil
-		}
-		if len(batch) == 0 { // others are in flight; their failures may come back
-			if err := sleep(ctx, time.Millisecond); err != nil {
-				return fmt.Errorf("chaos: %s: the queue did not drain: %w", r.sc.Prefix, err)
-			}
-			continue
-		}
-		batches++
-		back, died := r.invoke(ctx, h, batch, rng)
-		if died {
-			if h, err = r.process(); err != nil {
-				return err
-			}
-		}
-		r.q.Settle(batch, back)
-	}
-	return fmt.Errorf("chaos: %s: a consumer received %d batches without draining the queue", r.sc.Prefix, r.sent*r.sc.MaxReceive)
+// observe keeps what the handler last decided for each message.
+func (r *runner) observe(rec consumer.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last[rec.Msg.MessageId] = rec
 }
 
-// invoke hands one batch to the handler as Lambda would, with whatever the scenario
-// draws for it, and returns the messages that come back and whether the invocation
-// died.
-func (r *runner) invoke(ctx context.Context, h *consumer.Handler, batch []sim.Message, rng *rand.Rand) (back map[string]bool, died bool) {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
-	for i, m := range batch {
-		ev.Records[i] = events.SQSMessage{MessageId: m.ID, Body: m.Body, EventSource: "aws:sqs",
-			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(m.Receives)}}
-	}
+// invoke hands one batch to consumer c as Lambda would, with whatever the scenario
+// draws for it, and returns the messages that come back. A consumer whose invocation
+// died is replaced.
+func (r *runner) invoke(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
+	rng := r.rngs[c]
 	timeout, deadline := invocationTimeout, hit(rng, r.sc.Rates.Deadline)
 	if deadline {
 		timeout = time.Duration(1+rng.IntN(30)) * time.Millisecond
@@ -203,37 +165,34 @@ func (r *runner) invoke(ctx context.Context, h *consumer.Handler, batch []sim.Me
 		crash.left.Store(int32(1 + rng.IntN(8)))
 		bctx = context.WithValue(bctx, crashKey{}, crash)
 	}
-	resp, err := h.Handle(bctx, ev)
+	back := r.handlers[c].Settle(bctx, batch)
 	timedOut := deadline && errors.Is(bctx.Err(), context.DeadlineExceeded)
 
 	var s Stats
 	s.Batches, s.Handled = 1, len(batch)
-	all := func() map[string]bool {
-		m := make(map[string]bool, len(batch))
-		for _, msg := range batch {
-			m[msg.ID] = true
-		}
-		return m
-	}
+	died := true
 	switch {
 	case crash != nil && crash.fired.Load():
-		s.CrashesMid, back, died = 1, all(), true
+		s.CrashesMid = 1
 	case timedOut:
-		s.Timeouts, back, died = 1, all(), true
+		s.Timeouts = 1
 	case hit(rng, r.sc.Rates.CrashAfter):
-		s.CrashesAfter, back, died = 1, all(), true
-	case err != nil: // the invocation failed: SQS returns the whole batch
-		back = all()
+		s.CrashesAfter = 1
 	default:
-		back = make(map[string]bool, len(resp.BatchItemFailures))
-		for _, f := range resp.BatchItemFailures {
-			back[f.ItemIdentifier] = true
-		}
+		died = false
 		for _, msg := range batch {
-			if !back[msg.ID] && hit(rng, r.sc.Rates.Redeliver) {
-				back[msg.ID] = true
+			if !back[msg.MessageId] && hit(rng, r.sc.Rates.Redeliver) {
+				back[msg.MessageId] = true
 				s.Redelivered++
 			}
+		}
+	}
+	if died { // its response is lost: every message comes back
+		for _, msg := range batch {
+			back[msg.MessageId] = true
+		}
+		if h, err := r.process(); err == nil {
+			r.handlers[c] = h
 		}
 	}
 	if deadline {
@@ -242,7 +201,7 @@ func (r *runner) invoke(ctx context.Context, h *consumer.Handler, batch []sim.Me
 	r.mu.Lock()
 	r.stats.Add(s)
 	r.mu.Unlock()
-	return back, died
+	return back
 }
 
 func hit(rng *rand.Rand, percent int) bool { return percent > 0 && rng.IntN(100) < percent }
@@ -279,10 +238,16 @@ func chooser(r Rates, seed uint64) func(op string) sim.Fault {
 
 // fates says how every message sent ended.
 func (r *runner) fates() map[string]Fate {
-	out := make(map[string]Fate, r.sent)
-	for id, line := range r.log.snapshot() {
-		out[id] = Fate{Outcome: line.outcome, Reason: line.err}
+	r.mu.Lock()
+	out := make(map[string]Fate, len(r.last))
+	for id, rec := range r.last {
+		f := Fate{Outcome: rec.Result.Outcome}
+		if rec.Result.Err != nil {
+			f.Reason = rec.Result.Err.Error()
+		}
+		out[id] = f
 	}
+	r.mu.Unlock()
 	r.dlq.mu.Lock()
 	for id, reason := range r.dlq.parked {
 		f := out[id]
@@ -299,15 +264,4 @@ func (r *runner) fates() map[string]Fate {
 	}
 	r.stats.Dead = len(dead)
 	return out
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

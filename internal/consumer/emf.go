@@ -24,13 +24,13 @@ var metricNames = []string{MetricApplied, MetricDuplicate, MetricConflictingDupl
 // emit writes one Embedded Metric Format document for the batch: CloudWatch Logs turns
 // it into metrics without any API call from the function.
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
-func (h *Handler) emit(recs []record) {
+func (h *Handler) emit(recs []Record) {
 	if h.opts.Metrics == nil {
 		return
 	}
 	counts := map[string]int{}
 	for _, r := range recs {
-		switch r.result.Outcome {
+		switch r.Result.Outcome {
 		case ledger.Applied:
 			counts[MetricApplied]++
 		case ledger.Duplicate:
@@ -42,8 +42,8 @@ func (h *Handler) emit(recs []record) {
 		default:
 			counts[MetricFailed]++
 		}
-		if r.result.Attempts > 1 {
-			counts[MetricRetries] += r.result.Attempts - 1
+		if r.Result.Attempts > 1 {
+			counts[MetricRetries] += r.Result.Attempts - 1
 		}
 	}
 	type metric struct {
@@ -51,7 +51,7 @@ func (h *Handler) emit(recs []record) {
 		Unit string `json:"Unit"`
 	}
 	defs := make([]metric, len(metricNames))
-	doc := map[string]any{"Strategy": h.opts.Strategy}
+	doc := map[string]any{"Strategy": string(h.opts.Strategy)}
 	for i, name := range metricNames {
 		defs[i] = metric{Name: name, Unit: "Count"}
 		doc[name] = counts[name]

@@ -1,8 +1,9 @@
 // Package consumer turns a batch of SQS messages into ledger outcomes and says which
-// messages must come back. The Lambda (cmd/ledger-consumer) and the long-polling worker
-// (`ledger consume`) share it, so both behave alike: records grouped by account,
-// accounts processed concurrently with a bound, arrival order kept within an account,
-// one record's failure never blocking another account, nothing dropped silently.
+// messages must come back. The Lambda (cmd/ledger-consumer), the long-polling worker
+// (`ledger consume`), `ledger up`, the demo and the comparison all drive it through one
+// function, Settle, so all behave alike: records grouped by the accounts they touch,
+// groups processed concurrently with a bound, arrival order kept within a group, one
+// record's failure never blocking another group, nothing dropped silently.
 package consumer
 
 import (
@@ -11,18 +12,26 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Applier applies deliveries and returns one result per delivery, in order.
-// *ledger.Service implements it; so does the separate-table baseline.
+// MaxBatch is SQS's limit of messages per receive, and so of records per batch.
+const MaxBatch = 10
+
+// DefaultConcurrency is how many groups of accounts a handler processes at once unless
+// told otherwise (env LEDGER_CONCURRENCY).
+const DefaultConcurrency = 8
+
+// Applier applies deliveries and returns one result per delivery, in order. The
+// transaction strategy (internal/store) and the separate-table baseline
+// (internal/idempotencia) implement it.
 type Applier interface {
 	ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result
 }
@@ -40,12 +49,29 @@ type Reason struct {
 	Error   string
 }
 
+// Record is what became of one message of a batch: what it carried (Mov is zero when the
+// body was invalid), its result, how long applying it took, and what happens to the
+// message next.
+type Record struct {
+	Msg      events.SQSMessage
+	Mov      movimiento.Movimiento
+	Result   ledger.Result
+	Duration time.Duration
+	Action   Action
+}
+
+// Observer is told about every record of every batch once the batch is decided, in the
+// batch's order: how the demo counts outcomes and the tests follow messages. It is
+// called from the goroutine that handles the batch; batches handled concurrently call it
+// concurrently.
+type Observer func(Record)
+
 // Options tune a Handler. Zero values pick the defaults in brackets.
 type Options struct {
-	// Concurrency bounds the accounts processed at once [8]. One account's records are
-	// always processed in arrival order by one goroutine.
+	// Concurrency bounds the groups of accounts processed at once [DefaultConcurrency].
+	// One group's records are always processed in arrival order by one goroutine.
 	Concurrency int
-	// Reserve is the time kept back before the invocation's deadline [1s]: no account is
+	// Reserve is the time kept back before the invocation's deadline [1s]: no group is
 	// started with less than this left, and work in flight is cut off Reserve/2 before
 	// the deadline, so that its records are reported (and come back) instead of being
 	// lost with a timed-out invocation.
@@ -57,8 +83,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics receives one CloudWatch Embedded Metric Format document per batch [none].
 	Metrics io.Writer
-	// Strategy names the idempotency strategy, as a metric dimension ["transaction"].
-	Strategy string
+	// Strategy names the idempotency strategy, as a metric dimension [ledger.Transaction].
+	Strategy ledger.Strategy
+	// Observer is told what became of every record [none].
+	Observer Observer
 	// Now is the clock [time.Now].
 	Now func() time.Time
 }
@@ -72,7 +100,7 @@ type Handler struct {
 // New returns a Handler applying through a.
 func New(a Applier, opts Options) *Handler {
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.Reserve <= 0 {
 		opts.Reserve = time.Second
@@ -81,7 +109,7 @@ func New(a Applier, opts Options) *Handler {
 		opts.Logger = slog.Default()
 	}
 	if opts.Strategy == "" {
-		opts.Strategy = "transaction"
+		opts.Strategy = ledger.Transaction
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -89,97 +117,105 @@ func New(a Applier, opts Options) *Handler {
 	return &Handler{applier: a, opts: opts}
 }
 
-// record is one message's journey through a batch.
-type record struct {
-	msg      events.SQSMessage
-	mov      movimiento.Movimiento
-	result   ledger.Result
-	duration time.Duration
-	parked   bool
-}
-
 // ErrNothingProcessed is returned (wrapped) when no record of a batch could be processed
 // for reasons outside the messages, such as an unreachable table: the invocation fails,
 // which is what alarms watch, and SQS returns the whole batch.
 var ErrNothingProcessed = errors.New("consumer: no record of the batch could be processed")
 
-// Handle processes one batch. BatchItemFailures names exactly the messages that must
-// come back: transient failures, records not started before the deadline, and permanent
-// failures that could not be parked. The error is non-nil only with
-// ErrNothingProcessed.
+// Settle is the one way a batch of received messages is handled, whoever received it
+// (Lambda's poller, the worker, `ledger up`, the demo): it runs the batch through Handle
+// and returns the ids of the messages that must come back — the batch's item failures,
+// or all of them when the batch failed as a whole. The rest are done and may be deleted.
+func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[string]bool {
+	resp, err := h.Handle(ctx, events.SQSEvent{Records: msgs})
+	back := make(map[string]bool, len(resp.BatchItemFailures))
+	for _, f := range resp.BatchItemFailures {
+		back[f.ItemIdentifier] = true
+	}
+	if err != nil {
+		for _, m := range msgs {
+			back[m.MessageId] = true
+		}
+	}
+	return back
+}
+
+// Handle processes one batch: it is the Lambda's handler. BatchItemFailures names
+// exactly the messages that must come back: transient failures, records not started
+// before the deadline, and permanent failures that could not be parked. The error is
+// non-nil only with ErrNothingProcessed.
 func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	recs := make([]record, len(ev.Records))
-	groups := map[string][]int{}
-	var order []string
+	recs := make([]Record, len(ev.Records))
+	var valid []int // records with a movement, in order
 	for i, msg := range ev.Records {
-		recs[i].msg = msg
+		recs[i].Msg = msg
 		t0 := h.opts.Now()
 		m, err := movimiento.Parse([]byte(msg.Body))
 		if err != nil {
-			recs[i].result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
-			recs[i].duration = h.opts.Now().Sub(t0)
+			recs[i].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
+			recs[i].Duration = h.opts.Now().Sub(t0)
 			continue
 		}
-		recs[i].mov = m
-		if _, ok := groups[m.Cuenta]; !ok {
-			order = append(order, m.Cuenta)
-		}
-		groups[m.Cuenta] = append(groups[m.Cuenta], i)
+		recs[i].Mov = m
+		valid = append(valid, i)
 	}
 
-	h.applyGroups(ctx, recs, groups, order)
-	h.park(ctx, recs)
+	h.apply(ctx, recs, valid)
+	parked := h.park(ctx, recs)
 
 	var resp events.SQSEventResponse
 	for i := range recs {
-		h.log(ctx, &recs[i])
-		if comesBack(&recs[i]) {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].msg.MessageId})
+		r := &recs[i]
+		r.Action = action(r.Result, parked[i])
+		h.log(ctx, r)
+		if r.Action == Retry || r.Action == RetryToDLQ {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.Msg.MessageId})
+		}
+		if h.opts.Observer != nil {
+			h.opts.Observer(*r)
 		}
 	}
 	h.emit(recs)
-	if err := nothingProcessed(recs); err != nil {
-		return resp, err
-	}
-	return resp, nil
+	return resp, nothingProcessed(recs)
 }
 
-// applyGroups applies each account's records, accounts concurrently.
-func (h *Handler) applyGroups(ctx context.Context, recs []record, groups map[string][]int, order []string) {
+// apply applies the valid records, each group of accounts (ledger.Groups) in arrival
+// order, groups concurrently.
+func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 	work := ctx
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		work, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.Reserve/2))
 		defer cancel()
 	}
-	sem := make(chan struct{}, h.opts.Concurrency)
-	var wg sync.WaitGroup
-	for _, c := range order {
-		idx := groups[c]
-		sem <- struct{}{}
-		if !h.timeLeft(ctx) {
-			<-sem
-			for _, i := range idx {
-				recs[i].result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errNotStarted}}
+	entregas := make([]ledger.Entrega, len(valid))
+	for j, i := range valid {
+		entregas[j] = ledger.Entrega{Mov: recs[i].Mov, Origen: recs[i].Msg.MessageId}
+	}
+	var g errgroup.Group
+	g.SetLimit(h.opts.Concurrency)
+	for _, group := range ledger.Groups(entregas) {
+		g.Go(func() error {
+			if !h.timeLeft(ctx) {
+				for _, j := range group {
+					recs[valid[j]].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errNotStarted}}
+				}
+				return nil
 			}
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			entregas := make([]ledger.Entrega, len(idx))
-			for j, i := range idx {
-				entregas[j] = ledger.Entrega{Mov: recs[i].mov, Origen: recs[i].msg.MessageId}
+			batch := make([]ledger.Entrega, len(group))
+			for k, j := range group {
+				batch[k] = entregas[j]
 			}
 			t0 := h.opts.Now()
-			results := h.applier.ApplyAll(work, entregas)
+			results := h.applier.ApplyAll(work, batch)
 			d := h.opts.Now().Sub(t0)
-			for j, i := range idx {
-				recs[i].result, recs[i].duration = results[j], d
+			for k, j := range group {
+				recs[valid[j]].Result, recs[valid[j]].Duration = results[k], d
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // the goroutines report through recs, never by error
 }
 
 var errNotStarted = errors.New("consumer: not started, the invocation's deadline was near")
@@ -192,43 +228,40 @@ func (h *Handler) timeLeft(ctx context.Context) bool {
 	return !ok || time.Until(deadline) >= h.opts.Reserve
 }
 
-// park sends the permanent failures to the DLQ, when a Parker is configured.
-func (h *Handler) park(ctx context.Context, recs []record) {
+// park sends the permanent failures to the DLQ, when a Parker is configured, and
+// reports which records it parked.
+func (h *Handler) park(ctx context.Context, recs []Record) map[int]bool {
+	parked := map[int]bool{}
 	if h.opts.Parker == nil {
-		return
+		return parked
 	}
-	for i := range recs {
-		r := &recs[i]
-		if !permanent(r.result) {
+	for i, r := range recs {
+		if !permanent(r.Result) {
 			continue
 		}
-		reason := Reason{Outcome: r.result.Outcome, Error: r.result.Err.Error()}
-		if err := h.opts.Parker.Park(ctx, r.msg, reason); err != nil {
-			h.opts.Logger.ErrorContext(ctx, "park failed; the message will come back", "message_id", r.msg.MessageId, "error", err.Error())
+		reason := Reason{Outcome: r.Result.Outcome, Error: r.Result.Err.Error()}
+		if err := h.opts.Parker.Park(ctx, r.Msg, reason); err != nil {
+			h.opts.Logger.ErrorContext(ctx, "park failed; the message will come back", "message_id", r.Msg.MessageId, "error", err.Error())
 			continue
 		}
-		r.parked = true
+		parked[i] = true
 	}
+	return parked
 }
 
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }
 
-// comesBack reports whether SQS must deliver the record again.
-func comesBack(r *record) bool {
-	return r.result.Retry() || (permanent(r.result) && !r.parked)
-}
-
 // nothingProcessed is ErrNothingProcessed when every record failed transiently for a
 // reason outside the messages (not a rule such as insufficient funds).
-func nothingProcessed(recs []record) error {
+func nothingProcessed(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	var insuf *cuenta.SaldoInsuficienteError
 	for _, r := range recs {
-		if !r.result.Retry() || errors.As(r.result.Err, &insuf) {
+		if !r.Result.Retry() || errors.As(r.Result.Err, &insuf) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %v", ErrNothingProcessed, recs[0].result.Err)
+	return fmt.Errorf("%w: %v", ErrNothingProcessed, recs[0].Result.Err)
 }

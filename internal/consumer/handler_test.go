@@ -22,6 +22,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -65,7 +66,7 @@ func (p *memParker) Park(_ context.Context, msg events.SQSMessage, r consumer.Re
 func newFixture(t *testing.T, policy ledger.FundsPolicy, park bool) *fixture {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: policy})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func TestRecordsNotStartedBeforeTheDeadlineComeBack(t *testing.T) {
 
 func TestUnreachableTableFailsTheInvocation(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, err := ledger.New(env.Client, ledger.Config{Table: "no-such-table"})
+	svc, err := store.New(env.Client, store.Config{Table: "no-such-table"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package consumer
 import (
 	"context"
 	"log/slog"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // Action is what happens to a message after its batch: the consumer's promise to the
@@ -17,13 +19,14 @@ const (
 	RetryToDLQ Action = "retry-to-dlq" // permanent, but parking was not possible: comes back until maxReceiveCount moves it to the DLQ
 )
 
-func action(r *record) Action {
+// action is what happens to a message with result r, parked or not.
+func action(r ledger.Result, parked bool) Action {
 	switch {
-	case r.parked:
+	case parked:
 		return Parked
-	case permanent(r.result):
+	case permanent(r):
 		return RetryToDLQ
-	case r.result.Retry():
+	case r.Retry():
 		return Retry
 	}
 	return Delete
@@ -31,27 +34,27 @@ func action(r *record) Action {
 
 // log writes the record's one structured line: message id, cuenta, id, outcome,
 // attempts, duration, and what happens next.
-func (h *Handler) log(ctx context.Context, r *record) {
+func (h *Handler) log(ctx context.Context, r *Record) {
 	attrs := []slog.Attr{
-		slog.String("message_id", r.msg.MessageId),
-		slog.String("cuenta", r.mov.Cuenta),
-		slog.String("id", r.mov.ID),
-		slog.String("outcome", string(r.result.Outcome)),
-		slog.Int("attempts", r.result.Attempts),
-		slog.Float64("duration_ms", float64(r.duration.Microseconds())/1000),
-		slog.String("action", string(action(r))),
+		slog.String("message_id", r.Msg.MessageId),
+		slog.String("cuenta", r.Mov.Cuenta),
+		slog.String("id", r.Mov.ID),
+		slog.String("outcome", string(r.Result.Outcome)),
+		slog.Int("attempts", r.Result.Attempts),
+		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000),
+		slog.String("action", string(r.Action)),
 	}
-	if r.result.Estado != "" {
-		attrs = append(attrs, slog.String("estado", string(r.result.Estado)))
+	if r.Result.Estado != "" {
+		attrs = append(attrs, slog.String("estado", string(r.Result.Estado)))
 	}
-	if r.result.Seq > 0 {
-		attrs = append(attrs, slog.Int64("seq", r.result.Seq))
+	if r.Result.Seq > 0 {
+		attrs = append(attrs, slog.Int64("seq", r.Result.Seq))
 	}
 	level := slog.LevelInfo
-	if r.result.Err != nil {
-		attrs = append(attrs, slog.String("error", r.result.Err.Error()))
+	if r.Result.Err != nil {
+		attrs = append(attrs, slog.String("error", r.Result.Err.Error()))
 		level = slog.LevelWarn
-		if permanent(r.result) {
+		if permanent(r.Result) {
 			level = slog.LevelError
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -50,7 +51,7 @@ func TestSoak(t *testing.T) {
 		audited    int
 	)
 	audit := func() {
-		report, err := ledger.Audit(ctx, env.Client, env.Table(), ledger.AuditOptions{})
+		report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

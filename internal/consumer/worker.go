@@ -107,7 +107,7 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 	for ctx.Err() == nil {
 		out, err := w.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 			QueueUrl:                    aws.String(w.opts.QueueURL),
-			MaxNumberOfMessages:         10,
+			MaxNumberOfMessages:         MaxBatch,
 			WaitTimeSeconds:             int32(w.opts.WaitTime / time.Second),
 			MessageAttributeNames:       []string{"All"},
 			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
@@ -141,22 +141,11 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 // process runs one batch through the handler, then deletes what is done and hands back
 // what must come back.
 func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
-	byID := make(map[string]types.Message, len(msgs))
+	batch := make([]events.SQSMessage, len(msgs))
 	for i, m := range msgs {
-		ev.Records[i] = toEvent(m, arn)
-		byID[aws.ToString(m.MessageId)] = m
+		batch[i] = toEvent(m, arn)
 	}
-	resp, err := w.handler.Handle(ctx, ev)
-	back := map[string]bool{}
-	for _, f := range resp.BatchItemFailures {
-		back[f.ItemIdentifier] = true
-	}
-	if err != nil { // nothing processed: everything comes back
-		for id := range byID {
-			back[id] = true
-		}
-	}
+	back := w.handler.Settle(ctx, batch)
 	var done, retry []types.Message
 	for _, m := range msgs {
 		if back[aws.ToString(m.MessageId)] {
@@ -167,11 +156,14 @@ func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) 
 	}
 	// Acknowledgements must not die with the batch's deadline: a deleted message
 	// must be deleted even if processing used all the time.
-	ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
 	defer cancel()
 	w.delete(ackCtx, done)
 	w.release(ackCtx, retry)
 }
+
+// ackTimeout bounds the delete and visibility calls that acknowledge one batch.
+const ackTimeout = 30 * time.Second
 
 func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
 	if len(msgs) == 0 {

@@ -7,7 +7,7 @@ package demo
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -17,13 +17,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/shopspring/decimal"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // Options size the demo. Zero values pick the defaults in brackets.
@@ -45,7 +45,7 @@ type Summary struct {
 	Handled     int // deliveries handled, counting every retry and redelivery
 	Outcomes    Outcomes
 	DeadLetters int
-	Audit       ledger.AuditReport
+	Audit       store.AuditReport
 	Balances    []Balance // every account, sorted
 	ExactlyOnce bool      // every movement applied once and every balance as the workload says
 	Elapsed     time.Duration
@@ -59,8 +59,18 @@ type Balance struct {
 }
 
 const (
-	batchSize  = 10
-	maxReceive = 100 // a cargo may wait for credits from the back of the queue
+	// maxReceive is the simulated queue's maxReceiveCount: generous, because a cargo may
+	// wait for credits from the back of the queue.
+	maxReceive = 100
+	// invocation is a batch's deadline, as a Lambda function's timeout.
+	invocation = 30 * time.Second
+	// visibility is the simulated queue's visibility timeout, in simulated time: a
+	// message that comes back waits for it, as on SQS, instead of being received again
+	// at once while the credit it waits for is still in flight.
+	visibility = 6 * invocation
+	// redeliverOneIn: about one batch in this many has a finished message delivered
+	// again, as SQS does when a visibility timeout expires before the delete.
+	redeliverOneIn = 50
 )
 
 // Run runs the demo on a fresh embedded store.
@@ -73,59 +83,75 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	schedule := sim.Deliveries(w, sim.Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
 
-	store, err := sim.StartDynamoDB()
+	db, err := sim.StartDynamoDB()
 	if err != nil {
 		return Summary{}, err
 	}
-	defer store.Close()
-	awsCfg, err := awsconf.Load(ctx, store.URL)
+	defer db.Close()
+	awsCfg, err := awsconf.Load(ctx, db.URL)
 	if err != nil {
 		return Summary{}, err
 	}
-	db := awsconf.DynamoDB(awsCfg, store.URL)
+	client := awsconf.DynamoDB(awsCfg, db.URL)
 	const table = "ledger"
-	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: map[string]string{"ledger": table}, Poll: 10 * time.Millisecond}); err != nil {
+	if _, err := migrate.Run(ctx, client, migrate.Options{Tables: map[string]string{"ledger": table}, Poll: 10 * time.Millisecond}); err != nil {
 		return Summary{}, err
 	}
-	svc, err := ledger.New(db, ledger.Config{Table: table, InsufficientFunds: ledger.Retry})
+	svc, err := store.New(client, store.Config{Table: table, InsufficientFunds: ledger.Retry})
 	if err != nil {
 		return Summary{}, err
 	}
 	counts := newTally()
 	dlq := &parked{}
-	handler := consumer.New(svc, consumer.Options{Logger: slog.New(counts), Parker: dlq})
+	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq, Observer: counts.observe})
 
 	total := len(schedule.Deliveries) + len(schedule.Late)
 	bar := newProgress(opts.Progress, opts.Terminal, total)
-	q := sim.NewQueue(maxReceive)
-	q.Send(messages(schedule.Deliveries)...)
-	if err := drain(ctx, q, handler, opts, bar); err != nil {
-		return Summary{}, err
+	q := sim.NewQueue(sim.QueueOptions{Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
+	rngs := make([]*rand.Rand, opts.Consumers)
+	for c := range rngs {
+		rngs[c] = rand.New(rand.NewPCG(opts.Seed, uint64(c)))
 	}
-	q.Send(messages(schedule.Late)...)
-	if err := drain(ctx, q, handler, opts, bar); err != nil {
-		return Summary{}, err
+	handle := func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
+		ctx, cancel := context.WithTimeout(ctx, invocation)
+		defer cancel()
+		back := handler.Settle(ctx, batch)
+		if rngs[c].IntN(redeliverOneIn) == 0 {
+			back[batch[rngs[c].IntN(len(batch))].MessageId] = true
+		}
+		bar.set(q.Settled()) // the batches settled before this one
+		return back
+	}
+	for _, phase := range [][]sim.Delivery{schedule.Deliveries, schedule.Late} {
+		q.Send(messages(phase)...)
+		if err := q.Drain(ctx, opts.Consumers, consumer.MaxBatch, handle); err != nil {
+			return Summary{}, err
+		}
+		bar.set(q.Settled())
 	}
 	bar.finish()
 
-	report, err := ledger.Audit(ctx, db, table, ledger.AuditOptions{})
+	report, err := store.Audit(ctx, client, table, store.AuditOptions{})
 	if err != nil {
 		return Summary{}, err
 	}
-	_, dead := q.Counts()
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total,
-		Handled: counts.deliveriesHandled(), Outcomes: counts.outcomes(), DeadLetters: dead + int(dlq.n.Load()), Audit: report,
+		Handled: counts.deliveriesHandled(), Outcomes: counts.outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()), Audit: report,
 	}
-	reader := ledger.NewReader(db, table)
+	reader := store.NewReader(client, table)
 	exact := true
 	for cuenta, want := range w.Saldos {
+		saldo := decimal.Zero // an account that received no movement has no item yet
 		c, err := reader.Cuenta(ctx, cuenta)
-		if err != nil {
+		switch {
+		case err == nil:
+			saldo = c.Saldo
+		case !errors.Is(err, ledger.ErrNotFound):
 			return Summary{}, err
 		}
-		s.Balances = append(s.Balances, Balance{Cuenta: cuenta, Saldo: c.Saldo, Expected: want})
-		exact = exact && c.Saldo.Equal(want)
+		s.Balances = append(s.Balances, Balance{Cuenta: cuenta, Saldo: saldo, Expected: want})
+		exact = exact && saldo.Equal(want)
 	}
 	sort.Slice(s.Balances, func(i, j int) bool { return s.Balances[i].Cuenta < s.Balances[j].Cuenta })
 	s.ExactlyOnce = exact && s.Outcomes.Applied == opts.Movements && report.OK && report.Movements == opts.Movements
@@ -156,59 +182,6 @@ func defaults(o Options) Options {
 		o.Consumers = 4
 	}
 	return o
-}
-
-// drain runs opts.Consumers batch handlers until q is empty. Now and then a batch that
-// succeeded is delivered again with the same message ids, as SQS does when a
-// visibility timeout expires before the delete.
-func drain(ctx context.Context, q *sim.Queue, h *consumer.Handler, opts Options, bar *progress) error {
-	var g errgroup.Group
-	for c := range opts.Consumers {
-		g.Go(func() error {
-			rng := rand.New(rand.NewPCG(opts.Seed, uint64(c)))
-			for {
-				batch, ok := q.Receive(batchSize)
-				if !ok {
-					return nil
-				}
-				if len(batch) == 0 { // others are in flight; their failures may come back
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				back, err := handle(ctx, h, batch)
-				if err != nil {
-					return err
-				}
-				if rng.IntN(50) == 0 {
-					back[batch[rng.IntN(len(batch))].ID] = true
-				}
-				q.Settle(batch, back)
-				settled, _ := q.Counts()
-				bar.set(settled)
-			}
-		})
-	}
-	return g.Wait()
-}
-
-// handle gives one batch to the handler as Lambda would, with a Lambda-like deadline.
-func handle(ctx context.Context, h *consumer.Handler, batch []sim.Message) (map[string]bool, error) {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
-	for i, m := range batch {
-		ev.Records[i] = events.SQSMessage{MessageId: m.ID, Body: m.Body, EventSource: "aws:sqs",
-			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(m.Receives)}}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	resp, err := h.Handle(ctx, ev)
-	if err != nil {
-		return nil, fmt.Errorf("demo: the consumer failed a whole batch: %w", err)
-	}
-	back := map[string]bool{}
-	for _, f := range resp.BatchItemFailures {
-		back[f.ItemIdentifier] = true
-	}
-	return back, nil
 }
 
 // parked stands in for the DLQ: it counts what the consumer parks there.

@@ -1,10 +1,9 @@
 package demo
 
 import (
-	"context"
-	"log/slog"
 	"sync"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
@@ -20,42 +19,24 @@ type Outcomes struct {
 	Failed               int `json:"failed"`
 }
 
-// tally is a slog.Handler that reads the consumer's one line per record, so the demo
-// counts exactly what the consumer reports.
+// tally observes the consumer's records, so the demo counts exactly what the consumer
+// decided.
 type tally struct {
 	mu      sync.Mutex
-	last    map[string]ledger.Outcome
+	last    map[string]ledger.Outcome // by message id
 	handled int
 }
 
 func newTally() *tally { return &tally{last: map[string]ledger.Outcome{}} }
 
-func (t *tally) Enabled(context.Context, slog.Level) bool { return true }
-func (t *tally) WithAttrs([]slog.Attr) slog.Handler       { return t }
-func (t *tally) WithGroup(string) slog.Handler            { return t }
-
-func (t *tally) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "movement" {
-		return nil
-	}
-	var id string
-	var outcome ledger.Outcome
-	r.Attrs(func(a slog.Attr) bool {
-		switch a.Key {
-		case "message_id":
-			id = a.Value.String()
-		case "outcome":
-			outcome = ledger.Outcome(a.Value.String())
-		}
-		return true
-	})
+// observe is the consumer's Observer.
+func (t *tally) observe(r consumer.Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if prev, seen := t.last[id]; !seen || prev == ledger.Failed {
-		t.last[id] = outcome
+	if prev, seen := t.last[r.Msg.MessageId]; !seen || prev == ledger.Failed {
+		t.last[r.Msg.MessageId] = r.Result.Outcome
 	}
 	t.handled++
-	return nil
 }
 
 func (t *tally) outcomes() Outcomes {

@@ -37,9 +37,9 @@ func (p *progress) set(settled int) {
 		}
 		return
 	}
-	for tenth := settled * 10 / p.total; p.shown < tenth; {
-		p.shown++
-		fmt.Fprintf(p.w, "ledger demo: %3d%% of messages settled (%d/%d)\n", p.shown*10, settled, p.total)
+	if tenth := settled * 10 / p.total; tenth > p.shown { // one line per tenth reached, however many at once
+		p.shown = tenth
+		fmt.Fprintf(p.w, "ledger demo: %3d%% of messages settled (%d/%d)\n", settled*100/p.total, settled, p.total)
 	}
 }
 

@@ -94,14 +94,14 @@ func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movim
 	if err != nil {
 		return transient(err)
 	}
-	if rec.huella != res.huella {
+	if rec.Huella != res.huella {
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: 1,
-			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: rec.huella, HuellaNueva: res.huella}}
+			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: rec.Huella, HuellaNueva: res.huella}}
 	}
-	if rec.estado == hecho {
-		return ledger.Result{Outcome: ledger.Duplicate, Estado: rec.resultado, Motivo: rec.motivo, Attempts: 1}
+	if rec.Estado == hecho {
+		return ledger.Result{Outcome: ledger.Duplicate, Estado: ledger.Estado(rec.Resultado), Motivo: rec.Motivo, Attempts: 1}
 	}
-	return transient(&InProgressError{Key: res.key, Until: rec.until})
+	return transient(&InProgressError{Key: res.key, Until: rec.until()})
 }
 
 // ruleBroken decides a delivery whose effect the account's condition refused: another
@@ -111,11 +111,11 @@ func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.
 	if err != nil {
 		return s.release(ctx, res.key, transient(err))
 	}
-	if a.exists && a.moneda != m.Moneda {
+	if a.exists && a.Moneda != m.Moneda {
 		return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
-			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.moneda, MonedaMovimiento: m.Moneda}}})
+			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}}})
 	}
-	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.saldo, Limite: a.limite, Importe: m.Importe}
+	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.saldo(), Limite: a.Limite.Decimal, Importe: m.Importe}
 	if s.cfg.InsufficientFunds != ledger.Reject {
 		return s.release(ctx, res.key, transient(insuf))
 	}

@@ -2,16 +2,17 @@ package idempotencia
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // Item is a DynamoDB item in the SDK's representation.
@@ -23,14 +24,6 @@ const (
 	enCurso = "en-curso"
 	hecho   = "hecho"
 
-	attrPK       = "pk"
-	attrSK       = "sk"
-	attrEstado   = "estado"
-	attrExpira   = "expira"         // epoch seconds: DynamoDB's TTL attribute
-	attrHasta    = "en_curso_hasta" // epoch milliseconds, as Powertools keeps in_progress_expiration
-	attrHuella   = "huella"
-	attrResult   = "resultado"
-	attrMotivo   = "motivo"
 	factPrefix   = "MOV#"
 	msgPrefix    = "MSG#"
 	accountPK    = "SALDO#"
@@ -39,13 +32,38 @@ const (
 	conditionPut = "attribute_not_exists(#pk) OR #expira < :ahora OR (#estado = :en_curso AND #hasta < :ahora_ms)"
 )
 
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func num(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-func epoch(t time.Time) types.AttributeValue {
-	return num(strconv.FormatInt(t.Unix(), 10))
+// record is an idempotency record. Expira is epoch seconds (DynamoDB's TTL attribute);
+// Hasta epoch milliseconds, as Powertools keeps in_progress_expiration.
+type record struct {
+	PK        string `dynamodbav:"pk"`
+	Estado    string `dynamodbav:"estado"`
+	Expira    int64  `dynamodbav:"expira"`
+	Hasta     int64  `dynamodbav:"en_curso_hasta,omitempty"`
+	Creado    string `dynamodbav:"creado,omitempty"`
+	Huella    string `dynamodbav:"huella"`
+	Origen    string `dynamodbav:"origen,omitempty"`
+	Resultado string `dynamodbav:"resultado,omitempty"`
+	Motivo    string `dynamodbav:"motivo,omitempty"`
 }
-func epochMilli(t time.Time) types.AttributeValue {
-	return num(strconv.FormatInt(t.UnixMilli(), 10))
+
+// account is the baseline's account item, as far as a refused effect tells it: a zero
+// value (exists false) means no account.
+type account struct {
+	exists      bool
+	Moneda      string           `dynamodbav:"moneda"`
+	Saldo       versioned.Number `dynamodbav:"saldo"`
+	Limite      versioned.Number `dynamodbav:"limite"`
+	Movimientos int64            `dynamodbav:"movimientos"`
+}
+
+// marshal is v's attribute values; the values built here (strings, numbers, flat
+// structs) always marshal.
+func marshal(v any) Item {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		panic(err)
+	}
+	return item
 }
 
 // recordKey is the idempotency key of a delivery: the business fact (cuenta, id), or
@@ -57,10 +75,10 @@ func recordKey(e ledger.Entrega, fromMessageID bool) string {
 	return factPrefix + e.Mov.Cuenta + "#" + e.Mov.ID
 }
 
-func keyOf(key string) Item { return Item{attrPK: str(key)} }
+func keyOf(key string) Item { return marshal(map[string]string{"pk": key}) }
 
 func accountKey(cuenta string) Item {
-	return Item{attrPK: str(accountPK + cuenta), attrSK: str(accountSK)}
+	return marshal(map[string]string{"pk": accountPK + cuenta, "sk": accountSK})
 }
 
 // reservation is what reserveInput writes: the key, the fingerprint, the delivery that
@@ -77,22 +95,11 @@ type reservation struct {
 func reserveInput(table string, r reservation) *dynamodb.PutItemInput {
 	return &dynamodb.PutItemInput{
 		TableName: aws.String(table),
-		Item: Item{
-			attrPK:     str(r.key),
-			attrEstado: str(enCurso),
-			attrExpira: epoch(r.expira),
-			attrHasta:  epochMilli(r.until),
-			"creado":   str(r.now.UTC().Format(stampLayout)),
-			attrHuella: str(r.huella),
-			"origen":   str(r.origen),
-		},
-		ConditionExpression:      aws.String(conditionPut),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#expira": attrExpira, "#estado": attrEstado, "#hasta": attrHasta},
-		ExpressionAttributeValues: Item{
-			":ahora":    epoch(r.now),
-			":ahora_ms": epochMilli(r.now),
-			":en_curso": str(enCurso),
-		},
+		Item: marshal(record{PK: r.key, Estado: enCurso, Expira: r.expira.Unix(), Hasta: r.until.UnixMilli(),
+			Creado: r.now.UTC().Format(stampLayout), Huella: r.huella, Origen: r.origen}),
+		ConditionExpression:                 aws.String(conditionPut),
+		ExpressionAttributeNames:            map[string]string{"#pk": "pk", "#expira": "expira", "#estado": "estado", "#hasta": "en_curso_hasta"},
+		ExpressionAttributeValues:           marshal(map[string]any{":ahora": r.now.Unix(), ":ahora_ms": r.now.UnixMilli(), ":en_curso": enCurso}),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 }
@@ -106,21 +113,20 @@ func reserveInput(table string, r reservation) *dynamodb.PutItemInput {
 // caller can tell which rule failed.
 func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb.UpdateItemInput {
 	cond := "attribute_not_exists(#pk) OR #moneda = :moneda"
-	values := Item{
-		":delta":  num(m.Delta().String()),
-		":uno":    num("1"),
-		":moneda": str(m.Moneda),
-		":cero":   num("0"),
-		":ahora":  str(now.UTC().Format(stampLayout)),
-		":mov":    str(m.ID),
-	}
-	if m.Tipo == movimiento.Cargo {
-		cond = "#moneda = :moneda AND #saldo >= :importe"
-		values[":importe"] = num(m.Importe.String())
+	values := map[string]any{
+		":delta":  versioned.NumberOf(m.Delta()),
+		":uno":    1,
+		":moneda": m.Moneda,
+		":cero":   0,
+		":ahora":  now.UTC().Format(stampLayout),
+		":mov":    m.ID,
 	}
 	names := map[string]string{"#saldo": "saldo", "#moneda": "moneda"}
-	if m.Tipo != movimiento.Cargo {
-		names["#pk"] = attrPK
+	if m.Tipo == movimiento.Cargo {
+		cond = "#moneda = :moneda AND #saldo >= :importe"
+		values[":importe"] = versioned.NumberOf(m.Importe)
+	} else {
+		names["#pk"] = "pk"
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName: aws.String(table),
@@ -130,7 +136,7 @@ func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb
 			"creada = if_not_exists(creada, :ahora), actualizada = :ahora, ultimo = :mov"),
 		ConditionExpression:                 aws.String(cond),
 		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
+		ExpressionAttributeValues:           marshal(values),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 }
@@ -140,18 +146,18 @@ func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb
 // when it saves the result.
 func markInput(table, key string, estado ledger.Estado, motivo string, expira time.Time) *dynamodb.UpdateItemInput {
 	set := "SET #estado = :hecho, #resultado = :resultado, #expira = :expira"
-	names := map[string]string{"#estado": attrEstado, "#resultado": attrResult, "#expira": attrExpira}
-	values := Item{":hecho": str(hecho), ":resultado": str(string(estado)), ":expira": epoch(expira)}
+	names := map[string]string{"#estado": "estado", "#resultado": "resultado", "#expira": "expira"}
+	values := map[string]any{":hecho": hecho, ":resultado": string(estado), ":expira": expira.Unix()}
 	if motivo != "" {
 		set += ", #motivo = :motivo"
-		names["#motivo"], values[":motivo"] = attrMotivo, str(motivo)
+		names["#motivo"], values[":motivo"] = "motivo", motivo
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),
 		Key:                       keyOf(key),
 		UpdateExpression:          aws.String(set),
 		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
+		ExpressionAttributeValues: marshal(values),
 	}
 }
 
@@ -164,71 +170,31 @@ func getInput(table string, key Item) *dynamodb.GetItemInput {
 	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
-// record is a stored idempotency record.
-type record struct {
-	estado    string
-	huella    string
-	until     time.Time
-	resultado ledger.Estado
-	motivo    string
-}
-
+// decodeRecord reads a stored record; its estado must be one the baseline writes.
 func decodeRecord(item Item) (record, error) {
-	s := func(attr string) string {
-		v, _ := item[attr].(*types.AttributeValueMemberS)
-		if v == nil {
-			return ""
-		}
-		return v.Value
+	var r record
+	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+		return record{}, fmt.Errorf("idempotencia: record: %w", err)
 	}
-	r := record{estado: s(attrEstado), huella: s(attrHuella), resultado: ledger.Estado(s(attrResult)), motivo: s(attrMotivo)}
-	if r.estado != enCurso && r.estado != hecho {
-		return record{}, fmt.Errorf("idempotencia: record %s has estado %q", s(attrPK), r.estado)
-	}
-	if v, ok := item[attrHasta].(*types.AttributeValueMemberN); ok {
-		ms, err := strconv.ParseInt(v.Value, 10, 64)
-		if err != nil {
-			return record{}, fmt.Errorf("idempotencia: record %s: %s %q: %w", s(attrPK), attrHasta, v.Value, err)
-		}
-		r.until = time.UnixMilli(ms)
+	if r.Estado != enCurso && r.Estado != hecho {
+		return record{}, fmt.Errorf("idempotencia: record %s has estado %q", r.PK, r.Estado)
 	}
 	return r, nil
 }
 
-// account is what a refused effect says of the account: nil item means no account.
-type account struct {
-	exists      bool
-	moneda      string
-	saldo       decimal.Decimal
-	limite      decimal.Decimal
-	movimientos int64
-}
+// until is when an en-curso record stops blocking its key.
+func (r record) until() time.Time { return time.UnixMilli(r.Hasta) }
 
 func decodeAccount(item Item) (account, error) {
 	if item == nil {
 		return account{}, nil
 	}
 	a := account{exists: true}
-	if v, ok := item["moneda"].(*types.AttributeValueMemberS); ok {
-		a.moneda = v.Value
-	}
-	if v, ok := item["movimientos"].(*types.AttributeValueMemberN); ok {
-		n, err := strconv.ParseInt(v.Value, 10, 64)
-		if err != nil {
-			return account{}, fmt.Errorf("idempotencia: account attribute movimientos %q: %w", v.Value, err)
-		}
-		a.movimientos = n
-	}
-	for attr, dst := range map[string]*decimal.Decimal{"saldo": &a.saldo, "limite": &a.limite} {
-		v, ok := item[attr].(*types.AttributeValueMemberN)
-		if !ok {
-			continue
-		}
-		d, err := decimal.NewFromString(v.Value)
-		if err != nil {
-			return account{}, fmt.Errorf("idempotencia: account attribute %s %q: %w", attr, v.Value, err)
-		}
-		*dst = d
+	if err := attributevalue.UnmarshalMap(item, &a); err != nil {
+		return account{}, fmt.Errorf("idempotencia: account: %w", err)
 	}
 	return a, nil
 }
+
+// saldo is the account's balance, zero when it has none.
+func (a account) saldo() decimal.Decimal { return a.Saldo.Decimal }

@@ -18,5 +18,5 @@ func (s *Service) Saldo(ctx context.Context, cuenta string) (saldo decimal.Decim
 	if err != nil || !a.exists {
 		return decimal.Zero, 0, false, err
 	}
-	return a.saldo, a.movimientos, true, nil
+	return a.saldo(), a.Movimientos, true, nil
 }

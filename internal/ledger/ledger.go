@@ -1,20 +1,26 @@
-// Package ledger applies account movements exactly once. A movement is written as its
-// own item in the same DynamoDB transaction that moves its account from version v to
-// v+1 (internal/versioned), so the movement item is both the ledger line and the
-// idempotency record: no separate table, no TTL, and a duplicate arriving a year later
-// is still recognised. The package owns the outcomes (applied, duplicate, conflicting
-// duplicate, rejected, failed), the insufficient-funds policy, and the mapping between
-// domain values and table items.
+// Package ledger is the domain contract every layer shares, with no storage in it:
+// a delivery of a movement (Entrega), what became of it (Result and its Outcome), the
+// two classes of failure, the funds policy, the idempotency strategies, and a movement
+// as the ledger recorded it (Apunte). The DynamoDB implementations (internal/store,
+// internal/idempotencia) produce these values; the consumer, the API and the CLI read
+// them. It imports no AWS SDK package.
 package ledger
 
 import (
 	"fmt"
-	"time"
+	"slices"
 
-	"github.com/ledger-dev/ledger/internal/versioned"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// FundsPolicy says what to do with a cargo the balance cannot cover.
+// Entrega is one delivery of a movement: the movement, and the id of the message that
+// carried it (recorded as the movement's origen, for tracing; never part of the key).
+type Entrega struct {
+	Mov    movimiento.Movimiento
+	Origen string
+}
+
+// FundsPolicy says what to do with a debit the account cannot cover.
 type FundsPolicy string
 
 // The insufficient-funds policies (env LEDGER_INSUFFICIENT_FUNDS).
@@ -38,48 +44,29 @@ func ParseFundsPolicy(s string) (FundsPolicy, error) {
 	return "", fmt.Errorf("ledger: insufficient-funds policy %q: want %q or %q", s, Retry, Reject)
 }
 
-// Config configures a Service. Table is the ledger table's name. Locking bounds the
-// optimistic-locking retries (zero: versioned.DefaultPolicy). CacheSize is the number of
-// accounts whose last known state is kept in memory, so a warm account costs one call
-// per transaction (0: DefaultCacheSize; negative: no cache). Now is the clock for the
-// aplicado/actualizada timestamps (nil: time.Now).
-type Config struct {
-	Table             string
-	InsufficientFunds FundsPolicy
-	Locking           versioned.Policy
-	CacheSize         int
-	Now               func() time.Time
-}
+// Strategy names how movements are made idempotent (env LEDGER_STRATEGY).
+type Strategy string
 
-// DefaultCacheSize keeps the state of the 10,000 most recently used accounts: about
-// 10 MB, a small part of a Lambda's memory.
-const DefaultCacheSize = 10_000
+// The strategies.
+const (
+	// Transaction is this service's design: the movement item, written in the same
+	// transaction as the account, is the idempotency record (internal/store).
+	Transaction Strategy = "transaction"
+	// SeparateTable is the classic design it is compared against: a separate
+	// idempotency table, reserve → effect → mark (internal/idempotencia).
+	SeparateTable Strategy = "separate-table"
+)
 
-// Service applies movements to accounts. It is safe for concurrent use; concurrent
-// writers to one account are serialised by the account's version, not by a lock.
-type Service struct {
-	store  *versioned.Store
-	policy FundsPolicy
-	now    func() time.Time
-}
+// Strategies lists the strategies, the default first.
+var Strategies = []Strategy{Transaction, SeparateTable}
 
-// New returns a Service writing through db.
-func New(db versioned.Client, cfg Config) (*Service, error) {
-	policy, err := ParseFundsPolicy(string(cfg.InsufficientFunds))
-	if err != nil {
-		return nil, err
+// ParseStrategy reads a strategy name; the empty string means Transaction.
+func ParseStrategy(s string) (Strategy, error) {
+	if s == "" {
+		return Transaction, nil
 	}
-	cacheSize := cfg.CacheSize
-	if cacheSize == 0 {
-		cacheSize = DefaultCacheSize
+	if !slices.Contains(Strategies, Strategy(s)) {
+		return "", fmt.Errorf("ledger: strategy %q: want one of %v", s, Strategies)
 	}
-	store, err := versioned.New(db, Table(cfg.Table), versioned.Options{Policy: cfg.Locking, CacheSize: max(cacheSize, 0)})
-	if err != nil {
-		return nil, err
-	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
-	return &Service{store: store, policy: policy, now: now}, nil
+	return Strategy(s), nil
 }

@@ -1,14 +1,18 @@
-// Queue is an in-memory stand-in for an SQS standard queue with a redrive
-// policy: at least once and out of order. The demo, the reliability property tests and
-// the soak drive the real consumer through it, so that each of them exercises the same
-// delivery semantics without a network, and quickly.
-
 package sim
 
-import "sync"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
 
-// MaxBatch is SQS's limit of messages per receive.
-const MaxBatch = 10
+	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+)
 
 // Message is one message on the queue. Receives counts how often it has been received,
 // the current receipt included (SQS's ApproximateReceiveCount).
@@ -16,57 +20,117 @@ type Message struct {
 	ID       string
 	Body     string
 	Receives int
+
+	seq       int       // (re-)enqueue order: a standard queue is roughly first in, first out
+	visibleAt time.Time // when it can be received (again)
 }
 
-// Queue is the queue. A received message is in flight until its batch is settled:
-// deleted, or back at the tail (out of order), or, once it has been received
-// maxReceive times and comes back again, on the dead-letter list, as a redrive policy
-// moves it. It is safe for concurrent use.
+// Event is m as Lambda hands it to a handler.
+func (m Message) Event() events.SQSMessage {
+	return events.SQSMessage{MessageId: m.ID, Body: m.Body, EventSource: "aws:sqs",
+		Attributes: map[string]string{"ApproximateReceiveCount": strconv.Itoa(m.Receives)}}
+}
+
+// QueueOptions shape a Queue. Zero values pick the defaults in brackets.
+type QueueOptions struct {
+	// Clock is the queue's time [a new Clock].
+	Clock *Clock
+	// Visibility is how long a received message stays invisible before it comes back
+	// unless deleted [0: it comes back at once].
+	Visibility time.Duration
+	// Step is how far each receive moves the clock: the time between batches [0].
+	Step time.Duration
+	// MaxReceive is the redrive policy's maxReceiveCount [10].
+	MaxReceive int
+}
+
+// Queue is an in-memory SQS standard queue with a redrive policy, on simulated time: at
+// least once and out of order. A received message is invisible until it is settled:
+// deleted, or left to come back when its visibility timeout passes — or, once received
+// MaxReceive times, moved to the dead-letter list. The demo, the comparison and the
+// reliability tests drive the real consumer through it, so each exercises the same
+// delivery semantics without a network. It is safe for concurrent use.
 type Queue struct {
-	mu         sync.Mutex
-	pending    []Message
-	inflight   int
-	dead       []Message
-	settled    int // deleted or dead: will not be delivered again
-	maxReceive int
+	opts     QueueOptions
+	mu       sync.Mutex
+	pending  []*Message
+	inflight int
+	sent     int
+	order    int // the last seq given
+	settled  int // deleted or dead: will not be delivered again
+	dead     []Message
 }
 
-// NewQueue returns an empty queue whose messages die after maxReceive receives (at least 1).
-func NewQueue(maxReceive int) *Queue {
-	return &Queue{maxReceive: max(maxReceive, 1)}
+// NewQueue returns an empty queue.
+func NewQueue(opts QueueOptions) *Queue {
+	if opts.Clock == nil {
+		opts.Clock = NewClock()
+	}
+	if opts.MaxReceive <= 0 {
+		opts.MaxReceive = 10
+	}
+	return &Queue{opts: opts}
 }
 
-// Send appends messages at the tail, never received yet.
+// Send appends messages, visible now and never received.
 func (q *Queue) Send(msgs ...Message) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := q.opts.Clock.Now()
 	for _, m := range msgs {
-		m.Receives = 0
-		q.pending = append(q.pending, m)
+		q.sent++
+		q.order++
+		m.Receives, m.seq, m.visibleAt = 0, q.order, now
+		q.pending = append(q.pending, &m)
 	}
 }
 
-// Receive takes up to n messages (at most MaxBatch) from the head and puts them in
-// flight. open is false once nothing is pending and nothing is in flight: there is
-// nothing left to wait for. An empty batch with open true means others are in flight
-// and may come back.
+// Receive takes up to n visible messages (at most consumer.MaxBatch), oldest first, and puts
+// them in flight. When none is visible and none is in flight, the clock moves to the
+// first that will be. open is false once nothing is pending and nothing is in flight:
+// there is nothing left to wait for. An empty batch with open true means others are in
+// flight and may come back sooner.
 func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n = min(n, MaxBatch, len(q.pending))
-	batch = make([]Message, n)
-	copy(batch, q.pending)
-	q.pending = q.pending[n:]
-	for i := range batch {
-		batch[i].Receives++
+	clock := q.opts.Clock
+	if len(q.pending) == 0 {
+		return nil, q.inflight > 0
 	}
-	q.inflight += n
-	return batch, n > 0 || q.inflight > 0
+	visible := func(m *Message) bool { return !m.visibleAt.After(clock.Now()) }
+	if !slices.ContainsFunc(q.pending, visible) {
+		if q.inflight > 0 {
+			return nil, true
+		}
+		first := slices.MinFunc(q.pending, func(a, b *Message) int { return a.visibleAt.Compare(b.visibleAt) })
+		clock.AdvanceTo(first.visibleAt)
+	}
+	clock.Advance(q.opts.Step)
+	slices.SortStableFunc(q.pending, func(a, b *Message) int {
+		if c := a.visibleAt.Compare(b.visibleAt); c != 0 {
+			return c
+		}
+		return a.seq - b.seq
+	})
+	keep := q.pending[:0]
+	for _, m := range q.pending {
+		if len(batch) < min(n, consumer.MaxBatch) && visible(m) {
+			m.Receives++
+			m.visibleAt = clock.Now().Add(q.opts.Visibility)
+			batch = append(batch, *m)
+			continue
+		}
+		keep = append(keep, m)
+	}
+	q.pending = keep
+	q.inflight += len(batch)
+	return batch, true
 }
 
-// Settle ends the receipt of batch, which Receive returned. The messages back names
-// (by ID) come back — as after a reported failure, a crashed consumer, or a visibility
-// timeout that expired before the delete —; the others are deleted.
+// Settle ends the receipt of batch, which Receive returned. The messages back names (by
+// ID) come back when their visibility timeout passes — as after a reported failure, a
+// crashed consumer, or a visibility timeout that expired before the delete — or go to
+// the dead-letter list after MaxReceive receives; the others are deleted.
 func (q *Queue) Settle(batch []Message, back map[string]bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -75,25 +139,83 @@ func (q *Queue) Settle(batch []Message, back map[string]bool) {
 		switch {
 		case !back[m.ID]:
 			q.settled++
-		case m.Receives >= q.maxReceive:
+		case m.Receives >= q.opts.MaxReceive:
 			q.dead = append(q.dead, m)
 			q.settled++
-		default:
-			q.pending = append(q.pending, m)
+		default: // back at the tail of those visible at the same time
+			q.order++
+			m.seq = q.order
+			q.pending = append(q.pending, &m)
 		}
 	}
 }
 
-// Counts returns how many messages are settled (deleted or dead) and how many died.
-func (q *Queue) Counts() (settled, dead int) {
+// Settled counts the messages that will not be delivered again: deleted or dead.
+func (q *Queue) Settled() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.settled, len(q.dead)
+	return q.settled
 }
 
 // Dead returns the messages on the dead-letter list, in the order they died.
 func (q *Queue) Dead() []Message {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return append([]Message(nil), q.dead...)
+	return slices.Clone(q.dead)
+}
+
+// Handle is what a consumer does with one batch: consumer is its index (0 ≤ consumer <
+// the number draining), batch the messages as Lambda would hand them over. It returns
+// the ids of the messages that must come back.
+type Handle func(ctx context.Context, consumer int, batch []events.SQSMessage) (back map[string]bool)
+
+// Drain runs consumers concurrent loops that receive batches of up to batchSize and
+// hand each to handle, until nothing is pending or in flight. Each receive settles at
+// least one receipt and a message is received at most MaxReceive times, so a consumer
+// that receives more batches than messages sent × MaxReceive stops with an error; waits
+// for messages in flight are bounded by ctx.
+func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Handle) error {
+	var g errgroup.Group
+	for c := range consumers {
+		g.Go(func() error {
+			for batches := 0; ; batches++ {
+				q.mu.Lock()
+				bound := q.sent * q.opts.MaxReceive
+				q.mu.Unlock()
+				if batches > bound {
+					return fmt.Errorf("sim: a consumer received %d batches without draining the queue", batches)
+				}
+				batch, open := q.Receive(batchSize)
+				if !open {
+					return nil
+				}
+				if len(batch) == 0 { // others are in flight; their failures may come back
+					if err := pause(ctx); err != nil {
+						return fmt.Errorf("sim: the queue did not drain: %w", err)
+					}
+					continue
+				}
+				evs := make([]events.SQSMessage, len(batch))
+				for i, m := range batch {
+					evs[i] = m.Event()
+				}
+				q.Settle(batch, handle(ctx, c, evs))
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// inFlightPause is how long a consumer waits when every message is in flight elsewhere.
+const inFlightPause = time.Millisecond
+
+func pause(ctx context.Context) error {
+	t := time.NewTimer(inFlightPause)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -23,12 +23,12 @@ func TestAWarmItemCostsOneCallPerUpdate(t *testing.T) {
 	ft := sim.NewTransport(nil)
 	store := cachedStore(t, env, ft)
 	ctx := context.Background()
-	if _, err := store.Update(ctx, head, increment("a", "")); err != nil { // reads: the item is not cached yet
+	if _, err := store.Update(ctx, heads, increment("a", "")); err != nil { // reads: the item is not cached yet
 		t.Fatal(err)
 	}
 	ft.ResetCounts()
 	for _, id := range []string{"b", "c", "d"} {
-		if _, err := store.Update(ctx, head, increment(id, "")); err != nil {
+		if _, err := store.Update(ctx, heads, increment(id, "")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,13 +45,13 @@ func TestAStaleCacheCostsOneConflictNotACorruptWrite(t *testing.T) {
 	ours, theirs := sim.NewTransport(nil), sim.NewTransport(nil)
 	a, b := cachedStore(t, env, ours), cachedStore(t, env, theirs) // two Lambda instances
 	ctx := context.Background()
-	if _, err := a.Update(ctx, head, increment("a", "")); err != nil {
+	if _, err := a.Update(ctx, heads, increment("a", "")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Update(ctx, head, increment("b", "")); err != nil { // a's image is now stale
+	if _, err := b.Update(ctx, heads, increment("b", "")); err != nil { // a's image is now stale
 		t.Fatal(err)
 	}
-	res, err := a.Update(ctx, head, increment("c", ""))
+	res, err := a.Update(ctx, heads, increment("c", ""))
 	if err != nil || res.Attempts != 2 {
 		t.Fatalf("update from a stale image: %+v, %v; want success on the second attempt", res, err)
 	}
@@ -61,7 +61,7 @@ func TestAStaleCacheCostsOneConflictNotACorruptWrite(t *testing.T) {
 	// The fresh image came from the cancellation (moto, DynamoDB) or a read (minidyn);
 	// either way a's next update is warm again.
 	before := ours.TotalCalls()
-	if res, err := a.Update(ctx, head, increment("d", "")); err != nil || res.Attempts != 1 || ours.TotalCalls()-before != 1 {
+	if res, err := a.Update(ctx, heads, increment("d", "")); err != nil || res.Attempts != 1 || ours.TotalCalls()-before != 1 {
 		t.Errorf("after the refresh: %+v, %v, %d calls; want one call", res, err, ours.TotalCalls()-before)
 	}
 }

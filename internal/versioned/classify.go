@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // kind is what a TransactWriteItems answer means for the optimistic-locking loop.
@@ -14,69 +15,93 @@ type kind int
 
 const (
 	committed  kind = iota
-	exists          // a create-once record is there: the caller decides (duplicate?)
-	conflict        // the versioned item moved: plan again on the fresh state
+	refused         // a record exists or changed: the caller decides
+	conflict        // only versioned items moved: plan again on the fresh state
 	contention      // a concurrent transaction or throttling on an item: back off, retry
 	giveUp          // retrying this request cannot help, or the SDK already did
 )
 
+// layout is how a request's actions are laid out, by kind, in order.
+type layout struct {
+	guarded, replaces, versioned int
+}
+
+func layoutOf(t Txn) layout {
+	return layout{guarded: t.guarded(), replaces: len(t.Replaces), versioned: len(t.Next)}
+}
+
 // verdict is the classification of one TransactWriteItems answer.
 type verdict struct {
 	kind     kind
-	existing []Existing // exists: the records found, items as returned (may be nil)
-	current  Item       // conflict or exists: the versioned item's ALL_OLD image, if returned
-	err      error      // the error to report if the loop stops here
+	existing []Existing   // refused: the create-once or Absent records found
+	changed  []Existing   // refused: the records to replace that changed
+	moved    map[int]Item // versioned items whose version check failed → ALL_OLD image (nil if none returned)
+	err      error        // the error to report if the loop stops here
 }
 
-// classify turns a TransactWriteItems error into a verdict. This is the only place
-// that reads CancellationReasons. nGuarded is the number of attribute_not_exists
-// actions (Creates, then Absent), which come first in the request; the versioned action
-// is last. DynamoDB lists one reason per
-// action, in order; a backend that stops at the first failing action marks the others
-// "None", which this reads as "not known to have failed".
-func classify(err error, nGuarded int) verdict {
+// classify turns a TransactWriteItems error into a verdict. This is the only place that
+// reads CancellationReasons. DynamoDB lists one reason per action, in order; a backend
+// that stops at the first failing action marks the others "None", which this reads as
+// "not known to have failed".
+func classify(err error, l layout) verdict {
 	if err == nil {
 		return verdict{kind: committed}
 	}
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		var api smithy.APIError
+		switch {
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return verdict{kind: giveUp, err: err}
+		case errors.As(err, &api) && neverAccepted[api.ErrorCode()]:
+			return verdict{kind: giveUp, err: fmt.Errorf("%w: %w", ErrRejected, err)}
 		}
 		// Throttling, 5xx, connection errors and TransactionInProgress were retried by
 		// the SDK's own retryer already; more attempts here would only multiply them.
 		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %w", err)}
 	}
 
-	var (
-		existing        []Existing
-		current         Item
-		moved, rejected bool
-	)
+	v := verdict{moved: map[int]Item{}}
+	rejected := false
 	for i, r := range tce.CancellationReasons {
 		switch aws.ToString(r.Code) {
 		case "ConditionalCheckFailed":
-			if i < nGuarded {
-				existing = append(existing, Existing{Index: i, Item: nonEmpty(r.Item)})
-			} else {
-				moved, current = true, nonEmpty(r.Item)
+			item := nonEmpty(r.Item)
+			switch {
+			case i < l.guarded:
+				v.existing = append(v.existing, Existing{Index: i, Item: item})
+			case i < l.guarded+l.replaces:
+				v.changed = append(v.changed, Existing{Index: i - l.guarded, Item: item})
+			default:
+				v.moved[i-l.guarded-l.replaces] = item
 			}
 		case "ValidationError", "ItemCollectionSizeLimitExceeded":
 			rejected = true
 		}
 	}
 	switch {
-	case len(existing) > 0:
-		return verdict{kind: exists, existing: existing, current: current, err: &ExistsError{Records: existing}}
-	case moved:
-		return verdict{kind: conflict, current: current, err: ErrVersionConflict}
+	case len(v.existing) > 0:
+		v.kind, v.err = refused, &ExistsError{Records: v.existing}
+	case len(v.changed) > 0:
+		v.kind, v.err = refused, &ChangedError{Records: v.changed}
+	case len(v.moved) > 0:
+		v.kind, v.err = conflict, ErrVersionConflict
 	case rejected:
-		return verdict{kind: giveUp, err: fmt.Errorf("%w: %v", ErrRejected, err)}
+		v.kind, v.err = giveUp, fmt.Errorf("%w: %w", ErrRejected, err)
 	default:
 		// TransactionConflict, ThrottlingError, ProvisionedThroughputExceeded, or a
-		// reason we do not recognise: back off and retry, bounded.
-		return verdict{kind: contention, err: fmt.Errorf("%w: %v", ErrContention, err)}
+		// reason not recognised: back off and retry, bounded.
+		v.kind, v.err = contention, fmt.Errorf("%w: %w", ErrContention, err)
 	}
+	return v
+}
+
+// neverAccepted are the error codes of requests DynamoDB can never accept as they are:
+// retrying them cannot succeed, so they are permanent.
+var neverAccepted = map[string]bool{
+	"ValidationException":                  true,
+	"SerializationException":               true,
+	"IdempotentParameterMismatchException": true,
 }
 
 func nonEmpty(item Item) Item {

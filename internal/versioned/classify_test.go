@@ -25,28 +25,33 @@ func TestClassify(t *testing.T) {
 	cases := []struct {
 		name     string
 		creates  int
+		replaces int
 		err      error
 		kind     kind
 		existing []int
-		current  bool
+		changed  []int
+		moved    bool
 		is       error
 	}{
 		{name: "success", err: nil, kind: committed},
-		{name: "record exists, ALL_OLD returned", err: cancelled(reason("ConditionalCheckFailed", stored), reason("None", nil)), kind: exists, existing: []int{0}, is: ErrExists},
-		{name: "record exists, no item (embedded store)", err: cancelled(reason("ConditionalCheckFailed", nil), reason("None", nil)), kind: exists, existing: []int{0}, is: ErrExists},
-		{name: "record exists and item moved", err: cancelled(reason("ConditionalCheckFailed", stored), reason("ConditionalCheckFailed", head)), kind: exists, existing: []int{0}, current: true, is: ErrExists},
-		{name: "two of three records exist", creates: 3, err: cancelled(reason("ConditionalCheckFailed", stored), reason("None", nil), reason("ConditionalCheckFailed", stored), reason("None", nil)), kind: exists, existing: []int{0, 2}, is: ErrExists},
-		{name: "only the item moved", err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", head)), kind: conflict, current: true, is: ErrVersionConflict},
+		{name: "record exists, ALL_OLD returned", err: cancelled(reason("ConditionalCheckFailed", stored), reason("None", nil)), kind: refused, existing: []int{0}, is: ErrExists},
+		{name: "record exists, no item (embedded store)", err: cancelled(reason("ConditionalCheckFailed", nil), reason("None", nil)), kind: refused, existing: []int{0}, is: ErrExists},
+		{name: "record exists and item moved", err: cancelled(reason("ConditionalCheckFailed", stored), reason("ConditionalCheckFailed", head)), kind: refused, existing: []int{0}, moved: true, is: ErrExists},
+		{name: "two of three records exist", creates: 3, err: cancelled(reason("ConditionalCheckFailed", stored), reason("None", nil), reason("ConditionalCheckFailed", stored), reason("None", nil)), kind: refused, existing: []int{0, 2}, is: ErrExists},
+		{name: "a replaced record changed", replaces: 1, err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", stored), reason("None", nil)), kind: refused, changed: []int{0}, is: ErrChanged},
+		{name: "a replaced record changed and the item moved", replaces: 1, err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", stored), reason("ConditionalCheckFailed", head)), kind: refused, changed: []int{0}, moved: true, is: ErrChanged},
+		{name: "only the item moved", err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", head)), kind: conflict, moved: true, is: ErrVersionConflict},
 		{name: "item moved, no item returned", err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", nil)), kind: conflict, is: ErrVersionConflict},
 		{name: "transaction conflict", err: cancelled(reason("TransactionConflict", nil), reason("None", nil)), kind: contention, is: ErrContention},
 		{name: "throttled item", err: cancelled(reason("None", nil), reason("ThrottlingError", nil)), kind: contention, is: ErrContention},
 		{name: "validation error", err: cancelled(reason("ValidationError", nil), reason("None", nil)), kind: giveUp, is: ErrRejected},
+		{name: "ValidationException", err: &smithy.GenericAPIError{Code: "ValidationException", Message: "Number overflow"}, kind: giveUp, is: ErrRejected},
 		{name: "deadline", err: fmt.Errorf("send: %w", context.DeadlineExceeded), kind: giveUp, is: context.DeadlineExceeded},
 		{name: "5xx after the SDK's retries", err: &smithy.GenericAPIError{Code: "InternalServerError"}, kind: giveUp},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := classify(tc.err, max(tc.creates, 1))
+			v := classify(tc.err, layout{guarded: max(tc.creates, 1), replaces: tc.replaces, versioned: 1})
 			if v.kind != tc.kind {
 				t.Fatalf("kind = %d, want %d", v.kind, tc.kind)
 			}
@@ -57,8 +62,15 @@ func TestClassify(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tc.existing) {
 				t.Errorf("existing = %v, want %v", got, tc.existing)
 			}
-			if (v.current != nil) != tc.current {
-				t.Errorf("current = %v, want present=%v", v.current, tc.current)
+			var changed []int
+			for _, e := range v.changed {
+				changed = append(changed, e.Index)
+			}
+			if fmt.Sprint(changed) != fmt.Sprint(tc.changed) {
+				t.Errorf("changed = %v, want %v", changed, tc.changed)
+			}
+			if (v.moved[0] != nil) != tc.moved {
+				t.Errorf("moved = %v, want the item's image=%v", v.moved, tc.moved)
 			}
 			if tc.is != nil && !errors.Is(v.err, tc.is) {
 				t.Errorf("err = %v, want errors.Is %v", v.err, tc.is)

@@ -5,35 +5,41 @@ import (
 	"fmt"
 )
 
-// The failures a transaction can end in. Match them with errors.Is; ExistsError and
-// AttemptsError carry the details.
+// The failures a transaction can end in. Match them with errors.Is; ExistsError,
+// ChangedError and AttemptsError carry the details.
 var (
-	// ErrExists: a create-once record already exists, so the transaction wrote nothing.
+	// ErrExists: a create-once (or Absent) record already exists, so the transaction
+	// wrote nothing.
 	ErrExists = errors.New("versioned: record already exists")
-	// ErrVersionConflict: the item was not at the version the plan was based on.
+	// ErrChanged: a record to replace is gone or no longer meets its conditions, so the
+	// transaction wrote nothing.
+	ErrChanged = errors.New("versioned: record changed")
+	// ErrVersionConflict: an item was not at the version the plan was based on.
 	ErrVersionConflict = errors.New("versioned: version conflict")
 	// ErrContention: DynamoDB cancelled the transaction for a concurrent transaction on
 	// one of its items, or throttled one of them; retrying later can succeed.
 	ErrContention = errors.New("versioned: transaction conflict or throttling")
-	// ErrRejected: DynamoDB refused the request itself (a validation error); retrying
-	// the same request cannot succeed.
-	ErrRejected = errors.New("versioned: request rejected")
+	// ErrRejected: DynamoDB refused the request itself (a ValidationException, a
+	// ValidationError cancellation reason, a number beyond its 38 digits); retrying the
+	// same request cannot succeed.
+	ErrRejected = errors.New("versioned: request rejected by DynamoDB")
 	// ErrInvalidTxn: the plan asked for something DynamoDB cannot do in one transaction
-	// (over 100 actions, the same item twice, a record without its key).
+	// (over 100 actions, the same item twice, a record without its key); it was not sent.
 	ErrInvalidTxn = errors.New("versioned: invalid transaction")
 )
 
-// Existing is a record that was already there: its position among the transaction's
-// guarded actions (Txn.Creates, then Txn.Absent) and the stored item (as DynamoDB returned it with ALL_OLD, or as read
-// back where the backend returned none; nil only if it vanished since).
+// Existing is a record a transaction found in its way: its position among the actions
+// of its kind (Txn.Creates then Txn.Absent for ExistsError, Txn.Replaces for
+// ChangedError) and the stored item, as DynamoDB returned it with ALL_OLD or as read
+// back where the backend returned none; nil when there is no such item.
 type Existing struct {
 	Index int
 	Item  Item
 }
 
-// ExistsError reports the create-once (or Absent) records that already exist. The transaction wrote
-// nothing. Backends that stop at the first failing action (the embedded store) report
-// one record even when several exist.
+// ExistsError reports the create-once (or Absent) records that already exist. The
+// transaction wrote nothing. Backends that stop at the first failing action (the
+// embedded store) report one record even when several exist.
 type ExistsError struct {
 	Records []Existing
 }
@@ -44,6 +50,19 @@ func (e *ExistsError) Error() string {
 
 // Is makes errors.Is(err, ErrExists) true.
 func (e *ExistsError) Is(target error) bool { return target == ErrExists }
+
+// ChangedError reports the records to replace that no longer meet their conditions,
+// with what is stored now (nil: gone). The transaction wrote nothing.
+type ChangedError struct {
+	Records []Existing
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("versioned: %d record(s) to replace changed", len(e.Records))
+}
+
+// Is makes errors.Is(err, ErrChanged) true.
+func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
 // AttemptsError is what Update returns when it gives up on a retryable failure: after
 // Policy.MaxAttempts commits, or because the context's deadline left no time for

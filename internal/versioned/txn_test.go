@@ -16,6 +16,9 @@ func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Valu
 
 func key(pk, sk string) Item { return Item{"pk": s(pk), "sk": s(sk)} }
 
+// one is the single versioned item most requests here are about.
+var one = []Item{key("A", "HEAD")}
+
 func record(pk, sk, val string) Item {
 	it := key(pk, sk)
 	it["val"] = n(val)
@@ -25,7 +28,7 @@ func record(pk, sk, val string) Item {
 func TestBuildInputWritesRecordsAndTheVersionedItem(t *testing.T) {
 	k := key("A", "HEAD")
 	next := record("A", "HEAD", "10")
-	in, err := BuildInput(tbl, k, 4, Txn{Creates: []Item{record("A", "R#1", "3"), record("A", "R#2", "7")}, Next: next})
+	in, err := BuildInput(tbl, []Item{k}, []int64{4}, Txn{Creates: []Item{record("A", "R#1", "3"), record("A", "R#2", "7")}, Next: []Item{next}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func TestBuildInputWritesRecordsAndTheVersionedItem(t *testing.T) {
 }
 
 func TestBuildInputForANewItem(t *testing.T) {
-	in, err := BuildInput(tbl, key("A", "HEAD"), 0, Txn{Next: record("A", "HEAD", "1")})
+	in, err := BuildInput(tbl, one, []int64{0}, Txn{Next: []Item{record("A", "HEAD", "1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func TestBuildInputForANewItem(t *testing.T) {
 
 func TestBuildInputGuardsCheckOnlyDecisions(t *testing.T) {
 	for _, expected := range []int64{0, 7} {
-		in, err := BuildInput(tbl, key("A", "HEAD"), expected, Txn{Creates: []Item{record("A", "R#1", "3")}})
+		in, err := BuildInput(tbl, one, []int64{expected}, Txn{Creates: []Item{record("A", "R#1", "3")}, Next: []Item{nil}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +91,7 @@ func TestBuildInputGuardsCheckOnlyDecisions(t *testing.T) {
 }
 
 func TestBuildInputChecksAbsentRecordsWithoutWritingThem(t *testing.T) {
-	in, err := BuildInput(tbl, key("A", "HEAD"), 3, Txn{Creates: []Item{record("A", "R#1", "3")}, Absent: []Item{record("A", "R#2", "5")}})
+	in, err := BuildInput(tbl, one, []int64{3}, Txn{Creates: []Item{record("A", "R#1", "3")}, Absent: []Item{record("A", "R#2", "5")}, Next: []Item{nil}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,28 +111,76 @@ func TestBuildInputRefusesWhatDynamoDBWould(t *testing.T) {
 		many[i] = record("A", fmt.Sprintf("R#%d", i), "1")
 	}
 	cases := map[string]Txn{
-		"over 100 actions":           {Creates: many, Next: record("A", "HEAD", "1")},
-		"a record twice":             {Creates: []Item{record("A", "R#1", "1"), record("A", "R#1", "2")}},
-		"a record on the item":       {Creates: []Item{record("A", "HEAD", "1")}},
-		"a record without its key":   {Creates: []Item{{"pk": s("A")}}},
-		"an absent key also created": {Creates: []Item{record("A", "R#1", "1")}, Absent: []Item{key("A", "R#1")}},
-		"an absent item versioned":   {Absent: []Item{key("A", "HEAD")}},
-		"an image of another item":   {Next: record("B", "HEAD", "1")},
+		"over 100 actions":            {Creates: many, Next: []Item{record("A", "HEAD", "1")}},
+		"a record twice":              {Creates: []Item{record("A", "R#1", "1"), record("A", "R#1", "2")}, Next: []Item{nil}},
+		"a record on the item":        {Creates: []Item{record("A", "HEAD", "1")}, Next: []Item{nil}},
+		"a record without its key":    {Creates: []Item{{"pk": s("A")}}, Next: []Item{nil}},
+		"an absent key also created":  {Creates: []Item{record("A", "R#1", "1")}, Absent: []Item{key("A", "R#1")}, Next: []Item{nil}},
+		"an absent item versioned":    {Absent: []Item{key("A", "HEAD")}, Next: []Item{nil}},
+		"a replaced record created":   {Creates: []Item{record("A", "R#1", "1")}, Replaces: []Replace{{Item: record("A", "R#1", "2"), If: []Cond{Missing("x")}}}, Next: []Item{nil}},
+		"a replace without condition": {Replaces: []Replace{{Item: record("A", "R#1", "2")}}, Next: []Item{nil}},
+		"an image of another item":    {Next: []Item{record("B", "HEAD", "1")}},
+		"no image slot for the item":  {Creates: []Item{record("A", "R#1", "1")}},
+		"two slots for one item":      {Next: []Item{nil, nil}},
 	}
 	for name, txn := range cases {
-		if _, err := BuildInput(tbl, key("A", "HEAD"), 1, txn); !errors.Is(err, ErrInvalidTxn) {
+		if _, err := BuildInput(tbl, one, []int64{1}, txn); !errors.Is(err, ErrInvalidTxn) {
 			t.Errorf("%s: err = %v, want ErrInvalidTxn", name, err)
 		}
 	}
-	if _, err := BuildInput(tbl, key("A", "HEAD"), 1, Txn{Creates: many[:MaxActions-1], Next: record("A", "HEAD", "1")}); err != nil {
+	if _, err := BuildInput(tbl, []Item{key("A", "HEAD"), key("A", "HEAD")}, []int64{1, 1}, Txn{Next: []Item{nil, nil}}); !errors.Is(err, ErrInvalidTxn) {
+		t.Errorf("one item versioned twice: err = %v, want ErrInvalidTxn", err)
+	}
+	if _, err := BuildInput(tbl, one, []int64{1}, Txn{Creates: many[:MaxActions-1], Next: []Item{record("A", "HEAD", "1")}}); err != nil {
 		t.Errorf("exactly 100 actions: %v", err)
+	}
+}
+
+func TestBuildInputReplacesARecordUnderItsConditions(t *testing.T) {
+	in, err := BuildInput(tbl, one, []int64{2}, Txn{
+		Creates:  []Item{record("A", "R#2", "1")},
+		Replaces: []Replace{{Item: record("A", "R#1", "9"), If: []Cond{Equals("estado", "open"), Missing("closed_by")}}},
+		Next:     []Item{record("A", "HEAD", "3")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.TransactItems) != 3 || in.TransactItems[1].Put == nil {
+		t.Fatalf("actions = %+v, want create, replace, versioned put", in.TransactItems)
+	}
+	p := in.TransactItems[1].Put
+	if aws.ToString(p.ConditionExpression) != "#c0 = :c0 AND attribute_not_exists(#c1)" ||
+		p.ExpressionAttributeNames["#c0"] != "estado" || p.ExpressionAttributeNames["#c1"] != "closed_by" ||
+		p.ExpressionAttributeValues[":c0"].(*types.AttributeValueMemberS).Value != "open" || len(p.ExpressionAttributeValues) != 1 ||
+		p.ReturnValuesOnConditionCheckFailure != types.ReturnValuesOnConditionCheckFailureAllOld {
+		t.Errorf("replace = %q %v %v, want both conditions, returning ALL_OLD", aws.ToString(p.ConditionExpression), p.ExpressionAttributeNames, p.ExpressionAttributeValues)
+	}
+	if p.Item["val"].(*types.AttributeValueMemberN).Value != "9" {
+		t.Errorf("replace writes %v, want the new image", p.Item)
+	}
+}
+
+func TestBuildInputVersionsSeveralItems(t *testing.T) {
+	in, err := BuildInput(tbl, []Item{key("A", "HEAD"), key("B", "HEAD")}, []int64{3, 0}, Txn{
+		Creates: []Item{record("A", "R#1", "1"), record("B", "R#1", "1")},
+		Next:    []Item{record("A", "HEAD", "5"), record("B", "HEAD", "7")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := in.TransactItems[2].Put, in.TransactItems[3].Put
+	if aws.ToString(a.ConditionExpression) != "#v = :v" || a.Item["version"].(*types.AttributeValueMemberN).Value != "4" {
+		t.Errorf("first item: %q version %v, want guarded by version 3, written at 4", aws.ToString(a.ConditionExpression), a.Item["version"])
+	}
+	if aws.ToString(b.ConditionExpression) != "attribute_not_exists(#pk)" || b.Item["version"].(*types.AttributeValueMemberN).Value != "1" {
+		t.Errorf("second, new item: %q version %v, want attribute_not_exists and version 1", aws.ToString(b.ConditionExpression), b.Item["version"])
 	}
 }
 
 func TestTokenIsDeterministicAndFollowsContent(t *testing.T) {
 	build := func(expected int64, val string) string {
 		t.Helper()
-		in, err := BuildInput(tbl, key("A", "HEAD"), expected, Txn{Creates: []Item{record("A", "R#1", "3")}, Next: record("A", "HEAD", val)})
+		in, err := BuildInput(tbl, one, []int64{expected}, Txn{Creates: []Item{record("A", "R#1", "3")}, Next: []Item{record("A", "HEAD", val)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,56 +2,68 @@ package versioned
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 )
 
-// State is what a plan sees: the versioned item as last known (nil when it does not
-// exist; possibly a cached image another store has since moved on from, which the
-// version check catches), its version (0 when absent), and which attempt this is
-// (1-based).
+// State is what a plan sees: the versioned items as last known, in the order of the
+// keys given to Update (nil when an item does not exist; possibly a cached image another
+// store has since moved on from, which the version check catches), their versions (0
+// when absent), and which attempt this is (1-based).
 type State struct {
-	Item    Item
-	Version int64
-	Attempt int
+	Items    []Item
+	Versions []int64
+	Attempt  int
 }
 
-// Plan decides what to write given the item's current state. Update may call it again
+// Plan decides what to write given the items' current state. Update may call it again
 // with a fresher state after a version conflict, so it must be a pure function of its
 // input (no side effects it cannot repeat). An error from the plan stops Update and is
 // returned as is.
 type Plan func(State) (Txn, error)
 
-// Result describes a committed Update. Item is the versioned item as written (nil when
-// the plan wrote no new image), Version its version now, Attempts the commits tried.
-// Written is false when the plan asked for nothing.
+// Result describes a committed Update: the items as written (or as known, where the plan
+// wrote no new image), their versions now, and the commits tried. Written reports whether
+// any item got a new image.
 type Result struct {
-	Item     Item
-	Version  int64
+	Items    []Item
+	Versions []int64
 	Attempts int
 	Written  bool
 }
 
-// Update takes the item at key from the cache or reads it (strongly consistent), asks
-// plan what to write, and commits it in one TransactWriteItems. On a version conflict it
-// plans again on the fresh state, taken from the cancellation's ALL_OLD image, or re-read
-// where the backend returned none; on transaction conflicts and throttling it backs off. Both are bounded
-// by Policy and by ctx's deadline, after which it returns an *AttemptsError. When a
-// create-once or Absent record exists it stops at once with an *ExistsError whose
-// records carry their stored items, so the caller can tell a duplicate from a
-// conflicting one.
-func (s *Store) Update(ctx context.Context, key Item, plan Plan) (Result, error) {
-	k, err := s.table.keyOf(key)
-	if err != nil {
-		return Result{}, err
+// maxParallelReads bounds the strongly consistent reads Update makes at once when it
+// starts cold on several items.
+const maxParallelReads = 8
+
+// Update takes the items at keys from the cache or reads them (strongly consistent),
+// asks plan what to write, and commits it in one TransactWriteItems. On a version
+// conflict it plans again on the fresh state, taken from the cancellation's ALL_OLD
+// images, or re-read where the backend returned none; on transaction conflicts and
+// throttling it backs off. Both are bounded by Policy and by ctx's deadline, after which
+// it returns an *AttemptsError. When a create-once or Absent record exists it stops at
+// once with an *ExistsError, and when a record to replace changed with a *ChangedError;
+// their records carry the stored items, so the caller can decide (a duplicate, a
+// conflicting one, a reversal that lost a race). A request DynamoDB can never accept
+// ends in an error matching ErrRejected or ErrInvalidTxn.
+func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, error) {
+	ks := make([]itemKey, len(keys))
+	for i, key := range keys {
+		k, err := s.table.keyOf(key)
+		if err != nil {
+			return Result{}, err
+		}
+		ks[i] = k
 	}
-	st, err := s.start(ctx, k, key)
+	st, err := s.start(ctx, ks, keys)
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,7 +71,7 @@ func (s *Store) Update(ctx context.Context, key Item, plan Plan) (Result, error)
 	for attempt := 1; attempt <= s.policy.MaxAttempts; attempt++ {
 		if attempt > 1 {
 			if err := s.backoff(ctx, attempt); err != nil {
-				return Result{}, &AttemptsError{Attempts: attempt - 1, Err: last}
+				return Result{Attempts: attempt - 1}, &AttemptsError{Attempts: attempt - 1, Err: last}
 			}
 		}
 		st.Attempt = attempt
@@ -67,52 +79,61 @@ func (s *Store) Update(ctx context.Context, key Item, plan Plan) (Result, error)
 		if err != nil {
 			return Result{Attempts: attempt - 1}, err
 		}
-		if txn.empty() {
-			return Result{Item: st.Item, Version: st.Version, Attempts: attempt - 1}, nil
+		if len(txn.Absent) == 0 && !txn.writes() {
+			return Result{Items: st.Items, Versions: st.Versions, Attempts: attempt - 1}, nil
 		}
-		in, err := BuildInput(s.table, key, st.Version, txn)
+		in, err := BuildInput(s.table, keys, st.Versions, txn)
 		if err != nil {
 			return Result{}, err
 		}
 		_, err = s.db.TransactWriteItems(ctx, in)
-		v := classify(err, txn.guarded())
+		v := classify(err, layoutOf(txn))
 		switch v.kind {
 		case committed:
-			res := Result{Version: st.Version, Attempts: attempt, Written: txn.Next != nil}
-			if txn.Next != nil {
-				res.Item = in.TransactItems[len(in.TransactItems)-1].Put.Item
-				res.Version++
-				s.remember(k, res.Item)
+			return s.committed(in, txn, ks, st, attempt), nil
+		case refused:
+			for i, item := range v.moved {
+				s.learn(ks[i], item)
 			}
-			return res, nil
-		case exists:
-			if v.current != nil {
-				s.remember(k, v.current)
-			}
-			if err := s.fillExisting(ctx, txn, v.existing); err != nil {
-				return Result{}, err
+			if err := s.fill(ctx, txn, v); err != nil {
+				return Result{Attempts: attempt}, err
 			}
 			return Result{Attempts: attempt}, v.err
 		case conflict:
-			if v.current != nil {
-				s.remember(k, v.current)
-				st, err = s.state(v.current)
-			} else {
-				st, err = s.read(ctx, k, key)
-			}
-			if err != nil {
-				return Result{}, err
+			if st, err = s.fresh(ctx, ks, keys, st, v.moved); err != nil {
+				return Result{Attempts: attempt}, err
 			}
 		case contention:
 		case giveUp:
-			// The write may have committed unseen (a lost response): forget the image
+			// The write may have committed unseen (a lost response): forget the images
 			// rather than pay a certain conflict next time.
-			s.forget(k)
+			for _, k := range ks {
+				s.forget(k)
+			}
+			if errors.Is(v.err, ErrRejected) {
+				return Result{Attempts: attempt}, v.err
+			}
 			return Result{Attempts: attempt}, &AttemptsError{Attempts: attempt, Err: v.err}
 		}
 		last = v.err
 	}
 	return Result{Attempts: s.policy.MaxAttempts}, &AttemptsError{Attempts: s.policy.MaxAttempts, Err: last}
+}
+
+// committed is the Result of a committed request, and remembers the images it wrote.
+func (s *Store) committed(in *dynamodb.TransactWriteItemsInput, txn Txn, ks []itemKey, st State, attempt int) Result {
+	res := Result{Items: slices.Clone(st.Items), Versions: slices.Clone(st.Versions), Attempts: attempt}
+	first := txn.guarded() + len(txn.Replaces) // the versioned actions come last
+	for i, next := range txn.Next {
+		if next == nil {
+			continue
+		}
+		res.Items[i] = in.TransactItems[first+i].Put.Item
+		res.Versions[i]++
+		res.Written = true
+		s.remember(ks[i], res.Items[i])
+	}
+	return res
 }
 
 // backoff waits before attempt n with full jitter. It refuses to start a wait that
@@ -129,29 +150,64 @@ func (s *Store) backoff(ctx context.Context, attempt int) error {
 	return sleepCtx(ctx, d)
 }
 
-// start is the state an Update begins from: the cached image, or a read.
-func (s *Store) start(ctx context.Context, k itemKey, key Item) (State, error) {
-	if s.cache != nil {
-		if item, ok := s.cache.Get(k); ok {
-			return s.state(item)
+// start is the state an Update begins from: the cached images, or reads of the rest.
+func (s *Store) start(ctx context.Context, ks []itemKey, keys []Item) (State, error) {
+	items := make([]Item, len(keys))
+	var g errgroup.Group
+	g.SetLimit(maxParallelReads)
+	for i := range keys {
+		if s.cache != nil {
+			if item, ok := s.cache.Get(ks[i]); ok {
+				items[i] = item
+				continue
+			}
 		}
+		g.Go(func() (err error) {
+			items[i], err = s.read(ctx, ks[i], keys[i])
+			return err
+		})
 	}
-	return s.read(ctx, k, key)
-}
-
-// read fetches the item with a strongly consistent GetItem (a plan must never be based
-// on a replica that has not seen the last write) and remembers it.
-func (s *Store) read(ctx context.Context, k itemKey, key Item) (State, error) {
-	item, err := s.get(ctx, key)
-	if err != nil {
+	if err := g.Wait(); err != nil {
 		return State{}, err
 	}
-	if item != nil {
-		s.remember(k, item)
-	} else {
-		s.forget(k)
+	return s.state(items)
+}
+
+// fresh is st with the moved items replaced by their ALL_OLD images, or re-read where
+// the backend returned none.
+func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, moved map[int]Item) (State, error) {
+	items := slices.Clone(st.Items)
+	for i, item := range moved {
+		if item == nil {
+			var err error
+			if item, err = s.read(ctx, ks[i], keys[i]); err != nil {
+				return State{}, err
+			}
+		}
+		s.remember(ks[i], item)
+		items[i] = item
 	}
-	return s.state(item)
+	return s.state(items)
+}
+
+// read fetches an item with a strongly consistent GetItem (a plan must never be based
+// on a replica that has not seen the last write) and remembers it.
+func (s *Store) read(ctx context.Context, k itemKey, key Item) (Item, error) {
+	item, err := s.get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	s.learn(k, item)
+	return item, nil
+}
+
+// learn remembers item as the image at k, or forgets k when item is nil (unknown).
+func (s *Store) learn(k itemKey, item Item) {
+	if item == nil {
+		s.forget(k)
+		return
+	}
+	s.remember(k, item)
 }
 
 func (s *Store) remember(k itemKey, item Item) {
@@ -169,7 +225,7 @@ func (s *Store) forget(k itemKey) {
 func (s *Store) get(ctx context.Context, key Item) (Item, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table.Name),
-		Key:            key,
+		Key:            s.table.key(key),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -178,32 +234,41 @@ func (s *Store) get(ctx context.Context, key Item) (Item, error) {
 	return nonEmpty(out.Item), nil
 }
 
-func (s *Store) state(item Item) (State, error) {
-	if item == nil {
-		return State{}, nil
-	}
-	n, ok := item[s.table.Version].(*types.AttributeValueMemberN)
-	if !ok {
-		return State{}, fmt.Errorf("versioned: stored item has no numeric %q attribute", s.table.Version)
-	}
-	v, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil || v < 1 {
-		return State{}, fmt.Errorf("versioned: stored item has version %q, want a positive integer", n.Value)
-	}
-	return State{Item: item, Version: v}, nil
-}
-
-// fillExisting reads back the stored records a backend did not return with ALL_OLD.
-func (s *Store) fillExisting(ctx context.Context, txn Txn, existing []Existing) error {
-	for i := range existing {
-		if existing[i].Item != nil {
+// state reads the versions of items.
+func (s *Store) state(items []Item) (State, error) {
+	st := State{Items: items, Versions: make([]int64, len(items))}
+	for i, item := range items {
+		if item == nil {
 			continue
 		}
-		item, err := s.get(ctx, s.table.key(txn.guardedKey(existing[i].Index)))
-		if err != nil {
-			return err
+		var v int64
+		if err := attributevalue.Unmarshal(item[s.table.Version], &v); err != nil || v < 1 {
+			return State{}, fmt.Errorf("versioned: stored item has version %v, want a positive integer", item[s.table.Version])
 		}
-		existing[i].Item = item
+		st.Versions[i] = v
+	}
+	return st, nil
+}
+
+// fill reads back the stored records a backend did not return with ALL_OLD.
+func (s *Store) fill(ctx context.Context, txn Txn, v verdict) error {
+	for i, e := range v.existing {
+		if e.Item == nil {
+			item, err := s.get(ctx, txn.guardedKey(e.Index))
+			if err != nil {
+				return err
+			}
+			v.existing[i].Item = item
+		}
+	}
+	for i, e := range v.changed {
+		if e.Item == nil {
+			item, err := s.get(ctx, txn.Replaces[e.Index].Item)
+			if err != nil {
+				return err
+			}
+			v.changed[i].Item = item
+		}
 	}
 	return nil
 }

@@ -28,11 +28,14 @@ func n(v int64) types.AttributeValue {
 
 var head = versioned.Item{"pk": s("C#1"), "sk": s("HEAD")}
 
+// heads is the one versioned item most tests update.
+var heads = []versioned.Item{head}
+
 func count(st versioned.State) int64 {
-	if st.Item == nil {
+	if st.Items[0] == nil {
 		return 0
 	}
-	c, _ := strconv.ParseInt(st.Item["count"].(*types.AttributeValueMemberN).Value, 10, 64)
+	c, _ := strconv.ParseInt(st.Items[0]["count"].(*types.AttributeValueMemberN).Value, 10, 64)
 	return c
 }
 
@@ -41,7 +44,7 @@ func increment(id, note string) versioned.Plan {
 	return func(st versioned.State) (versioned.Txn, error) {
 		return versioned.Txn{
 			Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("R#" + id), "note": s(note)}},
-			Next:    versioned.Item{"pk": s("C#1"), "sk": s("HEAD"), "count": n(count(st) + 1)},
+			Next:    []versioned.Item{{"pk": s("C#1"), "sk": s("HEAD"), "count": n(count(st) + 1)}},
 		}, nil
 	}
 }
@@ -86,12 +89,12 @@ func TestUpdateCreatesThenAdvancesTheVersion(t *testing.T) {
 	ctx := context.Background()
 
 	for i, id := range []string{"a", "b", "c"} {
-		res, err := store.Update(ctx, head, increment(id, ""))
+		res, err := store.Update(ctx, heads, increment(id, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := int64(i + 1)
-		if res.Version != want || res.Attempts != 1 || !res.Written || num(t, res.Item, "version") != want {
+		if res.Versions[0] != want || res.Attempts != 1 || !res.Written || num(t, res.Items[0], "version") != want {
 			t.Errorf("increment %s: %+v, want version %d in 1 attempt", id, res, want)
 		}
 	}
@@ -114,7 +117,7 @@ func TestConcurrentWritersAllLandWithFreshState(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := store.Update(context.Background(), head, increment(strconv.Itoa(i), ""))
+			_, err := store.Update(context.Background(), heads, increment(strconv.Itoa(i), ""))
 			errs <- err
 		}()
 	}
@@ -135,10 +138,10 @@ func TestExistingRecordStopsTheWriteAndComesBackWithItsItem(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
-	if _, err := store.Update(ctx, head, increment("a", "first")); err != nil {
+	if _, err := store.Update(ctx, heads, increment("a", "first")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := store.Update(ctx, head, increment("a", "second"))
+	_, err := store.Update(ctx, heads, increment("a", "second"))
 	var ex *versioned.ExistsError
 	if !errors.As(err, &ex) || !errors.Is(err, versioned.ErrExists) {
 		t.Fatalf("err = %v, want ExistsError", err)
@@ -158,19 +161,19 @@ func TestAbsentRecordsAreCheckedInTheSameCall(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
-	if _, err := store.Update(ctx, head, increment("a", "stored")); err != nil {
+	if _, err := store.Update(ctx, heads, increment("a", "stored")); err != nil {
 		t.Fatal(err)
 	}
 	absent := func(ids ...string) versioned.Plan {
 		return func(versioned.State) (versioned.Txn, error) {
-			txn := versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("R#new")}}}
+			txn := versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("R#new")}}, Next: []versioned.Item{nil}}
 			for _, id := range ids {
 				txn.Absent = append(txn.Absent, versioned.Item{"pk": s("C#1"), "sk": s("R#" + id)})
 			}
 			return txn, nil
 		}
 	}
-	_, err := store.Update(ctx, head, absent("x", "a"))
+	_, err := store.Update(ctx, heads, absent("x", "a"))
 	var ex *versioned.ExistsError
 	if !errors.As(err, &ex) || len(ex.Records) != 1 || ex.Records[0].Index != 2 {
 		t.Fatalf("err = %v, want R#a reported at index 2 (1 create + 2nd absent)", err)
@@ -181,7 +184,7 @@ func TestAbsentRecordsAreCheckedInTheSameCall(t *testing.T) {
 	if get(t, env, "R#new") != nil {
 		t.Error("the create was written although the transaction was refused")
 	}
-	res, err := store.Update(ctx, head, absent("x", "y"))
+	res, err := store.Update(ctx, heads, absent("x", "y"))
 	if err != nil || res.Attempts != 1 || get(t, env, "R#x") != nil || get(t, env, "R#new") == nil {
 		t.Fatalf("absent records: %+v %v; want the create written, the absent ones still absent", res, err)
 	}
@@ -191,18 +194,18 @@ func TestCheckOnlyDecisionIsReplannedWhenTheItemMoved(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	store := newStore(t, env.Client, env, versioned.Policy{})
 	ctx := context.Background()
-	if _, err := store.Update(ctx, head, increment("a", "")); err != nil {
+	if _, err := store.Update(ctx, heads, increment("a", "")); err != nil {
 		t.Fatal(err)
 	}
 	var seen []int64
-	res, err := store.Update(ctx, head, func(st versioned.State) (versioned.Txn, error) {
-		seen = append(seen, st.Version)
+	res, err := store.Update(ctx, heads, func(st versioned.State) (versioned.Txn, error) {
+		seen = append(seen, st.Versions[0])
 		if st.Attempt == 1 { // someone else moves the item between our read and our write
-			if _, err := store.Update(ctx, head, increment("b", "")); err != nil {
+			if _, err := store.Update(ctx, heads, increment("b", "")); err != nil {
 				return versioned.Txn{}, err
 			}
 		}
-		return versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("DECISION"), "based_on": n(st.Version)}}}, nil
+		return versioned.Txn{Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("DECISION"), "based_on": n(st.Versions[0])}}, Next: []versioned.Item{nil}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +228,7 @@ func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 	ctx := context.Background()
 
 	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
-	res, err := store.Update(ctx, head, increment("a", ""))
+	res, err := store.Update(ctx, heads, increment("a", ""))
 	if err != nil || res.Attempts != 3 {
 		t.Fatalf("two conflicts then success: %+v, %v; want success on attempt 3", res, err)
 	}
@@ -236,7 +239,7 @@ func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 		}
 		return 0
 	})
-	_, err = store.Update(ctx, head, increment("b", ""))
+	_, err = store.Update(ctx, heads, increment("b", ""))
 	var ae *versioned.AttemptsError
 	if !errors.As(err, &ae) || ae.Attempts != 4 || !errors.Is(err, versioned.ErrContention) {
 		t.Fatalf("err = %v, want AttemptsError after 4 attempts wrapping ErrContention", err)
@@ -258,7 +261,7 @@ func TestBackoffNeverOutlivesTheDeadline(t *testing.T) {
 	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{MaxAttempts: 100, BaseDelay: time.Hour, MaxDelay: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, err := store.Update(ctx, head, increment("a", ""))
+	_, err := store.Update(ctx, heads, increment("a", ""))
 	var ae *versioned.AttemptsError
 	if !errors.As(err, &ae) || ae.Attempts >= 100 {
 		t.Fatalf("err = %v, want an early AttemptsError instead of sleeping past the deadline", err)
@@ -274,7 +277,7 @@ func TestLostResponseNeverAppliesTwice(t *testing.T) {
 	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{})
 	ft.Inject("TransactWriteItems", sim.LostResponse)
 
-	_, err := store.Update(context.Background(), head, increment("a", "once"))
+	_, err := store.Update(context.Background(), heads, increment("a", "once"))
 	// DynamoDB answers the SDK's retry from the ClientRequestToken (success); emulators
 	// that ignore tokens refuse it because the record exists. Either way: applied once.
 	var ex *versioned.ExistsError
@@ -287,4 +290,94 @@ func TestLostResponseNeverAppliesTwice(t *testing.T) {
 	if h := get(t, env, "HEAD"); num(t, h, "count") != 1 || num(t, h, "version") != 1 {
 		t.Errorf("head = %v, want one increment", h)
 	}
+}
+
+func TestReplaceWritesOnlyWhileItsConditionsHold(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+	if _, err := store.Update(ctx, heads, increment("a", "open")); err != nil {
+		t.Fatal(err)
+	}
+	closeBy := func(by string) versioned.Plan {
+		return func(st versioned.State) (versioned.Txn, error) {
+			closed := versioned.Item{"pk": s("C#1"), "sk": s("R#a"), "note": s("closed"), "closed_by": s(by)}
+			return versioned.Txn{
+				Creates:  []versioned.Item{{"pk": s("C#1"), "sk": s("R#" + by)}},
+				Replaces: []versioned.Replace{{Item: closed, If: []versioned.Cond{versioned.Equals("note", "open"), versioned.Missing("closed_by")}}},
+				Next:     []versioned.Item{{"pk": s("C#1"), "sk": s("HEAD"), "count": n(count(st) + 1)}},
+			}, nil
+		}
+	}
+	if _, err := store.Update(ctx, heads, closeBy("x")); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, env, "R#a"); r["closed_by"].(*types.AttributeValueMemberS).Value != "x" {
+		t.Fatalf("R#a = %v, want closed by x", r)
+	}
+	_, err := store.Update(ctx, heads, closeBy("y"))
+	var ch *versioned.ChangedError
+	if !errors.As(err, &ch) || !errors.Is(err, versioned.ErrChanged) || len(ch.Records) != 1 || ch.Records[0].Index != 0 {
+		t.Fatalf("err = %v, want a ChangedError for replace 0", err)
+	}
+	if by := ch.Records[0].Item["closed_by"].(*types.AttributeValueMemberS).Value; by != "x" {
+		t.Errorf("the refusal carries closed_by %q, want the winner x", by)
+	}
+	if get(t, env, "R#y") != nil || num(t, get(t, env, "HEAD"), "count") != 2 {
+		t.Error("the refused transaction wrote something")
+	}
+}
+
+func TestSeveralItemsMoveTogetherAndConflictsReplanEach(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	store := newStore(t, env.Client, env, versioned.Policy{})
+	ctx := context.Background()
+	other := versioned.Item{"pk": s("C#2"), "sk": s("HEAD")}
+	both := []versioned.Item{head, other}
+	counts := func(st versioned.State) [2]int64 {
+		var c [2]int64
+		for i, item := range st.Items {
+			if item != nil {
+				c[i], _ = strconv.ParseInt(item["count"].(*types.AttributeValueMemberN).Value, 10, 64)
+			}
+		}
+		return c
+	}
+	var seen [][]int64
+	res, err := store.Update(ctx, both, func(st versioned.State) (versioned.Txn, error) {
+		seen = append(seen, st.Versions)
+		if st.Attempt == 1 { // another writer moves the second item first
+			if _, err := store.Update(ctx, []versioned.Item{other}, func(st versioned.State) (versioned.Txn, error) {
+				return versioned.Txn{Next: []versioned.Item{{"pk": s("C#2"), "sk": s("HEAD"), "count": n(10)}}}, nil
+			}); err != nil {
+				return versioned.Txn{}, err
+			}
+		}
+		c := counts(st)
+		return versioned.Txn{
+			Creates: []versioned.Item{{"pk": s("C#1"), "sk": s("T#1")}, {"pk": s("C#2"), "sk": s("T#1")}},
+			Next:    []versioned.Item{{"pk": s("C#1"), "sk": s("HEAD"), "count": n(c[0] - 1)}, {"pk": s("C#2"), "sk": s("HEAD"), "count": n(c[1] + 1)}},
+		}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[[0 0] [0 1]]" || res.Attempts != 2 || fmt.Sprint(res.Versions) != "[1 2]" {
+		t.Errorf("plans saw versions %v, result %+v; want [[0 0] [0 1]], 2 attempts, versions [1 2]", seen, res)
+	}
+	if a, b := num(t, get(t, env, "HEAD"), "count"), num(t, getPK(t, env, "C#2", "HEAD"), "count"); a != -1 || b != 11 {
+		t.Errorf("counts = %d, %d; want -1 and 11 (the other writer's 10, plus one)", a, b)
+	}
+}
+
+func getPK(t *testing.T, env *testenv.DynamoDB, pk, sk string) versioned.Item {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
+		Key: versioned.Item{"pk": s(pk), "sk": s(sk)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
 }

@@ -1,13 +1,14 @@
 // Package versioned is optimistic locking on DynamoDB as a reusable mechanism: "write
-// these create-once records and change that item from version v to v+1, atomically".
-// One TransactWriteItems carries both, so a record (say, a ledger movement) exists if and
-// only if the change it caused (the account's new balance) was made. Nothing here knows
-// about accounts or movements.
+// these create-once records, rewrite those records if they still say what I read, and
+// move these items from version v to v+1 — all or nothing". One TransactWriteItems
+// carries it all, so a record (say, a ledger movement) exists if and only if the change
+// it caused (the accounts' new balances) was made. Nothing here knows about accounts or
+// movements.
 //
 // Every DynamoDB failure is classified in one place (classify.go), version conflicts are
 // retried with the fresh state and a bounded, jittered backoff (update.go), and the
-// request itself is built by a pure function (txn.go). SDK types stay inside this package
-// and the storage adapters that call it.
+// request is built by a pure function (txn.go). SDK types stay inside this package and
+// the storage adapters that call it.
 package versioned
 
 import (
@@ -71,13 +72,13 @@ type Options struct {
 // Store runs optimistic-locking transactions against one table. It is safe for
 // concurrent use.
 //
-// With a cache, an Update of an item this store wrote or read recently starts from the
-// cached image instead of reading it: a warm item costs one call per Update. A stale
+// With a cache, an Update of items this store wrote or read recently starts from the
+// cached images instead of reading them: warm items cost one call per Update. A stale
 // image is harmless — the version check refuses the write and the cancellation's
-// ALL_OLD image (or a read) replaces it — so several stores (Lambda instances) may
-// write the same items, each paying one extra round trip when another moved an item.
-// Cached images are shared: nothing may change an Item after handing it to the store
-// or receiving it in a State.
+// ALL_OLD image (or a read) replaces it — so several stores (Lambda instances, an
+// operator's CLI) may write the same items, each paying one extra round trip when
+// another moved an item. Cached images are shared: nothing may change an Item after
+// handing it to the store or receiving it in a State.
 type Store struct {
 	db     Client
 	table  Table

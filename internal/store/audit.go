@@ -1,4 +1,4 @@
-package ledger
+package store
 
 import (
 	"cmp"
@@ -7,12 +7,14 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -61,20 +63,15 @@ func Audit(ctx context.Context, db ScanClient, table string, opts AuditOptions) 
 	}
 	segments = min(segments, maxSegments)
 	parts := make([]map[string]*ledgerAccount, segments)
-	errs := make([]error, segments)
-	var wg sync.WaitGroup
+	g, gctx := errgroup.WithContext(ctx)
 	for seg := range segments {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[seg], errs[seg] = scanSegment(ctx, db, scanInput(table, seg, segments, opts.PageSize))
-		}()
+		g.Go(func() (err error) {
+			parts[seg], err = scanSegment(gctx, db, scanInput(table, seg, segments, opts.PageSize))
+			return err
+		})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return AuditReport{}, err
-		}
+	if err := g.Wait(); err != nil {
+		return AuditReport{}, err
 	}
 	accounts := map[string]*ledgerAccount{}
 	for _, part := range parts {
@@ -100,7 +97,7 @@ func scanSegment(ctx context.Context, db ScanClient, in *dynamodb.ScanInput) (ma
 	for { // ends at the segment's last page
 		out, err := db.Scan(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("ledger: audit scan of segment %d: %w", aws.ToInt32(in.Segment), err)
+			return nil, fmt.Errorf("store: audit scan of segment %d: %w", aws.ToInt32(in.Segment), err)
 		}
 		for _, item := range out.Items {
 			collect(accounts, item)
@@ -144,21 +141,23 @@ type appliedMov struct {
 }
 
 func collect(accounts map[string]*ledgerAccount, item versioned.Item) {
-	r := attrReader{item: item}
-	pk, sk := r.str(attrPK), r.str(attrSK)
-	if !strings.HasPrefix(pk, cuentaPK) {
-		return
+	var k struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
 	}
-	id := pk[len(cuentaPK):]
+	if attributevalue.UnmarshalMap(item, &k) != nil || !strings.HasPrefix(k.PK, cuentaPK) {
+		return // not the ledger's (a migration record)
+	}
+	id := k.PK[len(cuentaPK):]
 	a := accounts[id]
 	if a == nil {
 		a = &ledgerAccount{applied: map[string]appliedMov{}, undecodable: map[string]string{}}
 		accounts[id] = a
 	}
-	if sk == cuentaSK {
+	if k.SK == cuentaSK {
 		c, _, err := decodeCuenta(item)
 		if err != nil {
-			a.undecodable[sk] = fmt.Sprintf("account item: %v", err)
+			a.undecodable[k.SK] = fmt.Sprintf("account item: %v", err)
 			return
 		}
 		a.hasItem, a.saldo, a.movimientos = true, c.Saldo, c.Movimientos
@@ -166,11 +165,11 @@ func collect(accounts map[string]*ledgerAccount, item versioned.Item) {
 	}
 	ap, err := decodeApunte(item)
 	if err != nil {
-		a.undecodable[sk] = fmt.Sprintf("item %s: %v", sk, err)
+		a.undecodable[k.SK] = fmt.Sprintf("item %s: %v", k.SK, err)
 		return
 	}
-	if ap.Estado == Aplicado {
-		a.applied[sk] = appliedMov{seq: ap.Seq, delta: ap.Movimiento.Delta(), saldoTras: ap.SaldoTras}
+	if ap.Estado == ledger.Aplicado {
+		a.applied[k.SK] = appliedMov{seq: ap.Seq, delta: ap.Movimiento.Delta(), saldoTras: ap.SaldoTras}
 	}
 }
 

@@ -1,4 +1,4 @@
-package ledger_test
+package store_test
 
 import (
 	"context"
@@ -18,14 +18,15 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 var fixedNow = time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC)
 
-func newService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) *ledger.Service {
+func newService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) *store.Ledger {
 	t.Helper()
-	svc, err := ledger.New(env.Client, ledger.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func assertAccount(t *testing.T, env *testenv.DynamoDB, cta, saldo string, versi
 
 // settle delivers e as SQS would: again and again while the result says "retry", at
 // most rounds times.
-func settle(ctx context.Context, svc *ledger.Service, e ledger.Entrega, rounds int) ledger.Result {
+func settle(ctx context.Context, svc *store.Ledger, e ledger.Entrega, rounds int) ledger.Result {
 	var r ledger.Result
 	for range rounds {
 		if r, _ = svc.Apply(ctx, e); !r.Retry() {

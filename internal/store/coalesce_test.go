@@ -1,4 +1,4 @@
-package ledger_test
+package store_test
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-func countingService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) (*ledger.Service, *sim.Transport) {
+func countingService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) (*store.Ledger, *sim.Transport) {
 	t.Helper()
 	ft := sim.NewTransport(nil)
-	svc, err := ledger.New(env.ClientVia(ft), ledger.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
+	svc, err := store.New(env.ClientVia(ft), store.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

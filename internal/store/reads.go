@@ -1,16 +1,15 @@
-package ledger
+package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -21,27 +20,6 @@ type ReadClient interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 }
-
-// ErrNotFound is matched, with errors.Is, by the *NotFoundError a Reader returns for an
-// account or a movement the ledger has no record of.
-var ErrNotFound = errors.New("ledger: not found")
-
-// NotFoundError names what was not found: an account (ID empty) or one of its
-// movements.
-type NotFoundError struct {
-	Cuenta string
-	ID     string
-}
-
-func (e *NotFoundError) Error() string {
-	if e.ID == "" {
-		return fmt.Sprintf("ledger: account %s not found", e.Cuenta)
-	}
-	return fmt.Sprintf("ledger: movement %s of account %s not found", e.ID, e.Cuenta)
-}
-
-// Is makes errors.Is(err, ErrNotFound) true.
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // MaxExtracto is the most movements one Extracto call returns; it bounds the memory
 // and the DynamoDB reads a single request can cost.
@@ -62,29 +40,29 @@ func NewReader(db ReadClient, table string) *Reader {
 
 // Cuenta returns the account's current state, read strongly consistently: it
 // reflects every movement applied before the call. An unknown account is a
-// *NotFoundError.
+// *ledger.NotFoundError.
 func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
 	out, err := r.db.GetItem(ctx, getInput(r.table, cuentaKey(id)))
 	if err != nil {
-		return cuenta.Cuenta{}, fmt.Errorf("ledger: read account %s: %w", id, err)
+		return cuenta.Cuenta{}, fmt.Errorf("store: read account %s: %w", id, err)
 	}
 	if len(out.Item) == 0 {
-		return cuenta.Cuenta{}, &NotFoundError{Cuenta: id}
+		return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
 	}
 	c, _, err := decodeCuenta(out.Item)
 	return c, err
 }
 
-// Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
+// ledger.Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
 // strongly consistently: a movement whose delivery has been acknowledged is found. A
-// movement never recorded is a *NotFoundError.
-func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (Apunte, error) {
+// movement never recorded is a *ledger.NotFoundError.
+func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte, error) {
 	out, err := r.db.GetItem(ctx, getInput(r.table, movKey(cuentaID, id)))
 	if err != nil {
-		return Apunte{}, fmt.Errorf("ledger: read movement %s of account %s: %w", id, cuentaID, err)
+		return ledger.Apunte{}, fmt.Errorf("store: read movement %s of account %s: %w", id, cuentaID, err)
 	}
 	if len(out.Item) == 0 {
-		return Apunte{}, &NotFoundError{Cuenta: cuentaID, ID: id}
+		return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: cuentaID, ID: id}
 	}
 	return decodeApunte(out.Item)
 }
@@ -101,13 +79,13 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (Apunte, error
 // counts it. Paging down with beforeSeq never repeats a movement and never skips a
 // settled one, because a movement's seq never changes; movements applied meanwhile are
 // newer than any page already read and appear on a new first page.
-func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []Apunte, more bool, err error) {
+func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []ledger.Apunte, more bool, err error) {
 	if limit < 1 || limit > MaxExtracto {
-		return nil, false, fmt.Errorf("ledger: statement limit %d: want 1 to %d", limit, MaxExtracto)
+		return nil, false, fmt.Errorf("store: statement limit %d: want 1 to %d", limit, MaxExtracto)
 	}
 	// One more than asked for tells whether there are more.
 	want := limit + 1
-	movs = make([]Apunte, 0, want)
+	movs = make([]ledger.Apunte, 0, want)
 	var start versioned.Item
 	// A Query page stops at 1 MB, but without a filter every page but the last holds at
 	// least one item, so want pages always suffice; the bound only stops a misbehaving
@@ -115,7 +93,7 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 	for page := 1; ; page++ {
 		out, err := r.db.Query(ctx, extractoInput(r.table, cuentaID, beforeSeq, int32(want-len(movs)), start))
 		if err != nil {
-			return nil, false, fmt.Errorf("ledger: read the statement of account %s: %w", cuentaID, err)
+			return nil, false, fmt.Errorf("store: read the statement of account %s: %w", cuentaID, err)
 		}
 		for _, item := range out.Items {
 			a, err := decodeApunte(item)
@@ -128,7 +106,7 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 			break
 		}
 		if page >= want {
-			return nil, false, fmt.Errorf("ledger: statement of account %s: %d items after %d pages, still not done", cuentaID, len(movs), page)
+			return nil, false, fmt.Errorf("store: statement of account %s: %d items after %d pages, still not done", cuentaID, len(movs), page)
 		}
 		start = out.LastEvaluatedKey
 	}
@@ -149,18 +127,19 @@ func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
 func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
 	cond := "#pk = :pk"
 	names := map[string]string{"#pk": attrPK}
-	values := map[string]types.AttributeValue{":pk": s(cuentaPK + cuentaID)}
+	values := map[string]any{":pk": cuentaPK + cuentaID}
 	if beforeSeq > 0 {
 		cond += " AND #seq < :before"
 		names["#seq"] = attrSeq
-		values[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
+		values[":before"] = beforeSeq
 	}
+	av, _ := attributevalue.MarshalMap(values) // strings and integers always marshal
 	return &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
 		IndexName:                 aws.String(indexPorSeq),
 		KeyConditionExpression:    aws.String(cond),
 		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
+		ExpressionAttributeValues: av,
 		ScanIndexForward:          aws.Bool(false),
 		Limit:                     aws.Int32(limit),
 		ExclusiveStartKey:         start,

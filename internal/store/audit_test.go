@@ -1,4 +1,4 @@
-package ledger_test
+package store_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -27,8 +28,8 @@ func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
 		batch = append(batch, ledger.Entrega{Mov: mov(t, cta+"-rechazado", cta, movimiento.Cargo, "1000.00")}) // recorded, not applied
 	}
 	svc.ApplyAll(ctx, batch)
-	opts := ledger.AuditOptions{Segments: 3, PageSize: 2} // many small pages in parallel
-	report, err := ledger.Audit(ctx, env.Client, env.Table(), opts)
+	opts := store.AuditOptions{Segments: 3, PageSize: 2} // many small pages in parallel
+	report, err := store.Audit(ctx, env.Client, env.Table(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err = ledger.Audit(ctx, env.Client, env.Table(), opts)
+	report, err = store.Audit(ctx, env.Client, env.Table(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

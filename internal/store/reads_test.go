@@ -1,4 +1,4 @@
-package ledger
+package store
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -122,7 +124,7 @@ func TestExtractoFollowsShortPagesToTheLimit(t *testing.T) {
 	var items []versioned.Item
 	for seq := 10; seq >= 1; seq-- {
 		m := testMov(t, fmt.Sprintf("m-%d", seq), movimiento.Abono, "1.00")
-		items = append(items, apunteItem(Apunte{Movimiento: m, Huella: m.Huella(), Estado: Aplicado, Seq: int64(seq), SaldoTras: decimal.NewFromInt(int64(seq)), Aplicado: t0}, stamp(t0)))
+		items = append(items, mustItem(encodeApunte(ledger.Apunte{Movimiento: m, Huella: m.Huella(), Estado: ledger.Aplicado, Seq: int64(seq), SaldoTras: decimal.NewFromInt(int64(seq)), Aplicado: t0})))
 	}
 	for _, tc := range []struct {
 		limit     int
@@ -176,24 +178,24 @@ func TestExtractoRejectsALimitOutOfRange(t *testing.T) {
 func seeded(t *testing.T) (*testenv.DynamoDB, *Reader) {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	svc, err := New(env.Client, Config{Table: env.Table(), InsufficientFunds: Reject, Now: func() time.Time { return t0 }})
+	svc, err := New(env.Client, Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var batch []Entrega
+	var batch []ledger.Entrega
 	for i := 1; i <= 120; i++ {
-		batch = append(batch, Entrega{Mov: testMov(t, fmt.Sprintf("m-%03d", i), movimiento.Abono, fmt.Sprintf("%d.00", i)), Origen: "msg"})
+		batch = append(batch, ledger.Entrega{Mov: testMov(t, fmt.Sprintf("m-%03d", i), movimiento.Abono, fmt.Sprintf("%d.00", i)), Origen: "msg"})
 		if len(batch) == 40 {
 			for _, r := range svc.ApplyAll(ctx, batch) {
-				if r.Outcome != Applied {
+				if r.Outcome != ledger.Applied {
 					t.Fatalf("seeding: %+v", r)
 				}
 			}
 			batch = nil
 		}
 	}
-	if r, err := svc.Apply(ctx, Entrega{Mov: testMov(t, "too-much", movimiento.Cargo, "1000000.00")}); r.Outcome != Rejected {
+	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: testMov(t, "too-much", movimiento.Cargo, "1000000.00")}); r.Outcome != ledger.Rejected {
 		t.Fatalf("seeding the rejected cargo: %+v, %v", r, err)
 	}
 	return env, NewReader(env.Client, env.Table())
@@ -216,9 +218,9 @@ func TestReaderOnEveryBackend(t *testing.T) {
 	})
 	t.Run("unknown account", func(t *testing.T) {
 		_, err := r.Cuenta(ctx, "ES99")
-		var nf *NotFoundError
-		if !errors.Is(err, ErrNotFound) || !errors.As(err, &nf) || nf.Cuenta != "ES99" || nf.ID != "" {
-			t.Fatalf("err = %v, want a NotFoundError for account ES99", err)
+		var nf *ledger.NotFoundError
+		if !errors.Is(err, ledger.ErrNotFound) || !errors.As(err, &nf) || nf.Cuenta != "ES99" || nf.ID != "" {
+			t.Fatalf("err = %v, want a ledger.NotFoundError for account ES99", err)
 		}
 	})
 	t.Run("applied movement", func(t *testing.T) {
@@ -226,7 +228,7 @@ func TestReaderOnEveryBackend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Estado != Aplicado || a.Seq != 7 || !a.SaldoTras.Equal(decimal.NewFromInt(28)) || !a.Movimiento.Importe.Equal(decimal.NewFromInt(7)) || a.Motivo != "" {
+		if a.Estado != ledger.Aplicado || a.Seq != 7 || !a.SaldoTras.Equal(decimal.NewFromInt(28)) || !a.Movimiento.Importe.Equal(decimal.NewFromInt(7)) || a.Motivo != "" {
 			t.Errorf("movement = %+v, want applied as seq 7 with saldo_tras 28", a)
 		}
 	})
@@ -235,15 +237,15 @@ func TestReaderOnEveryBackend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Estado != Rechazado || a.Seq != 0 || a.Motivo == "" {
+		if a.Estado != ledger.Rechazado || a.Seq != 0 || a.Motivo == "" {
 			t.Errorf("movement = %+v, want rejected with a reason and no seq", a)
 		}
 	})
 	t.Run("unknown movement", func(t *testing.T) {
 		_, err := r.Apunte(ctx, "ES76", "m-999")
-		var nf *NotFoundError
-		if !errors.Is(err, ErrNotFound) || !errors.As(err, &nf) || nf.ID != "m-999" {
-			t.Fatalf("err = %v, want a NotFoundError for movement m-999", err)
+		var nf *ledger.NotFoundError
+		if !errors.Is(err, ledger.ErrNotFound) || !errors.As(err, &nf) || nf.ID != "m-999" {
+			t.Fatalf("err = %v, want a ledger.NotFoundError for movement m-999", err)
 		}
 	})
 	t.Run("statement pages", func(t *testing.T) {

@@ -1,0 +1,41 @@
+package ledger
+
+// Groups splits deliveries into groups that can be applied independently: deliveries
+// that touch a common account (its cuenta, or a transfer's destino) share a group, and
+// so do, transitively, the groups they link. Each group lists delivery indices in
+// arrival order; groups are ordered by their first delivery. Applying each group in
+// order, groups concurrently, keeps every account's arrival order and never makes a
+// movement wait on itself.
+func Groups(es []Entrega) [][]int {
+	parent := map[string]string{} // union-find over account ids
+	var find func(string) string
+	find = func(c string) string {
+		if p, ok := parent[c]; ok && p != c {
+			parent[c] = find(p)
+			return parent[c]
+		}
+		parent[c] = c
+		return c
+	}
+	for _, e := range es {
+		root := find(e.Mov.Cuenta)
+		for _, c := range cuentas(e) {
+			parent[find(c)] = root
+		}
+	}
+	var groups [][]int
+	at := map[string]int{} // root → position in groups
+	for i, e := range es {
+		root := find(e.Mov.Cuenta)
+		g, ok := at[root]
+		if !ok {
+			g, at[root] = len(groups), len(groups)
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
+// cuentas lists the accounts a delivery touches.
+func cuentas(e Entrega) []string { return []string{e.Mov.Cuenta} }

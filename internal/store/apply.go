@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// Apply applies one delivery and returns its result; the error is Result.Err.
+func (l *Ledger) Apply(ctx context.Context, e ledger.Entrega) (ledger.Result, error) {
+	r := l.ApplyAll(ctx, []ledger.Entrega{e})[0]
+	return r, r.Err
+}
+
+// ApplyAll applies deliveries and returns one result per delivery, in the same order.
+// Deliveries are grouped by the accounts they touch (ledger.Groups); within a group they
+// are checked against the rules in arrival order and written in as few transactions as
+// possible: each transaction carries one new image per account it touches and up to
+// 100 actions in all (DynamoDB's limit). A duplicate drops out of the transaction the
+// cancellation names it in, and the rest is retried; a rule failure excludes only its
+// own movement. Deliveries of the same (cuenta, id) within the call are resolved
+// against the first of them. Groups are processed one after the other; run ApplyAll
+// per group concurrently to spread them.
+func (l *Ledger) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result {
+	results := make([]ledger.Result, len(entregas))
+	// One timestamp per call: a transaction rebuilt for the same state has the same
+	// content, hence the same ClientRequestToken.
+	now := l.now()
+	for _, g := range ledger.Groups(entregas) {
+		l.applyGroup(ctx, entregas, g, results, now)
+	}
+	return results
+}
+
+// movID is a movement's idempotency key.
+type movID struct{ cuenta, id string }
+
+// applyGroup applies the deliveries idx (one group, in arrival order).
+func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int, res []ledger.Result, now time.Time) {
+	leaderOf := map[movID]int{} // the first delivery of each movement
+	var pending, followers []int
+	for _, i := range idx {
+		k := movID{es[i].Mov.Cuenta, es[i].Mov.ID}
+		if _, ok := leaderOf[k]; ok {
+			followers = append(followers, i)
+			continue
+		}
+		leaderOf[k] = i
+		pending = append(pending, i)
+	}
+	// Every round decides at least one delivery or ends them all, so this bound is never
+	// the reason to stop; it guards against a bug turning into an endless loop.
+	for round := 0; len(pending) > 0; round++ {
+		if round > len(idx) {
+			for _, i := range pending {
+				res[i] = failed(&ledger.TransientError{Err: errors.New("store: no progress applying the batch")}, res[i].Attempts)
+			}
+			break
+		}
+		pending = l.round(ctx, es, pending, res, now)
+	}
+	for _, i := range followers {
+		first := leaderOf[movID{es[i].Mov.Cuenta, es[i].Mov.ID}]
+		res[i] = follow(es[i].Mov, es[first].Mov, res[first])
+	}
+}
+
+// round runs one optimistic-locking update over the first chunk of the pending
+// deliveries and returns those still pending: the ones beyond this transaction's
+// capacity, and those that were not known to be duplicates when a transaction was
+// refused for others.
+func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, res []ledger.Result, now time.Time) []int {
+	chunk, cuentas := nextChunk(es, pending)
+	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: l.policy, now: now}
+	keys := make([]versioned.Item, len(cuentas))
+	for i, c := range cuentas {
+		keys[i] = cuentaKey(c)
+	}
+	r, err := l.store.Update(ctx, keys, p.plan)
+
+	var exists *versioned.ExistsError
+	switch {
+	case err == nil:
+		for _, d := range p.decisions {
+			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
+		}
+		return pending[len(chunk):] // the chunk is a prefix of pending
+	case errors.As(err, &exists):
+		resolved := map[int]bool{}
+		for _, rec := range exists.Records {
+			d := p.decisions[p.guarded[rec.Index]]
+			res[d.entrega] = existing(d.apunte.Movimiento, rec.Item, res[d.entrega].Attempts+r.Attempts)
+			resolved[d.entrega] = true
+		}
+		var still []int
+		for _, i := range pending {
+			if !resolved[i] {
+				res[i].Attempts += r.Attempts
+				still = append(still, i)
+			}
+		}
+		return still
+	default:
+		// Nothing after the failed transaction may be applied either: that would break
+		// the arrival order of its accounts.
+		attempts := r.Attempts
+		var ae *versioned.AttemptsError
+		if errors.As(err, &ae) {
+			attempts = ae.Attempts
+		}
+		for _, i := range pending {
+			res[i] = failed(classify(err, res[i].Attempts+attempts), res[i].Attempts+attempts)
+		}
+		return nil
+	}
+}
+
+// classify wraps an error that stopped a transaction as permanent (DynamoDB can never
+// accept the request, or the stored data cannot be read) or transient (anything a
+// retry may cure).
+func classify(err error, attempts int) error {
+	if errors.Is(err, ledger.ErrPermanent) {
+		return err
+	}
+	if errors.Is(err, versioned.ErrRejected) || errors.Is(err, versioned.ErrInvalidTxn) {
+		return &ledger.PermanentError{Err: err}
+	}
+	return &ledger.TransientError{Attempts: attempts, Err: err}
+}
+
+// nextChunk is the longest prefix of pending that fits one transaction, and the
+// accounts it touches in order of first appearance: at most versioned.MaxActions
+// actions (one per movement, one per account), and no item named twice.
+func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []string) {
+	seen := map[string]bool{}
+	for n, i := range pending {
+		m := es[i].Mov
+		fresh := 0
+		if !seen[m.Cuenta] {
+			fresh = 1
+		}
+		if n > 0 && n+1+len(cuentas)+fresh > versioned.MaxActions {
+			return pending[:n], cuentas
+		}
+		if fresh > 0 {
+			seen[m.Cuenta] = true
+			cuentas = append(cuentas, m.Cuenta)
+		}
+	}
+	return pending, cuentas
+}
+
+// existing is the result for m when a movement with its key is already recorded.
+func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledger.Result {
+	if stored == nil { // cannot happen while nothing deletes movements; retry decides again
+		return failed(&ledger.TransientError{Attempts: attempts, Err: fmt.Errorf("store: movement %s/%s reported existing but not found", m.Cuenta, m.ID)}, attempts)
+	}
+	a, err := decodeApunte(stored)
+	if err != nil {
+		return failed(&ledger.PermanentError{Err: err}, attempts)
+	}
+	if !sameFact(m, a.Huella) {
+		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: attempts,
+			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: a.Huella, HuellaNueva: m.Huella()}}
+	}
+	return ledger.Result{Outcome: ledger.Duplicate, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Motivo: a.Motivo, Attempts: attempts}
+}
+
+// sameFact reports whether m is the fact recorded with fingerprint stored.
+func sameFact(m movimiento.Movimiento, stored string) bool { return m.Huella() == stored }
+
+// follow is the result of a later delivery of the same (cuenta, id) within one call,
+// given the first delivery m0 and its result r0.
+func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
+	h := m.Huella()
+	var conflicting *ledger.DuplicadoConflictivoError
+	switch {
+	case r0.Outcome == ledger.Applied || r0.Outcome == ledger.Duplicate || r0.Outcome == ledger.Rejected:
+		if h != m0.Huella() {
+			return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: m0.Huella(), HuellaNueva: h}}
+		}
+		return ledger.Result{Outcome: ledger.Duplicate, Estado: r0.Estado, Seq: r0.Seq, SaldoTras: r0.SaldoTras, Motivo: r0.Motivo}
+	case errors.As(r0.Err, &conflicting) && conflicting.HuellaGuardada != h:
+		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: conflicting.HuellaGuardada, HuellaNueva: h}}
+	case r0.Outcome == ledger.Failed && h == m0.Huella():
+		return r0 // the same fact failed: it fails alike, and comes back if that one does
+	default:
+		// What is recorded under this key is not known here (the first delivery was not
+		// recorded, or conflicted with a stored movement this one may match): let it
+		// come back and be decided against the store.
+		return failed(&ledger.TransientError{Err: fmt.Errorf("store: movement %s/%s is decided on redelivery", m.Cuenta, m.ID)}, 0)
+	}
+}
+
+func failed(err error, attempts int) ledger.Result {
+	return ledger.Result{Outcome: ledger.Failed, Attempts: attempts, Err: err}
+}

@@ -1,0 +1,208 @@
+package store
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// The table's item layout (DESIGN.md, "Table"). Account ids and movement ids cannot
+// contain '#' (movimiento validates both), so "CUENTA#<cuenta>" names exactly one
+// account and "MOV#<id>" can never equal the account's sort key "CUENTA". The attribute
+// names that conditions, keys and queries use are defined here once; the items' other
+// attributes are named by their struct tags.
+const (
+	attrPK      = "pk"
+	attrSK      = "sk"
+	attrVersion = "version"
+	attrSeq     = "seq"
+	cuentaPK    = "CUENTA#"
+	cuentaSK    = "CUENTA"
+	movSK       = "MOV#"
+	// indexPorSeq is the sparse global secondary index (pk, seq) over applied
+	// movements: an account's statement in ledger order (migrations/0001_ledger.json).
+	indexPorSeq = "por_seq"
+)
+
+// Table is the versioned-store description of a ledger table named name: accounts are
+// the versioned items, movements the create-once records.
+func Table(name string) versioned.Table {
+	return versioned.Table{Name: name, PartitionKey: attrPK, SortKey: attrSK, Version: attrVersion}
+}
+
+// cuentaItem is an account item. Version is the optimistic-locking counter: read here,
+// written only by versioned (omitted when zero).
+type cuentaItem struct {
+	PK          string           `dynamodbav:"pk"`
+	SK          string           `dynamodbav:"sk"`
+	Moneda      string           `dynamodbav:"moneda"`
+	Saldo       versioned.Number `dynamodbav:"saldo"`
+	Limite      versioned.Number `dynamodbav:"limite"`
+	Movimientos int64            `dynamodbav:"movimientos"`
+	Version     int64            `dynamodbav:"version,omitempty"`
+	Creada      time.Time        `dynamodbav:"creada"`
+	Actualizada time.Time        `dynamodbav:"actualizada"`
+}
+
+// movItem is a movement item. Seq and SaldoTras are written only for an applied
+// movement, so the por_seq index holds exactly the statement.
+type movItem struct {
+	PK        string            `dynamodbav:"pk"`
+	SK        string            `dynamodbav:"sk"`
+	Tipo      string            `dynamodbav:"tipo"`
+	Importe   versioned.Number  `dynamodbav:"importe"`
+	Moneda    string            `dynamodbav:"moneda"`
+	Concepto  string            `dynamodbav:"concepto,omitempty"`
+	Fecha     string            `dynamodbav:"fecha,omitempty"`
+	Huella    string            `dynamodbav:"huella"`
+	Estado    string            `dynamodbav:"estado"`
+	Seq       int64             `dynamodbav:"seq,omitempty"`
+	SaldoTras *versioned.Number `dynamodbav:"saldo_tras,omitempty"`
+	Motivo    string            `dynamodbav:"motivo,omitempty"`
+	Aplicado  time.Time         `dynamodbav:"aplicado"`
+	Origen    string            `dynamodbav:"origen,omitempty"`
+}
+
+// accountAttrs are the attributes cuentaItem knows. An account item's other attributes
+// (written by a newer release, or by an operator) are carried over by every write, so a
+// rolling deploy never erases what it does not know yet.
+var accountAttrs = tagNames(reflect.TypeFor[cuentaItem]())
+
+func tagNames(t reflect.Type) map[string]bool {
+	names := map[string]bool{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		names[name] = true
+	}
+	return names
+}
+
+func cuentaKey(id string) versioned.Item { return key(cuentaPK+id, cuentaSK) }
+
+func movKey(cuentaID, id string) versioned.Item { return key(cuentaPK+cuentaID, movSK+id) }
+
+func key(pk, sk string) versioned.Item {
+	item, _ := attributevalue.MarshalMap(map[string]string{attrPK: pk, attrSK: sk}) // strings always marshal
+	return item
+}
+
+// encodeCuenta is the account's new image, version excluded (versioned sets it). prev is
+// the stored image (nil for a new account), whose unknown attributes are carried over.
+func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) {
+	item, err := attributevalue.MarshalMap(cuentaItem{
+		PK:          cuentaPK + c.ID,
+		SK:          cuentaSK,
+		Moneda:      c.Moneda,
+		Saldo:       versioned.NumberOf(c.Saldo),
+		Limite:      versioned.NumberOf(c.Limite),
+		Movimientos: c.Movimientos,
+		Creada:      c.Creada.UTC(),
+		Actualizada: c.Actualizada.UTC(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: encode account %s: %w", c.ID, err)
+	}
+	for name, v := range prev {
+		if !accountAttrs[name] {
+			item[name] = v
+		}
+	}
+	return item, nil
+}
+
+// decodeCuenta reads an account item; ok is false for a nil item (no account yet).
+func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
+	if item == nil {
+		return cuenta.Cuenta{}, false, nil
+	}
+	var it cuentaItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return cuenta.Cuenta{}, false, fmt.Errorf("store: account item: %w", err)
+	}
+	id, isAccount := strings.CutPrefix(it.PK, cuentaPK)
+	if !isAccount || id == "" || it.SK != cuentaSK {
+		return cuenta.Cuenta{}, false, fmt.Errorf("store: item %q/%q is not an account", it.PK, it.SK)
+	}
+	return cuenta.Cuenta{
+		ID:          id,
+		Moneda:      it.Moneda,
+		Saldo:       it.Saldo.Decimal,
+		Limite:      it.Limite.Decimal,
+		Movimientos: it.Movimientos,
+		Version:     it.Version,
+		Creada:      it.Creada,
+		Actualizada: it.Actualizada,
+	}, true, nil
+}
+
+// encodeApunte is the movement's item.
+func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
+	m := a.Movimiento
+	it := movItem{
+		PK:       cuentaPK + m.Cuenta,
+		SK:       movSK + m.ID,
+		Tipo:     string(m.Tipo),
+		Importe:  versioned.NumberOf(m.Importe),
+		Moneda:   m.Moneda,
+		Concepto: m.Concepto,
+		Fecha:    m.Fecha,
+		Huella:   a.Huella,
+		Estado:   string(a.Estado),
+		Motivo:   a.Motivo,
+		Aplicado: a.Aplicado.UTC(),
+		Origen:   a.Origen,
+	}
+	if a.Estado == ledger.Aplicado {
+		saldo := versioned.NumberOf(a.SaldoTras)
+		it.Seq, it.SaldoTras = a.Seq, &saldo
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode movement %s/%s: %w", m.Cuenta, m.ID, err)
+	}
+	return item, nil
+}
+
+// decodeApunte reads a movement item as it was stored, without today's input rules: a
+// movement recorded under yesterday's rules (a currency since withdrawn, an id rule
+// since tightened) still reads, audits and answers its duplicates.
+func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
+	var it movItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return ledger.Apunte{}, fmt.Errorf("store: movement item: %w", err)
+	}
+	cuentaID, okPK := strings.CutPrefix(it.PK, cuentaPK)
+	id, okSK := strings.CutPrefix(it.SK, movSK)
+	if !okPK || !okSK || cuentaID == "" || id == "" {
+		return ledger.Apunte{}, fmt.Errorf("store: item %q/%q is not a movement", it.PK, it.SK)
+	}
+	a := ledger.Apunte{
+		Movimiento: movimiento.Movimiento{
+			ID:       id,
+			Cuenta:   cuentaID,
+			Tipo:     movimiento.Tipo(it.Tipo),
+			Importe:  it.Importe.Decimal,
+			Moneda:   it.Moneda,
+			Concepto: it.Concepto,
+			Fecha:    it.Fecha,
+		},
+		Huella:   it.Huella,
+		Estado:   ledger.Estado(it.Estado),
+		Seq:      it.Seq,
+		Motivo:   it.Motivo,
+		Aplicado: it.Aplicado,
+		Origen:   it.Origen,
+	}
+	if it.SaldoTras != nil {
+		a.SaldoTras = it.SaldoTras.Decimal
+	}
+	return a, nil
+}

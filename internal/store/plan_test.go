@@ -1,0 +1,145 @@
+package store
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// request is a planned TransactWriteItems, read back: its actions' shape (P: put a
+// movement, A: check a movement absent, U: put an account, C: check an account), the
+// movements' seqs, and each account action by account.
+type request struct {
+	shape    string
+	seqs     []int64
+	accounts map[string]types.TransactWriteItem
+}
+
+func readRequest(in *dynamodb.TransactWriteItemsInput) request {
+	r := request{accounts: map[string]types.TransactWriteItem{}}
+	for _, it := range in.TransactItems {
+		switch {
+		case it.Put != nil && it.Put.Item["sk"].(*types.AttributeValueMemberS).Value == cuentaSK:
+			r.shape += "U"
+			r.accounts[it.Put.Item["pk"].(*types.AttributeValueMemberS).Value] = it
+		case it.Put != nil:
+			r.shape += "P"
+			if seq, ok := it.Put.Item["seq"].(*types.AttributeValueMemberN); ok {
+				r.seqs = append(r.seqs, decimal.RequireFromString(seq.Value).IntPart())
+			}
+		case it.ConditionCheck != nil && it.ConditionCheck.Key["sk"].(*types.AttributeValueMemberS).Value == cuentaSK:
+			r.shape += "C"
+			r.accounts[it.ConditionCheck.Key["pk"].(*types.AttributeValueMemberS).Value] = it
+		case it.ConditionCheck != nil:
+			r.shape += "A"
+		}
+	}
+	return r
+}
+
+// plannedRequest plans movs (all deliveries pending) against the account items in st
+// and builds the request, without any I/O.
+func plannedRequest(t *testing.T, st versioned.State, policy ledger.FundsPolicy, movs ...movimiento.Movimiento) request {
+	t.Helper()
+	var es []ledger.Entrega
+	var pending []int
+	for i, m := range movs {
+		es = append(es, ledger.Entrega{Mov: m, Origen: "msg"})
+		pending = append(pending, i)
+	}
+	chunk, cuentas := nextChunk(es, pending)
+	if len(chunk) != len(movs) {
+		t.Fatalf("only %d of %d movements fit one transaction", len(chunk), len(movs))
+	}
+	if st.Items == nil {
+		st = versioned.State{Items: make([]versioned.Item, len(cuentas)), Versions: make([]int64, len(cuentas))}
+	}
+	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: policy, now: t0}
+	txn, err := p.plan(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]versioned.Item, len(cuentas))
+	for i, c := range cuentas {
+		keys[i] = cuentaKey(c)
+	}
+	in, err := versioned.BuildInput(Table("ledger"), keys, st.Versions, txn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readRequest(in)
+}
+
+// TestPlannedRequests table-tests the TransactWriteItems deliveries turn into, for a
+// given account state.
+func TestPlannedRequests(t *testing.T) {
+	existing := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, nil))
+	existing["version"] = &types.AttributeValueMemberN{Value: "6"}
+	at6 := versioned.State{Items: []versioned.Item{existing}, Versions: []int64{6}}
+	cases := []struct {
+		name    string
+		state   versioned.State
+		policy  ledger.FundsPolicy
+		movs    []movimiento.Movimiento
+		actions string
+		cond    string // the account action's condition
+		saldo   string // the account's new saldo, if written
+		seqs    []int64
+	}{
+		{name: "first movement opens the account", policy: ledger.Retry,
+			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Abono, "10.00")}, actions: "PU", cond: "attribute_not_exists(#pk)", saldo: "10", seqs: []int64{1}},
+		{name: "abono on an existing account", state: at6, policy: ledger.Retry,
+			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Abono, "0.01")}, actions: "PU", cond: "#v = :v", saldo: "30.01", seqs: []int64{5}},
+		{name: "three coalesced, summed change", state: at6, policy: ledger.Retry,
+			movs:    []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.00"), testMov(t, "b", movimiento.Abono, "5.00"), testMov(t, "c", movimiento.Cargo, "1.50")},
+			actions: "PPPU", cond: "#v = :v", saldo: "3.5", seqs: []int64{5, 6, 7}},
+		{name: "insufficient under retry: checked absent, account guarded", state: at6, policy: ledger.Retry,
+			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.01")}, actions: "AC", cond: "#v = :v"},
+		{name: "insufficient under reject: recorded, account guarded", state: at6, policy: ledger.Reject,
+			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.01")}, actions: "PC", cond: "#v = :v"},
+		{name: "a rule failure excludes only its own movement", state: at6, policy: ledger.Retry,
+			movs:    []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "31.00"), testMov(t, "b", movimiento.Abono, "1.00"), testMov(t, "c", movimiento.Cargo, "31.00")},
+			actions: "PPAU", cond: "#v = :v", saldo: "0", seqs: []int64{5, 6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := plannedRequest(t, tc.state, tc.policy, tc.movs...)
+			if r.shape != tc.actions {
+				t.Fatalf("actions = %s, want %s", r.shape, tc.actions)
+			}
+			if !slices.Equal(r.seqs, tc.seqs) {
+				t.Errorf("seqs = %v, want %v", r.seqs, tc.seqs)
+			}
+			acct := r.accounts["CUENTA#ES76"]
+			cond := ""
+			switch {
+			case acct.Put != nil:
+				cond = aws.ToString(acct.Put.ConditionExpression)
+				if got := acct.Put.Item["saldo"].(*types.AttributeValueMemberN).Value; !decimal.RequireFromString(got).Equal(decimal.RequireFromString(tc.saldo)) {
+					t.Errorf("new saldo = %s, want %s", got, tc.saldo)
+				}
+				want := int64(1)
+				if tc.state.Versions != nil {
+					want = tc.state.Versions[0] + 1
+				}
+				if got := acct.Put.Item["version"].(*types.AttributeValueMemberN).Value; got != decimal.NewFromInt(want).String() {
+					t.Errorf("new version = %s, want %d", got, want)
+				}
+			case acct.ConditionCheck != nil:
+				cond = aws.ToString(acct.ConditionCheck.ConditionExpression)
+			}
+			if cond != tc.cond {
+				t.Errorf("account condition = %q, want %q", cond, tc.cond)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+// Package store is the ledger on one DynamoDB table: the item layout, applying
+// movements so that each movement item is written in the same TransactWriteItems as
+// its account's version-checked new image (internal/versioned), the reads behind the
+// balance API, and the audit. The movement item is both the ledger line and the
+// idempotency record: no separate table, no TTL, and a duplicate arriving a year later
+// is still recognised.
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// Config configures a Ledger. Table is the ledger table's name. Locking bounds the
+// optimistic-locking retries (zero: versioned.DefaultPolicy). CacheSize is the number of
+// accounts whose last known state is kept in memory, so a warm account costs one call
+// per transaction (0: DefaultCacheSize; negative: no cache). Now is the clock for the
+// aplicado/actualizada timestamps (nil: time.Now).
+type Config struct {
+	Table             string
+	InsufficientFunds ledger.FundsPolicy
+	Locking           versioned.Policy
+	CacheSize         int
+	Now               func() time.Time
+}
+
+// DefaultCacheSize keeps the state of the 10,000 most recently used accounts: about
+// 10 MB, a small part of a Lambda's memory.
+const DefaultCacheSize = 10_000
+
+// Ledger applies movements to accounts. It is safe for concurrent use; concurrent
+// writers to one account are serialised by the account's version, not by a lock.
+type Ledger struct {
+	store  *versioned.Store
+	policy ledger.FundsPolicy
+	now    func() time.Time
+}
+
+// New returns a Ledger writing through db.
+func New(db versioned.Client, cfg Config) (*Ledger, error) {
+	policy, err := ledger.ParseFundsPolicy(string(cfg.InsufficientFunds))
+	if err != nil {
+		return nil, err
+	}
+	cacheSize := cfg.CacheSize
+	if cacheSize == 0 {
+		cacheSize = DefaultCacheSize
+	}
+	store, err := versioned.New(db, Table(cfg.Table), versioned.Options{Policy: cfg.Locking, CacheSize: max(cacheSize, 0)})
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Ledger{store: store, policy: policy, now: now}, nil
+}

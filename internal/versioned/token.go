@@ -1,0 +1,110 @@
+package versioned
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"maps"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// tokenBytes is how much of the request's SHA-256 makes its ClientRequestToken: 18
+// bytes are 36 hex characters, DynamoDB's maximum token length.
+const tokenBytes = 18
+
+// token derives the ClientRequestToken from the request's whole content: an SDK retry
+// of the same attempt (say, after a lost response) sends the same token and DynamoDB
+// answers it without applying it twice; a different request, even for the same keys and
+// versions, never reuses a token, so DynamoDB never answers IdempotentParameterMismatch.
+func token(in *dynamodb.TransactWriteItemsInput) string {
+	var b []byte
+	for _, it := range in.TransactItems {
+		switch {
+		case it.Put != nil:
+			p := it.Put
+			b = appendAction(append(b, 'P'), aws.ToString(p.TableName), p.Item, aws.ToString(p.ConditionExpression), p.ExpressionAttributeNames, p.ExpressionAttributeValues)
+		case it.ConditionCheck != nil:
+			c := it.ConditionCheck
+			b = appendAction(append(b, 'C'), aws.ToString(c.TableName), c.Key, aws.ToString(c.ConditionExpression), c.ExpressionAttributeNames, c.ExpressionAttributeValues)
+		}
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:tokenBytes])
+}
+
+func appendAction(b []byte, table string, item Item, cond string, names map[string]string, values Item) []byte {
+	b = appendString(b, table)
+	b = appendMap(b, item)
+	b = appendString(b, cond)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		b = appendString(appendString(b, k), names[k])
+	}
+	return appendMap(b, values)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendMap encodes a map's entries sorted by name, after their count.
+func appendMap(b []byte, m map[string]types.AttributeValue) []byte {
+	b = binary.AppendUvarint(append(b, 'M'), uint64(len(m)))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b = appendValue(appendString(b, k), m[k])
+	}
+	return b
+}
+
+// appendValue encodes v canonically: a type tag, then the value, length-prefixed. Two
+// values encode alike exactly when DynamoDB would store the same thing (modulo number
+// spelling, which the callers keep canonical).
+func appendValue(b []byte, v types.AttributeValue) []byte {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return appendString(append(b, 'S'), v.Value)
+	case *types.AttributeValueMemberN:
+		return appendString(append(b, 'N'), v.Value)
+	case *types.AttributeValueMemberB:
+		return appendString(append(b, 'B'), string(v.Value))
+	case *types.AttributeValueMemberBOOL:
+		if v.Value {
+			return append(b, 'T')
+		}
+		return append(b, 'F')
+	case *types.AttributeValueMemberNULL:
+		return append(b, '0')
+	case *types.AttributeValueMemberL:
+		b = binary.AppendUvarint(append(b, 'L'), uint64(len(v.Value)))
+		for _, e := range v.Value {
+			b = appendValue(b, e)
+		}
+		return b
+	case *types.AttributeValueMemberM:
+		return appendMap(b, v.Value)
+	case *types.AttributeValueMemberSS:
+		return appendSet(append(b, 's'), v.Value)
+	case *types.AttributeValueMemberNS:
+		return appendSet(append(b, 'n'), v.Value)
+	case *types.AttributeValueMemberBS:
+		members := make([]string, len(v.Value))
+		for i, e := range v.Value {
+			members[i] = string(e)
+		}
+		return appendSet(append(b, 'b'), members)
+	}
+	return append(b, '?')
+}
+
+func appendSet(b []byte, members []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(members)))
+	for _, m := range slices.Sorted(slices.Values(members)) {
+		b = appendString(b, m)
+	}
+	return b
+}
