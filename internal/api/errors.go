@@ -61,9 +61,9 @@ func pathValue(w http.ResponseWriter, r *http.Request, name string, validate fun
 	v = r.PathValue(name)
 	if err := validate(v); err != nil {
 		msg := name + " is not valid"
-		var idErr *movimiento.IDError
-		if errors.As(err, &idErr) {
-			msg = name + " " + idErr.Reason
+		var fe *movimiento.FieldError
+		if errors.As(err, &fe) {
+			msg = name + " " + fe.Rule
 		}
 		badRequest(w, msg)
 		return "", false

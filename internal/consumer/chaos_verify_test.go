@@ -132,7 +132,7 @@ func Verify(ctx context.Context, db QueryClient, table string, res Result) (Repo
 			}
 			continue
 		}
-		if s.huella != m.Huella() {
+		if !m.MatchesHuella(s.huella) {
 			bad(key, "recorded with fingerprint %s, the movement's is %s: a conflicting duplicate was recorded", s.huella, m.Huella())
 		}
 		switch {

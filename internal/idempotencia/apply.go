@@ -94,7 +94,7 @@ func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movim
 	if err != nil {
 		return transient(err)
 	}
-	if rec.Huella != res.huella {
+	if !m.MatchesHuella(rec.Huella) {
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: 1,
 			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: rec.Huella, HuellaNueva: res.huella}}
 	}

@@ -1,151 +1,181 @@
 package movimiento
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // maxBody is SQS's maximum message size: a larger body did not come from the
 // queue intact, and bounding it bounds the work spent on it.
 const maxBody = 256 << 10
 
-// Envelope kinds, as EnvelopeError.Kind reports them.
-const (
-	kindSNS         = "SNS"
-	kindEventBridge = "EventBridge"
+// strict spells out the JSON rules Parse relies on, all v2 defaults: a repeated
+// name is ambiguous, so an error at any depth; so is invalid UTF-8; names match
+// case-sensitively; unknown members are ignored.
+var strict = json.JoinOptions(
+	jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false),
+	json.MatchCaseInsensitiveNames(false),
+	json.RejectUnknownMembers(false),
 )
 
-// Keys Parse reads, after the movement's fields (fID … fFecha).
-const (
-	fType       = numFields + iota // SNS: must be "Notification"
-	fMessage                       // SNS: the movement as a JSON string
-	fDetail                        // EventBridge: the movement as an object
-	fDetailType                    // EventBridge: marks an event
-	numKeys
-)
+// message is one JSON object as Parse reads it. Members are kept raw (nil when
+// absent), so a wrong JSON type is reported in its field's turn and a number
+// keeps its literal.
+type message struct {
+	ID        jsontext.Value `json:"id"`
+	Cuenta    jsontext.Value `json:"cuenta"`
+	Tipo      jsontext.Value `json:"tipo"`
+	Importe   jsontext.Value `json:"importe"`
+	Moneda    jsontext.Value `json:"moneda"`
+	Concepto  jsontext.Value `json:"concepto"`
+	Fecha     jsontext.Value `json:"fecha"`
+	Destino   jsontext.Value `json:"destino"`
+	Anula     jsontext.Value `json:"anula"`
+	Retencion jsontext.Value `json:"retencion"`
+	Expira    jsontext.Value `json:"expira"`
 
-// fieldNames are the JSON names of the movement's fields, by index.
-var fieldNames = [numFields]string{"id", "cuenta", "tipo", "importe", "moneda", "concepto", "fecha"}
+	Type       jsontext.Value `json:"Type"`        // SNS: must be "Notification"
+	Message    jsontext.Value `json:"Message"`     // SNS: the movement as a JSON string
+	DetailType jsontext.Value `json:"detail-type"` // EventBridge: marks an event
+	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
+}
 
-// object holds the raw JSON value of each key Parse reads from one JSON object;
-// nil means absent. The slices point into the parsed body.
-type object [numKeys][]byte
-
-// Parse reads an SQS message body: a movement JSON object, an SNS notification
-// envelope whose Message is the movement as a JSON string, or an EventBridge
-// event whose detail is the movement. The kind is decided by the top-level keys:
-// "detail-type" and "detail" make an EventBridge event, else "Type" makes an SNS
-// envelope, else the object is the movement. Envelopes cannot be nested.
-//
-// Keys are matched case-sensitively, unknown keys are ignored, and a repeated key
-// is an error. Importe may be a JSON string or number; a number is read from its
-// literal text, never through float64. Bodies over 256 KiB (SQS's limit) are
-// rejected before decoding. Every error matches ErrInvalid; a problem with the
-// movement inside an envelope is an *EnvelopeError wrapping the movement's own
-// typed error.
+// Parse reads an SQS message body: a movement, an SNS notification whose
+// Message is the movement as a JSON string, or an EventBridge event whose
+// detail is the movement ("detail-type" and "detail" make an event, else "Type"
+// makes an SNS envelope; envelopes cannot be nested). A JSON number importe is
+// read from its literal, never through float64. Bodies over 256 KiB are
+// refused unread. Errors are *FieldError, with paths such as "Message.importe"
+// inside an envelope.
 func Parse(body []byte) (Movimiento, error) {
 	if len(body) > maxBody {
-		return Movimiento{}, &SyntaxError{Err: fmt.Errorf("body is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}
+		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}
 	}
-	obj, err := readObject(body)
+	msg, err := decode(body)
 	if err != nil {
 		return Movimiento{}, err
 	}
-	switch envelope(&obj) {
-	case kindEventBridge:
-		detail := obj[fDetail]
-		if detail[0] != '{' {
-			return Movimiento{}, &EnvelopeError{Kind: kindEventBridge, Reason: "detail must be a JSON object, got " + describe(detail)}
+	switch msg.envelope() {
+	case "EventBridge":
+		if k := msg.Detail.Kind(); k != '{' {
+			return Movimiento{}, &FieldError{Field: "detail", Rule: "must be a JSON object holding the movement, got " + kindNames[k]}
 		}
-		inner, err := readObject(detail)
-		return fromInner(kindEventBridge, "detail", &inner, err)
-	case kindSNS:
-		if t := obj[fType]; t[0] != '"' || decodeString(t) != "Notification" {
-			return Movimiento{}, &EnvelopeError{Kind: kindSNS, Reason: `Type must be "Notification", got ` + describe(t)}
+		return unwrap("detail", msg.Detail)
+	case "SNS":
+		if t := text(msg.Type); t != "Notification" {
+			rule := `must be "Notification": only SNS notifications carry a movement`
+			if k := msg.Type.Kind(); k != '"' {
+				rule += ", got " + kindNames[k]
+			}
+			return Movimiento{}, &FieldError{Field: "Type", Value: t, Rule: rule}
 		}
-		msg := obj[fMessage]
-		if msg == nil || msg[0] == 'n' {
-			return Movimiento{}, &EnvelopeError{Kind: kindSNS, Reason: "Message is missing"}
+		if k := msg.Message.Kind(); k != '"' {
+			return Movimiento{}, &FieldError{Field: "Message", Rule: "must be a JSON string holding the movement, got " + kindNames[k]}
 		}
-		if msg[0] != '"' {
-			return Movimiento{}, &EnvelopeError{Kind: kindSNS, Reason: "Message must be a JSON string, got " + describe(msg)}
-		}
-		inner, err := readObject(unquote(msg))
-		return fromInner(kindSNS, "Message", &inner, err)
+		return unwrap("Message", []byte(text(msg.Message)))
 	}
-	return fromObject(&obj)
+	return msg.movimiento()
 }
 
-// envelope names the kind of envelope obj is, or "" for a plain movement.
-func envelope(obj *object) string {
+// decode reads b as exactly one JSON object.
+func decode(b []byte) (message, error) {
+	var msg message
+	err := json.Unmarshal(b, &msg, strict)
+	var notObject *json.SemanticError // the only kind there is: members are raw
 	switch {
-	case obj[fDetailType] != nil && obj[fDetail] != nil:
-		return kindEventBridge
-	case obj[fType] != nil:
-		return kindSNS
+	case errors.As(err, &notObject):
+		return msg, &FieldError{Rule: "must be a JSON object, got " + kindNames[notObject.JSONKind]}
+	case err != nil:
+		return msg, &FieldError{Rule: "is not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")}
+	case bytes.TrimLeft(b, " \t\r\n")[0] == 'n':
+		return msg, &FieldError{Rule: "must be a JSON object, got a JSON null"}
+	}
+	return msg, nil
+}
+
+// envelope names the envelope msg is, or "" for a plain movement.
+func (msg *message) envelope() string {
+	switch {
+	case msg.DetailType != nil && msg.Detail != nil:
+		return "EventBridge"
+	case msg.Type != nil:
+		return "SNS"
 	}
 	return ""
 }
 
-// fromInner reads the movement inside an envelope of kind, found at where;
-// scanErr is the error reading it as a JSON object, if any.
-func fromInner(kind, where string, inner *object, scanErr error) (Movimiento, error) {
-	if scanErr != nil {
-		return Movimiento{}, &EnvelopeError{Kind: kind, Reason: "in " + where, Err: scanErr}
-	}
-	if nested := envelope(inner); nested != "" {
-		return Movimiento{}, &EnvelopeError{Kind: kind, Reason: where + " holds an " + nested + " envelope; envelopes cannot be nested"}
-	}
-	m, err := fromObject(inner)
-	if err != nil {
-		return Movimiento{}, &EnvelopeError{Kind: kind, Reason: "in " + where, Err: err}
-	}
-	return m, nil
-}
-
-// fromObject validates the movement fields of obj.
-func fromObject(obj *object) (Movimiento, error) {
-	var d Datos
-	var typeErrs [numFields]error
-	dst := [numFields]*string{&d.ID, &d.Cuenta, (*string)(&d.Tipo), &d.Importe, &d.Moneda, &d.Concepto, &d.Fecha}
-	for f, p := range dst {
-		raw := obj[f]
-		switch {
-		case raw == nil || raw[0] == 'n': // absent or null: left empty, as absent
-		case raw[0] == '"':
-			*p = decodeString(raw)
-		case f == fImporte && (raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9'):
-			*p = string(raw) // the number's literal, checked like a string
-		default:
-			typeErrs[f] = &FieldTypeError{Field: fieldNames[f], Got: kindOf(raw)}
+// unwrap parses the movement in an envelope's member where, reporting its
+// problems under that member.
+func unwrap(where string, b []byte) (Movimiento, error) {
+	msg, err := decode(b)
+	if err == nil {
+		if kind := msg.envelope(); kind != "" {
+			return Movimiento{}, &FieldError{Field: where, Rule: "holds an " + kind + " envelope; envelopes cannot be nested"}
+		}
+		var m Movimiento
+		if m, err = msg.movimiento(); err == nil {
+			return m, nil
 		}
 	}
-	return validate(&d, &typeErrs)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		inner := *fe
+		inner.Field = strings.TrimSuffix(where+"."+fe.Field, ".")
+		err = &inner
+	}
+	return Movimiento{}, err
 }
 
-func keyIndex(key []byte) int {
-	switch string(key) {
-	case "id":
-		return fID
-	case "cuenta":
-		return fCuenta
-	case "tipo":
-		return fTipo
-	case "importe":
-		return fImporte
-	case "moneda":
-		return fMoneda
-	case "concepto":
-		return fConcepto
-	case "fecha":
-		return fFecha
-	case "Type":
-		return fType
-	case "Message":
-		return fMessage
-	case "detail":
-		return fDetail
-	case "detail-type":
-		return fDetailType
+// movimiento validates the movement members of msg.
+func (msg *message) movimiento() (Movimiento, error) {
+	var d Datos
+	var wrongType *FieldError // the first in field order
+	for _, f := range [...]struct {
+		name string
+		raw  jsontext.Value
+		dst  *string
+	}{
+		{"id", msg.ID, &d.ID}, {"cuenta", msg.Cuenta, &d.Cuenta}, {"tipo", msg.Tipo, (*string)(&d.Tipo)},
+		{"importe", msg.Importe, &d.Importe}, {"moneda", msg.Moneda, &d.Moneda}, {"concepto", msg.Concepto, &d.Concepto},
+		{"fecha", msg.Fecha, &d.Fecha}, {"destino", msg.Destino, &d.Destino}, {"anula", msg.Anula, &d.Anula},
+		{"retencion", msg.Retencion, &d.Retencion}, {"expira", msg.Expira, &d.Expira},
+	} {
+		switch k := f.raw.Kind(); {
+		case k == '0' && f.name == "importe":
+			*f.dst = string(f.raw) // the literal, checked like a string
+		case k == 0 || k == 'n' || k == '"': // absent and null are alike
+			*f.dst = text(f.raw)
+		case wrongType == nil:
+			want := "a JSON string"
+			if f.name == "importe" {
+				want += " or number"
+			}
+			wrongType = &FieldError{Field: f.name, Rule: "must be " + want + ", got " + kindNames[k]}
+		}
 	}
-	return -1
+	return validate(&d, wrongType)
+}
+
+// text returns the text of a JSON string, or "" for any other value.
+func text(raw jsontext.Value) string {
+	switch {
+	case raw.Kind() != '"':
+		return ""
+	case bytes.IndexByte(raw, '\\') < 0: // no escapes: the text is between the quotes
+		return string(raw[1 : len(raw)-1])
+	}
+	b, _ := jsontext.AppendUnquote(nil, raw) // valid: the decoder checked it
+	return string(b)
+}
+
+// kindNames names each JSON kind for messages; 0 is an absent member.
+var kindNames = map[jsontext.Kind]string{
+	0: "nothing", 'n': "a JSON null", 't': "a JSON boolean", 'f': "a JSON boolean",
+	'"': "a JSON string", '0': "a JSON number", '{': "a JSON object", '[': "a JSON array",
 }

@@ -164,15 +164,12 @@ func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledg
 	if err != nil {
 		return failed(&ledger.PermanentError{Err: err}, attempts)
 	}
-	if !sameFact(m, a.Huella) {
+	if !m.MatchesHuella(a.Huella) {
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: attempts,
 			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: a.Huella, HuellaNueva: m.Huella()}}
 	}
 	return ledger.Result{Outcome: ledger.Duplicate, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Motivo: a.Motivo, Attempts: attempts}
 }
-
-// sameFact reports whether m is the fact recorded with fingerprint stored.
-func sameFact(m movimiento.Movimiento, stored string) bool { return m.Huella() == stored }
 
 // follow is the result of a later delivery of the same (cuenta, id) within one call,
 // given the first delivery m0 and its result r0.

@@ -64,8 +64,9 @@ func TestAcceptedIDsNeverCarryTheSeparator(t *testing.T) {
 		id := rapid.OneOf(adversarial(), valid(idCharset, 128)).Draw(t, "id")
 		m, err := build(cuenta, id)
 		if err != nil {
-			if !errors.Is(err, movimiento.ErrInvalid) {
-				t.Fatalf("(%q, %q) refused with %v, want an error matching ErrInvalid", cuenta, id, err)
+			var fe *movimiento.FieldError
+			if !errors.Is(err, movimiento.ErrInvalid) || !errors.As(err, &fe) || fe.Field != "id" && fe.Field != "cuenta" {
+				t.Fatalf("(%q, %q) refused with %v, want an id or cuenta *FieldError", cuenta, id, err)
 			}
 			return
 		}

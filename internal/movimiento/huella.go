@@ -1,0 +1,52 @@
+package movimiento
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// Huella is the movement's fingerprint, which tells a redelivery of a fact
+// from a conflicting reuse of its key: lowercase hex SHA-256 of "v2", cuenta,
+// id, tipo, importe, moneda, destino, anula, retencion and expira joined by
+// "\n" (which none can contain). Importe is its canonical text ("50" for
+// "50.00"), so no currency table is needed; expira is UTC RFC 3339; absent
+// fields are "". Concepto and Fecha are informational and left out.
+func (m Movimiento) Huella() string {
+	importe, expira := "", ""
+	if !m.Importe.IsZero() {
+		importe = m.Importe.String()
+	}
+	if !m.Expira.IsZero() {
+		expira = m.Expira.UTC().Format(time.RFC3339Nano)
+	}
+	return hash("v2", m.Cuenta, m.ID, string(m.Tipo), importe, m.Moneda, m.Destino, m.Anula, m.Retencion, expira)
+}
+
+// MatchesHuella reports whether a stored fingerprint is m's: its Huella or,
+// for an abono or cargo, a "v1" one as written before: "v1", cuenta, id, tipo,
+// importe padded to the currency's minor units and moneda. Any padding of 0 to
+// 4 decimals that keeps importe's digits is tried, so no currency table is
+// needed (a withdrawn currency still matches) and equal amounts are one fact.
+func (m Movimiento) MatchesHuella(stored string) bool {
+	if stored == m.Huella() {
+		return true
+	}
+	if m.Tipo != Abono && m.Tipo != Cargo {
+		return false
+	}
+	for scale := int32(0); scale <= 4; scale++ {
+		if m.Importe.Truncate(scale).Equal(m.Importe) &&
+			stored == hash("v1", m.Cuenta, m.ID, string(m.Tipo), m.Importe.StringFixed(scale), m.Moneda) {
+			return true
+		}
+	}
+	return false
+}
+
+// hash is the lowercase hex SHA-256 of parts joined by "\n".
+func hash(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,226 @@
+package movimiento
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// Limits of the message contract. Ids and accounts are ASCII letters, digits
+// and the punctuation below: a Unicode look-alike would make a different key
+// that reads the same.
+const (
+	maxID, maxCuenta, maxConcepto = 128, 64, 256
+	maxSignificant                = 20 // keeps sums far inside DynamoDB's 38 digits
+	idPunct, cuentaPunct          = "._:/@+=-", "._-"
+)
+
+// plainDecimal is importe's notation; a sign is matched only to report "-5" as
+// not greater than zero, which is what the producer got wrong.
+var plainDecimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
+
+// fields is the order in which problems are reported: the first one wins.
+var fields = [...]string{"id", "cuenta", "tipo", "importe", "moneda", "concepto", "fecha", "destino", "anula", "retencion", "expira"}
+
+// own maps each tipo to the member it requires and no other tipo may carry.
+var own = map[Tipo]string{
+	Abono: "", Cargo: "", Traspaso: "destino", Anulacion: "anula",
+	Retencion: "expira", Captura: "retencion", Liberacion: "retencion",
+}
+
+// New validates d and returns its movement, or the first problem in field
+// order (id, cuenta, tipo, importe, moneda and importe's scale against it,
+// concepto, fecha, destino, anula, retencion, expira) as a *FieldError.
+// Importe and moneda are required for abono, cargo, traspaso and retencion,
+// optional for anulacion and captura; liberacion takes no importe. Without
+// moneda, importe's scale is the ledger's to check against the account's
+// currency, as is whether expira lies ahead (that needs a clock).
+func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
+
+// validate checks d in field order, filling the parsed values; wrongType, when
+// not nil, is a JSON type problem Parse found, reported in its field's turn.
+func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
+	m := Movimiento{
+		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
+		Fecha: d.Fecha, Destino: d.Destino, Anula: d.Anula, Retencion: d.Retencion,
+	}
+	amount := d.Tipo == Abono || d.Tipo == Cargo || d.Tipo == Traspaso || d.Tipo == Retencion
+	var err error
+	for _, f := range fields {
+		switch f {
+		case "id":
+			err = checkKey(f, d.ID, maxID, idPunct)
+		case "cuenta":
+			err = checkKey(f, d.Cuenta, maxCuenta, cuentaPunct)
+		case "tipo":
+			if _, ok := own[d.Tipo]; !ok {
+				err = requiredOr(f, string(d.Tipo), `must be "abono", "cargo", "traspaso", "anulacion", "retencion", "captura" or "liberacion"`)
+			}
+		case "importe":
+			if d.Tipo == Liberacion && d.Importe != "" {
+				err = &FieldError{f, d.Importe, "is not allowed for tipo liberacion: a release frees the whole hold"}
+			} else if amount || d.Importe != "" {
+				m.Importe, err = checkImporte(d.Importe)
+			}
+		case "moneda":
+			if amount || d.Moneda != "" {
+				err = checkMoneda(d.Moneda, d.Importe)
+			}
+		case "concepto":
+			err = checkConcepto(d.Concepto)
+		case "fecha":
+			_, err = checkTime(f, d.Fecha)
+		case "destino":
+			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
+				err = &FieldError{f, d.Destino, "must differ from cuenta"}
+			}
+		case "anula", "retencion":
+			v := d.Anula
+			if f == "retencion" {
+				v = d.Retencion
+			}
+			if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
+				err = &FieldError{f, v, "must differ from id: it names another movement"}
+			}
+		case "expira":
+			if err = ownMember(d, f, d.Expira, 0, ""); err == nil {
+				m.Expira, err = checkTime(f, d.Expira)
+			}
+		}
+		if wrongType != nil && wrongType.Field == f {
+			err = wrongType
+		}
+		if err != nil {
+			return Movimiento{}, err
+		}
+	}
+	return m, nil
+}
+
+// ownMember checks member f, valued v, that only some tipos carry: present
+// exactly when d's tipo needs it, then (when maxLen > 0) by checkKey's rules.
+func ownMember(d *Datos, f, v string, maxLen int, punct string) error {
+	switch needed := own[d.Tipo] == f; {
+	case needed && v == "":
+		return &FieldError{Field: f, Rule: "is required for tipo " + string(d.Tipo)}
+	case !needed && v != "":
+		return &FieldError{f, v, "is not allowed for tipo " + string(d.Tipo)}
+	case v != "" && maxLen > 0:
+		return checkKey(f, v, maxLen, punct)
+	}
+	return nil
+}
+
+// requiredOr reports a missing field, or a present one that breaks rule.
+func requiredOr(field, value, rule string) error {
+	if value == "" {
+		return &FieldError{Field: field, Rule: "is required"}
+	}
+	return &FieldError{field, value, rule}
+}
+
+// ValidateID checks a movement id alone by the message's rules (1–128
+// characters of [A-Za-z0-9._:/@+=-]), for callers that get an id without a
+// message, such as the balance API's path. Errors are *FieldError.
+func ValidateID(s string) error { return checkKey("id", s, maxID, idPunct) }
+
+// ValidateCuenta checks an account id alone by the message's rules (1–64
+// characters of [A-Za-z0-9._-]); errors as for ValidateID.
+func ValidateCuenta(s string) error { return checkKey("cuenta", s, maxCuenta, cuentaPunct) }
+
+// checkKey checks an id-like field: present, of ASCII letters, digits and
+// punct only, at most maxLen long.
+func checkKey(field, s string, maxLen int, punct string) error {
+	if s == "" {
+		return &FieldError{Field: field, Rule: "is required"}
+	}
+	for i := range len(s) {
+		if c := s[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(punct, c) >= 0 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		what := fmt.Sprintf("%q (%U)", r, r)
+		if r == utf8.RuneError && size == 1 {
+			what = fmt.Sprintf("the invalid UTF-8 byte 0x%02x", s[i])
+		}
+		return &FieldError{field, s, "contains " + what + "; allowed are A-Z a-z 0-9 and " + strings.Join(strings.Split(punct, ""), " ")}
+	}
+	if len(s) > maxLen {
+		return &FieldError{field, s, fmt.Sprintf("is %d characters long; at most %d are allowed", len(s), maxLen)}
+	}
+	return nil
+}
+
+// checkImporte checks importe's notation, sign and significant digits.
+func checkImporte(s string) (decimal.Decimal, error) {
+	if s == "" {
+		return decimal.Zero, &FieldError{Field: "importe", Rule: "is required"}
+	}
+	if !plainDecimal.MatchString(s) {
+		return decimal.Zero, &FieldError{"importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`}
+	}
+	// Significant digits: neither leading zeros nor trailing fractional ones.
+	intPart, frac, _ := strings.Cut(strings.TrimLeft(s, "-0"), ".")
+	n := len(strings.TrimLeft(intPart+strings.TrimRight(frac, "0"), "0"))
+	if s[0] == '-' || n == 0 {
+		return decimal.Zero, &FieldError{"importe", s, "must be greater than zero"}
+	}
+	if n > maxSignificant {
+		return decimal.Zero, &FieldError{"importe", s, fmt.Sprintf("has %d significant digits; at most %d are allowed", n, maxSignificant)}
+	}
+	return decimal.RequireFromString(s), nil
+}
+
+// checkMoneda checks moneda, then the decimals written in importe against it
+// (trailing zeros count: the rule is about the text, never about rounding).
+func checkMoneda(moneda, importe string) error {
+	units, ok := MinorUnits(moneda)
+	if !ok {
+		rule := "must be an active ISO 4217 currency code with minor units"
+		if _, upper := MinorUnits(strings.ToUpper(moneda)); upper {
+			rule += " (codes are upper case)"
+		}
+		return requiredOr("moneda", moneda, rule)
+	}
+	if _, frac, _ := strings.Cut(importe, "."); len(frac) > int(units) {
+		rule := fmt.Sprintf("%s allows at most %d decimals", moneda, units)
+		if units == 0 {
+			rule = moneda + " allows no decimals"
+		}
+		return &FieldError{"importe", importe, rule}
+	}
+	return nil
+}
+
+// checkConcepto checks concepto's length in characters and that it has no
+// control characters, which would corrupt statements and logs.
+func checkConcepto(s string) error {
+	if !utf8.ValidString(s) {
+		return &FieldError{"concepto", s, "is not valid UTF-8"}
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return &FieldError{"concepto", s, fmt.Sprintf("contains the control character %U at position %d", r, utf8.RuneCountInString(s[:i])+1)}
+	}
+	if n := utf8.RuneCountInString(s); n > maxConcepto {
+		return &FieldError{"concepto", s, fmt.Sprintf("is %d characters long; at most %d are allowed", n, maxConcepto)}
+	}
+	return nil
+}
+
+// checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed).
+func checkTime(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, &FieldError{field, s, `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`}
+	}
+	return t, nil
+}
