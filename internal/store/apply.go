@@ -76,7 +76,7 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 // refused for others.
 func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, res []ledger.Result, now time.Time) []int {
 	chunk, cuentas := nextChunk(es, pending)
-	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: l.policy, now: now}
+	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: l.policy, now: now, known: l.known}
 	keys := make([]versioned.Item, len(cuentas))
 	for i, c := range cuentas {
 		keys[i] = cuentaKey(c)
@@ -86,6 +86,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 	var exists *versioned.ExistsError
 	switch {
 	case err == nil:
+		l.remember(p, r.Versions)
 		for _, d := range p.decisions {
 			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
 		}

@@ -85,14 +85,12 @@ func tagNames(t reflect.Type) map[string]bool {
 	return names
 }
 
-func cuentaKey(id string) versioned.Item { return key(cuentaPK+id, cuentaSK) }
+// keyTable builds the table's keys; its name does not matter to them.
+var keyTable = Table("")
 
-func movKey(cuentaID, id string) versioned.Item { return key(cuentaPK+cuentaID, movSK+id) }
+func cuentaKey(id string) versioned.Item { return keyTable.Key(cuentaPK+id, cuentaSK) }
 
-func key(pk, sk string) versioned.Item {
-	item, _ := attributevalue.MarshalMap(map[string]string{attrPK: pk, attrSK: sk}) // strings always marshal
-	return item
-}
+func movKey(cuentaID, id string) versioned.Item { return keyTable.Key(cuentaPK+cuentaID, movSK+id) }
 
 // encodeCuenta is the account's new image, version excluded (versioned sets it). prev is
 // the stored image (nil for a new account), whose unknown attributes are carried over.

@@ -28,9 +28,13 @@ type planner struct {
 	cuentas  []string // the accounts they touch, as versioned keys, in order
 	policy   ledger.FundsPolicy
 	now      time.Time
+	// known returns an account's last known decoded state, if any: used when its
+	// version is the one planned on, it spares decoding the item again.
+	known func(id string) (cuenta.Cuenta, bool)
 
 	decisions []decision
-	guarded   []int // decision index of each guarded action: Creates, then Absent
+	guarded   []int           // decision index of each guarded action: Creates, then Absent
+	written   []cuenta.Cuenta // by account: the new state, where changed
 }
 
 // account is what a plan knows of one account while it decides.
@@ -44,6 +48,12 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	p.decisions, p.guarded = p.decisions[:0], p.guarded[:0]
 	accts := make([]account, len(p.cuentas))
 	for i, item := range st.Items {
+		if p.known != nil {
+			if c, ok := p.known(p.cuentas[i]); ok && item != nil && c.Version == st.Versions[i] {
+				accts[i] = account{c: c, exists: true}
+				continue
+			}
+		}
 		c, ok, err := decodeCuenta(item)
 		if err != nil {
 			return versioned.Txn{}, &ledger.PermanentError{Err: err}
@@ -87,6 +97,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	}
 	p.guarded = append(p.guarded, absent...)
 	txn.Next = make([]versioned.Item, len(accts))
+	p.written = make([]cuenta.Cuenta, len(accts))
 	for i, a := range accts {
 		if !a.changed {
 			continue
@@ -99,7 +110,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 		if err != nil {
 			return versioned.Txn{}, &ledger.PermanentError{Err: err}
 		}
-		txn.Next[i] = item
+		txn.Next[i], p.written[i] = item, a.c
 	}
 	return txn, nil
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
@@ -37,6 +39,9 @@ type Ledger struct {
 	store  *versioned.Store
 	policy ledger.FundsPolicy
 	now    func() time.Time
+	// decoded keeps the accounts' last written states beside versioned's item cache, so
+	// a warm account is not decoded again on every transaction (nil without a cache).
+	decoded *lru.Cache[string, cuenta.Cuenta]
 }
 
 // New returns a Ledger writing through db.
@@ -57,5 +62,32 @@ func New(db versioned.Client, cfg Config) (*Ledger, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{store: store, policy: policy, now: now}, nil
+	l := &Ledger{store: store, policy: policy, now: now}
+	if cacheSize > 0 {
+		if l.decoded, err = lru.New[string, cuenta.Cuenta](cacheSize); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// known is the last state this Ledger wrote for account id, if it remembers one.
+func (l *Ledger) known(id string) (cuenta.Cuenta, bool) {
+	if l.decoded == nil {
+		return cuenta.Cuenta{}, false
+	}
+	return l.decoded.Get(id)
+}
+
+// remember keeps the states a committed plan wrote, at their new versions.
+func (l *Ledger) remember(p *planner, versions []int64) {
+	if l.decoded == nil {
+		return
+	}
+	for i, c := range p.written {
+		if c.ID != "" {
+			c.Version = versions[i]
+			l.decoded.Add(c.ID, c)
+		}
+	}
 }

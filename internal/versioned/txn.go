@@ -2,8 +2,8 @@ package versioned
 
 import (
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -25,7 +25,8 @@ const MaxActions = 100
 // if what is stored still meets their conditions. Next holds one entry per versioned key,
 // in the order of the keys given to Update: the item's new image (key included, version
 // excluded), written as a Put guarded by the version the plan saw, whose version becomes
-// that plus one; or nil, which changes nothing but still guards the rest with a
+// that plus one (BuildInput sets it: the images belong to the request once planned); or
+// nil, which changes nothing but still guards the rest with a
 // ConditionCheck on that version, so a decision based on the item's state (say,
 // "reject: insufficient funds") is recorded only if the state was still current. A Txn
 // that writes no record and no image costs no call.
@@ -91,61 +92,64 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 	if len(keys) == 0 || len(versions) != len(keys) || len(txn.Next) != len(keys) {
 		return nil, fmt.Errorf("%w: %d keys, %d versions and %d new images", ErrInvalidTxn, len(keys), len(versions), len(txn.Next))
 	}
-	if n := txn.guarded() + len(txn.Replaces) + len(keys); n > MaxActions {
+	n := txn.guarded() + len(txn.Replaces) + len(keys)
+	if n > MaxActions {
 		return nil, fmt.Errorf("%w: %d actions, at most %d", ErrInvalidTxn, n, MaxActions)
 	}
-	named := map[itemKey]bool{} // DynamoDB refuses a transaction that names an item twice
-	name := func(what string, item Item) (itemKey, error) {
+	// DynamoDB refuses a transaction that names an item twice. At most 100 keys: a
+	// linear scan finds repeats without hashing.
+	named := make([]itemKey, 0, n)
+	name := func(kind string, i int, item Item) (itemKey, error) {
 		k, err := t.keyOf(item)
 		if err != nil {
-			return k, fmt.Errorf("%s: %w", what, err)
+			return k, fmt.Errorf("%s %d: %w", kind, i, err)
 		}
-		if named[k] {
-			return k, fmt.Errorf("%w: %s targets an item the transaction already names", ErrInvalidTxn, what)
+		if slices.Contains(named, k) {
+			return k, fmt.Errorf("%w: %s %d targets an item the transaction already names", ErrInvalidTxn, kind, i)
 		}
-		named[k] = true
+		named = append(named, k)
 		return k, nil
 	}
 
-	items := make([]types.TransactWriteItem, 0, txn.guarded()+len(txn.Replaces)+len(keys))
+	table := aws.String(t.Name)
+	items := make([]types.TransactWriteItem, 0, n)
+	notExists := t.notExists() // shared by every guarded action; the SDK only reads it
 	for i := range txn.guarded() {
 		rec := txn.guardedKey(i)
-		if _, err := name(fmt.Sprintf("record %d", i), rec); err != nil {
+		if _, err := name("record", i, rec); err != nil {
 			return nil, err
 		}
-		c := t.notExists()
 		if i < len(txn.Creates) {
-			items = append(items, c.put(t.Name, rec))
+			items = append(items, notExists.put(table, rec))
 		} else {
-			items = append(items, c.check(t.Name, t.key(rec)))
+			items = append(items, notExists.check(table, t.key(rec)))
 		}
 	}
 	for i, r := range txn.Replaces {
-		if _, err := name(fmt.Sprintf("replaced record %d", i), r.Item); err != nil {
+		if _, err := name("replaced record", i, r.Item); err != nil {
 			return nil, err
 		}
 		if len(r.If) == 0 {
 			return nil, fmt.Errorf("%w: replaced record %d has no condition", ErrInvalidTxn, i)
 		}
-		items = append(items, conditions(r.If).put(t.Name, r.Item))
+		items = append(items, conditions(r.If).put(table, r.Item))
 	}
 	for i, key := range keys {
-		k, err := name(fmt.Sprintf("versioned item %d", i), key)
+		k, err := name("versioned item", i, key)
 		if err != nil {
 			return nil, err
 		}
 		c := t.atVersion(versions[i])
 		next := txn.Next[i]
 		if next == nil {
-			items = append(items, c.check(t.Name, t.key(key)))
+			items = append(items, c.check(table, t.key(key)))
 			continue
 		}
 		if nk, err := t.keyOf(next); err != nil || nk != k {
 			return nil, fmt.Errorf("%w: new image %d is not the versioned item's", ErrInvalidTxn, i)
 		}
-		image := maps.Clone(next)
-		image[t.Version] = number(versions[i] + 1)
-		items = append(items, c.put(t.Name, image))
+		next[t.Version] = number(versions[i] + 1)
+		items = append(items, c.put(table, next))
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
 	in.ClientRequestToken = aws.String(token(in))
@@ -196,9 +200,9 @@ func conditions(cs []Cond) condition {
 	return c
 }
 
-func (c condition) put(table string, item Item) types.TransactWriteItem {
+func (c condition) put(table *string, item Item) types.TransactWriteItem {
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName:                           aws.String(table),
+		TableName:                           table,
 		Item:                                item,
 		ConditionExpression:                 aws.String(c.expr),
 		ExpressionAttributeNames:            c.names,
@@ -207,15 +211,25 @@ func (c condition) put(table string, item Item) types.TransactWriteItem {
 	}}
 }
 
-func (c condition) check(table string, key Item) types.TransactWriteItem {
+func (c condition) check(table *string, key Item) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:                           aws.String(table),
+		TableName:                           table,
 		Key:                                 key,
 		ConditionExpression:                 aws.String(c.expr),
 		ExpressionAttributeNames:            c.names,
 		ExpressionAttributeValues:           c.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
+}
+
+// Key is the key of the item whose string key attributes are pk and sk (sk ignored for a
+// hash-only table): built directly, as it is on every request's path.
+func (t Table) Key(pk, sk string) Item {
+	k := Item{t.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
+	if t.SortKey != "" {
+		k[t.SortKey] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return k
 }
 
 // key returns item's key attributes alone.
@@ -227,28 +241,34 @@ func (t Table) key(item Item) Item {
 	return k
 }
 
-// itemKey identifies an item by its key attributes, each canonically encoded (as the
-// request token encodes values).
-type itemKey [2]string
+// itemKey identifies an item by its key attributes, each as type tag and text.
+type itemKey struct {
+	typ  [2]byte
+	text [2]string
+}
 
-// keyOf reads item's key; it fails when a key attribute is missing.
+// keyOf reads item's key; it fails when a key attribute is missing or not a scalar.
 func (t Table) keyOf(item Item) (itemKey, error) {
 	var k itemKey
 	for i, name := range [2]string{t.PartitionKey, t.SortKey} {
 		if name == "" {
 			continue
 		}
-		v, ok := item[name]
-		if !ok || v == nil {
+		switch v := item[name].(type) {
+		case *types.AttributeValueMemberS:
+			k.typ[i], k.text[i] = 'S', v.Value
+		case *types.AttributeValueMemberN:
+			k.typ[i], k.text[i] = 'N', v.Value
+		case *types.AttributeValueMemberB:
+			k.typ[i], k.text[i] = 'B', string(v.Value)
+		default:
 			return itemKey{}, fmt.Errorf("%w: item without key attribute %q", ErrInvalidTxn, name)
 		}
-		k[i] = string(appendValue(nil, v))
 	}
 	return k, nil
 }
 
 // number is n as a DynamoDB number.
 func number(n int64) types.AttributeValue {
-	v, _ := attributevalue.Marshal(n) // an integer always marshals
-	return v
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
