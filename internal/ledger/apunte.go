@@ -19,6 +19,9 @@ const (
 	Rechazado Estado = "rechazado"
 )
 
+// Estados lists every state a recorded movement can be in; the audit reports any other.
+var Estados = []Estado{Aplicado, Rechazado}
+
 // Apunte is a movement as the ledger recorded it: the movement itself, and what the
 // ledger made of it. Seq and SaldoTras are set only when Estado is Aplicado; Motivo
 // only when it is Rechazado. A stored Apunte is read without today's input rules, so

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -14,12 +15,15 @@ import (
 	"github.com/shopspring/decimal"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// ScanClient is the part of the DynamoDB API the audit needs.
-type ScanClient interface {
+// AuditClient is the part of the DynamoDB API the audit needs: Scan to read the whole
+// table, Query and GetItem to read one account again from one point of view.
+type AuditClient interface {
+	ReadClient
 	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
@@ -46,43 +50,42 @@ type AuditOptions struct {
 	PageSize int32
 }
 
-// maxSegments bounds the parallel scan: DynamoDB allows up to 1,000,000 segments, but
-// beyond a few dozen a single process gains nothing.
-const maxSegments = 64
+const (
+	// maxSegments bounds the parallel scan: DynamoDB allows up to 1,000,000 segments,
+	// but beyond a few dozen a single process gains nothing.
+	maxSegments = 64
+	// defaultSegments is the parallel scan's width unless told otherwise.
+	defaultSegments = 4
+	// maxRereads bounds the attempts to read a busy account from one point of view.
+	maxRereads = 8
+	// rereadPause is the first wait between those attempts; it doubles each time.
+	rereadPause = 20 * time.Millisecond
+)
 
-// Audit scans the whole table (strongly consistent, in parallel segments, page by page)
-// and checks DESIGN.md's invariants for every account: saldo equals the applied
-// movements' abonos minus cargos, movimientos equals their number, their seq values are
-// exactly 1..movimientos, and each one's saldo_tras is the running balance at its seq.
-// It keeps one small record per applied movement in memory. Items that are not the
-// ledger's (migration records) are skipped.
-func Audit(ctx context.Context, db ScanClient, table string, opts AuditOptions) (AuditReport, error) {
-	segments := opts.Segments
-	if segments <= 0 {
-		segments = 4
-	}
-	segments = min(segments, maxSegments)
-	parts := make([]map[string]*ledgerAccount, segments)
-	g, gctx := errgroup.WithContext(ctx)
-	for seg := range segments {
-		g.Go(func() (err error) {
-			parts[seg], err = scanSegment(gctx, db, scanInput(table, seg, segments, opts.PageSize))
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+// Audit checks DESIGN.md's invariants for every account of the table: saldo equals the
+// applied movements' abonos minus cargos, movimientos equals their number, their seq
+// values are exactly 1..movimientos, each one's saldo_tras is the running balance at
+// its seq, and every estado is a known one. It is safe on a live table: a parallel,
+// strongly consistent Scan reads everything once, and an account that looks broken is
+// read again from one point of view — its account item and movements in one Query,
+// then its version once more, redone (bounded) if the account moved meanwhile — before
+// it is reported. Items that are not the ledger's (migration records) are skipped.
+func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions) (AuditReport, error) {
+	accounts, err := scan(ctx, db, table, opts)
+	if err != nil {
 		return AuditReport{}, err
 	}
-	accounts := map[string]*ledgerAccount{}
-	for _, part := range parts {
-		for id, a := range part {
-			accounts[id] = accounts[id].merge(a)
-		}
-	}
 	report := AuditReport{OK: true, Accounts: len(accounts), Broken: []Broken{}}
-	for id, a := range accounts {
-		report.Movements += len(a.applied)
-		if reasons := a.check(); len(reasons) > 0 {
+	for id, b := range accounts {
+		report.Movements += len(b.applied)
+		reasons := b.check()
+		if len(reasons) > 0 {
+			if b, err = reread(ctx, db, table, id); err != nil {
+				return AuditReport{}, err
+			}
+			reasons = b.check()
+		}
+		if len(reasons) > 0 {
 			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(reasons, "; ")})
 		}
 	}
@@ -91,133 +94,214 @@ func Audit(ctx context.Context, db ScanClient, table string, opts AuditOptions) 
 	return report, nil
 }
 
-// scanSegment reads one segment, every page of it.
-func scanSegment(ctx context.Context, db ScanClient, in *dynamodb.ScanInput) (map[string]*ledgerAccount, error) {
-	accounts := map[string]*ledgerAccount{}
-	for { // ends at the segment's last page
-		out, err := db.Scan(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("store: audit scan of segment %d: %w", aws.ToInt32(in.Segment), err)
-		}
-		for _, item := range out.Items {
-			collect(accounts, item)
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return accounts, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+// books is what the audit read of one account.
+type books struct {
+	account  cuenta.Cuenta
+	hasItem  bool
+	applied  map[string]ledger.Apunte // by sort key: an item two scan segments both see counts once
+	problems map[string]string        // by sort key: items that cannot be read, or in no known state
+	unstable bool                     // it kept moving while it was read again
 }
 
-// scanInput is the first Scan request for one segment of a parallel scan.
-func scanInput(table string, seg, total int, pageSize int32) *dynamodb.ScanInput {
-	in := &dynamodb.ScanInput{
-		TableName:      aws.String(table),
-		ConsistentRead: aws.Bool(true),
-		Segment:        aws.Int32(int32(seg)),
-		TotalSegments:  aws.Int32(int32(total)),
-	}
-	if pageSize > 0 {
-		in.Limit = aws.Int32(pageSize)
-	}
-	return in
+func newBooks() *books {
+	return &books{applied: map[string]ledger.Apunte{}, problems: map[string]string{}}
 }
 
-// ledgerAccount is what the audit knows of one account. Applied movements are keyed by
-// their sort key, so an item seen by two segments counts once: DynamoDB's segments are
-// disjoint, but the embedded store ignores Segment and gives every segment the table.
-type ledgerAccount struct {
-	hasItem     bool
-	saldo       decimal.Decimal
-	movimientos int64
-	applied     map[string]appliedMov
-	undecodable map[string]string
-}
-
-type appliedMov struct {
-	seq       int64
-	delta     decimal.Decimal
-	saldoTras decimal.Decimal
-}
-
-func collect(accounts map[string]*ledgerAccount, item versioned.Item) {
-	var k struct {
-		PK string `dynamodbav:"pk"`
-		SK string `dynamodbav:"sk"`
-	}
-	if attributevalue.UnmarshalMap(item, &k) != nil || !strings.HasPrefix(k.PK, cuentaPK) {
-		return // not the ledger's (a migration record)
-	}
-	id := k.PK[len(cuentaPK):]
-	a := accounts[id]
-	if a == nil {
-		a = &ledgerAccount{applied: map[string]appliedMov{}, undecodable: map[string]string{}}
-		accounts[id] = a
-	}
-	if k.SK == cuentaSK {
+// add files one item of the account's partition.
+func (b *books) add(sk string, item versioned.Item) {
+	if sk == cuentaSK {
 		c, _, err := decodeCuenta(item)
 		if err != nil {
-			a.undecodable[k.SK] = fmt.Sprintf("account item: %v", err)
+			b.problems[sk] = fmt.Sprintf("account item: %v", err)
 			return
 		}
-		a.hasItem, a.saldo, a.movimientos = true, c.Saldo, c.Movimientos
+		b.account, b.hasItem = c, true
 		return
 	}
-	ap, err := decodeApunte(item)
-	if err != nil {
-		a.undecodable[k.SK] = fmt.Sprintf("item %s: %v", k.SK, err)
-		return
+	a, err := decodeApunte(item)
+	switch {
+	case err != nil:
+		b.problems[sk] = fmt.Sprintf("item %s: %v", sk, err)
+	case !slices.Contains(ledger.Estados, a.Estado):
+		b.problems[sk] = fmt.Sprintf("movement %s has estado %q, which is none of %v", a.Movimiento.ID, a.Estado, ledger.Estados)
+	case a.Estado == ledger.Aplicado:
+		b.applied[sk] = a
 	}
-	if ap.Estado == ledger.Aplicado {
-		a.applied[k.SK] = appliedMov{seq: ap.Seq, delta: ap.Movimiento.Delta(), saldoTras: ap.SaldoTras}
-	}
-}
-
-// merge combines what two scan segments saw of one account.
-func (a *ledgerAccount) merge(b *ledgerAccount) *ledgerAccount {
-	if a == nil {
-		return b
-	}
-	if b.hasItem {
-		a.hasItem, a.saldo, a.movimientos = true, b.saldo, b.movimientos
-	}
-	maps.Copy(a.applied, b.applied)
-	maps.Copy(a.undecodable, b.undecodable)
-	return a
 }
 
 // check lists the invariants the account breaks.
-func (a *ledgerAccount) check() []string {
-	reasons := slices.Sorted(maps.Values(a.undecodable))
-	applied := slices.SortedFunc(maps.Values(a.applied), func(x, y appliedMov) int { return cmp.Compare(x.seq, y.seq) })
-	sum := decimal.Zero
-	for _, m := range applied {
-		sum = sum.Add(m.delta)
+func (b *books) check() []string {
+	reasons := slices.Sorted(maps.Values(b.problems))
+	if b.unstable {
+		reasons = append(reasons, fmt.Sprintf("it changed during each of %d attempts to read it from one point of view; audit it again", maxRereads))
 	}
+	applied := slices.SortedFunc(maps.Values(b.applied), func(x, y ledger.Apunte) int { return cmp.Compare(x.Seq, y.Seq) })
 	n := int64(len(applied))
-	if !a.hasItem {
+	if !b.hasItem {
 		if n > 0 {
 			reasons = append(reasons, fmt.Sprintf("no account item, but %d applied movements", n))
 		}
 		return reasons
 	}
-	if !a.saldo.Equal(sum) {
-		reasons = append(reasons, fmt.Sprintf("saldo is %s, but its applied movements sum to %s", a.saldo, sum))
+	sum := decimal.Zero
+	for _, a := range applied {
+		sum = sum.Add(a.Movimiento.Delta())
 	}
-	if a.movimientos != n {
-		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", a.movimientos, n))
+	if !b.account.Saldo.Equal(sum) {
+		reasons = append(reasons, fmt.Sprintf("saldo is %s, but its applied movements sum to %s", b.account.Saldo, sum))
+	}
+	if b.account.Movimientos != n {
+		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", b.account.Movimientos, n))
 	}
 	running := decimal.Zero
-	for i, m := range applied {
-		if want := int64(i + 1); m.seq != want {
-			reasons = append(reasons, fmt.Sprintf("seq values are not 1..%d: position %d holds seq %d", n, want, m.seq))
+	for i, a := range applied {
+		if want := int64(i + 1); a.Seq != want {
+			reasons = append(reasons, fmt.Sprintf("seq values are not 1..%d: position %d holds seq %d", n, want, a.Seq))
 			break
 		}
-		running = running.Add(m.delta)
-		if !m.saldoTras.Equal(running) {
-			reasons = append(reasons, fmt.Sprintf("saldo_tras of seq %d is %s, but the running balance is %s", m.seq, m.saldoTras, running))
+		running = running.Add(a.Movimiento.Delta())
+		if !a.SaldoTras.Equal(running) {
+			reasons = append(reasons, fmt.Sprintf("saldo_tras of seq %d is %s, but the running balance is %s", a.Seq, a.SaldoTras, running))
 			break
 		}
 	}
 	return reasons
+}
+
+// itemKey is an item's key, read leniently: ok is false for an item that is not the
+// ledger's.
+func itemKey(item versioned.Item) (cuentaID, sk string, ok bool) {
+	var k struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
+	}
+	if attributevalue.UnmarshalMap(item, &k) != nil {
+		return "", "", false
+	}
+	cuentaID, ok = strings.CutPrefix(k.PK, cuentaPK)
+	return cuentaID, k.SK, ok && cuentaID != ""
+}
+
+// scan reads the whole table (strongly consistent, in parallel segments, page by page)
+// into books by account.
+func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) (map[string]*books, error) {
+	segments := min(cmp.Or(max(opts.Segments, 0), defaultSegments), maxSegments)
+	parts := make([]map[string]*books, segments)
+	g, gctx := errgroup.WithContext(ctx)
+	for seg := range segments {
+		g.Go(func() error {
+			parts[seg] = map[string]*books{}
+			in := &dynamodb.ScanInput{
+				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
+			}
+			if opts.PageSize > 0 {
+				in.Limit = aws.Int32(opts.PageSize)
+			}
+			p := dynamodb.NewScanPaginator(db, in)
+			for p.HasMorePages() { // ends at the segment's last page
+				out, err := p.NextPage(gctx)
+				if err != nil {
+					return fmt.Errorf("store: audit scan of segment %d: %w", seg, err)
+				}
+				for _, item := range out.Items {
+					if id, sk, ok := itemKey(item); ok {
+						b := parts[seg][id]
+						if b == nil {
+							b = newBooks()
+							parts[seg][id] = b
+						}
+						b.add(sk, item)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// DynamoDB's segments are disjoint, but the embedded store gives every segment the
+	// whole table: merging by sort key counts each item once either way.
+	accounts := map[string]*books{}
+	for _, part := range parts {
+		for id, b := range part {
+			if a := accounts[id]; a != nil {
+				maps.Copy(a.applied, b.applied)
+				maps.Copy(a.problems, b.problems)
+				if b.hasItem {
+					a.account, a.hasItem = b.account, true
+				}
+				continue
+			}
+			accounts[id] = b
+		}
+	}
+	return accounts, nil
+}
+
+// reread reads one account from one point of view: its partition in one strongly
+// consistent Query (the account item sorts before its movements), then the account's
+// version once more. Every change of an account's balance moves its version, so an
+// unchanged version means no movement was applied while the pages were read. If it
+// moved, the account is read again, up to maxRereads times, waiting longer each time.
+func reread(ctx context.Context, db AuditClient, table, id string) (*books, error) {
+	values, err := attributevalue.MarshalMap(map[string]string{":pk": cuentaPK + id})
+	if err != nil {
+		return nil, err
+	}
+	pause := rereadPause
+	var b *books
+	for attempt := range maxRereads {
+		if attempt > 0 {
+			if err := sleep(ctx, pause); err != nil {
+				return nil, err
+			}
+			pause *= 2
+		}
+		b = newBooks()
+		p := dynamodb.NewQueryPaginator(db, &dynamodb.QueryInput{
+			TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+			ExpressionAttributeValues: values,
+		})
+		for p.HasMorePages() { // ends at the partition's last page
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
+			}
+			for _, item := range out.Items {
+				if _, sk, ok := itemKey(item); ok {
+					b.add(sk, item)
+				}
+			}
+		}
+		out, err := db.GetItem(ctx, getInput(table, cuentaKey(id)))
+		if err != nil {
+			return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
+		}
+		var now struct {
+			Version int64 `dynamodbav:"version"`
+		}
+		if err := attributevalue.UnmarshalMap(out.Item, &now); err != nil {
+			return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
+		}
+		if now.Version == b.account.Version {
+			return b, nil
+		}
+	}
+	b.unstable = true
+	return b, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
