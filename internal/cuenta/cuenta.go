@@ -22,14 +22,16 @@ const MaxDigits = 38
 var ErrOtraCuenta = errors.New("cuenta: movement names another account")
 
 // Cuenta is an account as the ledger keeps it. Saldo may go down to -Limite (the allowed
-// overdraft, 0 unless an operator sets it). Movimientos counts applied movements and is
-// therefore the seq of the last one. Version is the optimistic-locking counter as read
-// from the store; the store, not Aplicar, advances it.
+// overdraft, 0 unless an operator sets it); while Bloqueada (frozen by an operator) it
+// takes credits but no debit. Movimientos counts applied movements and is therefore the
+// seq of the last one. Version is the optimistic-locking counter as read from the store;
+// the store, not Mover, advances it.
 type Cuenta struct {
 	ID          string
 	Moneda      string
 	Saldo       decimal.Decimal
 	Limite      decimal.Decimal
+	Bloqueada   bool
 	Movimientos int64
 	Version     int64
 	Creada      time.Time
@@ -42,34 +44,58 @@ func Nueva(id, moneda string) Cuenta {
 	return Cuenta{ID: id, Moneda: moneda}
 }
 
-// Aplicar returns the account after m, or the rule m breaks: *MonedaDistintaError,
-// *SaldoInsuficienteError or *PrecisionError. The receiver is not changed. Creada and
-// Actualizada are the caller's to set.
+// Aplicar returns the account after the abono or cargo m, or the rule m breaks (see
+// Mover). The receiver is not changed.
 func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	if m.Cuenta != c.ID {
 		return c, ErrOtraCuenta
 	}
-	if m.Moneda != c.Moneda {
-		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: m.Moneda}
+	if m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo {
+		return c, fmt.Errorf("cuenta: movement of tipo %q is not a plain abono or cargo", m.Tipo)
 	}
-	var saldo decimal.Decimal
-	switch m.Tipo {
-	case movimiento.Abono:
-		saldo = c.Saldo.Add(m.Importe)
-	case movimiento.Cargo:
-		saldo = c.Saldo.Sub(m.Importe)
-		// saldo < -limite, without allocating a negated limit in the common case.
-		if below := saldo.Sign() < 0 && (c.Limite.IsZero() || saldo.Add(c.Limite).Sign() < 0); below {
-			return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: m.Importe}
+	return c.Mover(m.Delta(), m.Moneda)
+}
+
+// Mover returns the account after one applied movement of delta in moneda (positive: a
+// credit; negative: a debit), or the rule it breaks: *MonedaDistintaError; for a debit
+// *BloqueadaError or *SaldoInsuficienteError (both match ErrDebitRefused: the funds
+// policy decides); *PrecisionError. The receiver is not changed; Creada and Actualizada
+// are the caller's to set.
+func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
+	if moneda != c.Moneda {
+		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
+	}
+	saldo := c.Saldo.Add(delta)
+	if delta.Sign() < 0 {
+		if c.Bloqueada {
+			return c, &BloqueadaError{Cuenta: c.ID}
 		}
-	default:
-		return c, fmt.Errorf("cuenta: movement of unknown tipo %q", m.Tipo)
+		if saldo.Add(c.Limite).Sign() < 0 { // below -limite
+			return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: delta.Neg()}
+		}
 	}
 	if exceedsPrecision(saldo) {
 		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
 	}
 	c.Saldo = saldo
 	c.Movimientos++
+	return c, nil
+}
+
+// ConLimite returns the account with the allowed overdraft limite: not negative, and
+// with no more decimals than the account's currency has (an unknown currency, from an
+// older ledger, takes any).
+func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
+	if limite.Sign() < 0 {
+		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: "must not be negative"}
+	}
+	if units, ok := movimiento.MinorUnits(c.Moneda); ok && -limite.Exponent() > units && !limite.Equal(limite.Truncate(units)) {
+		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
+	}
+	if exceedsPrecision(limite) {
+		return c, &PrecisionError{Cuenta: c.ID, Saldo: limite}
+	}
+	c.Limite = limite
 	return c, nil
 }
 

@@ -113,3 +113,39 @@ func TestDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestAFrozenAccountTakesCreditsButNoDebit(t *testing.T) {
+	c := Nueva("ES01", "EUR")
+	c.Saldo, c.Bloqueada = dec("100"), true
+	_, err := c.Mover(dec("-1"), "EUR")
+	var frozen *BloqueadaError
+	if !errors.As(err, &frozen) || !errors.Is(err, ErrDebitRefused) || err.Error() != "cuenta bloqueada" {
+		t.Fatalf("debit of a frozen account: %v, want a BloqueadaError matching ErrDebitRefused", err)
+	}
+	if next, err := c.Mover(dec("5"), "EUR"); err != nil || !next.Saldo.Equal(dec("105")) || !next.Bloqueada {
+		t.Fatalf("credit of a frozen account: %+v, %v; want it applied and the account still frozen", next, err)
+	}
+	var insuf *SaldoInsuficienteError
+	c.Bloqueada = false
+	if _, err := c.Mover(dec("-100.01"), "EUR"); !errors.As(err, &insuf) || !errors.Is(err, ErrDebitRefused) {
+		t.Errorf("insufficient funds: %v, want it to match ErrDebitRefused too", err)
+	}
+}
+
+func TestConLimiteChecksTheLimit(t *testing.T) {
+	c := Nueva("ES01", "EUR")
+	for _, ok := range []string{"0", "100", "100.50", "100.500"} {
+		if next, err := c.ConLimite(dec(ok)); err != nil || !next.Limite.Equal(dec(ok)) {
+			t.Errorf("limite %s: %+v, %v", ok, next.Limite, err)
+		}
+	}
+	var le *LimiteError
+	for _, bad := range []string{"-1", "0.001"} {
+		if _, err := c.ConLimite(dec(bad)); !errors.As(err, &le) {
+			t.Errorf("limite %s: err = %v, want a LimiteError", bad, err)
+		}
+	}
+	if c.Limite.Sign() != 0 {
+		t.Error("ConLimite changed the receiver")
+	}
+}

@@ -1,10 +1,16 @@
 package cuenta
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/shopspring/decimal"
 )
+
+// ErrDebitRefused is matched by the rules an account may lift later — insufficient
+// funds, a freeze — so the ledger's funds policy decides: retry the debit, or record
+// it rejected.
+var ErrDebitRefused = errors.New("cuenta: debit refused")
 
 // MonedaDistintaError reports a movement in another currency than its account's. It is
 // permanent: no redelivery can change either currency.
@@ -31,6 +37,31 @@ type SaldoInsuficienteError struct {
 func (e *SaldoInsuficienteError) Error() string {
 	return fmt.Sprintf("cuenta %s: insufficient funds: cargo of %s with balance %s and overdraft limit %s",
 		e.Cuenta, e.Importe, e.Saldo, e.Limite)
+}
+
+// Is makes errors.Is(err, ErrDebitRefused) true.
+func (e *SaldoInsuficienteError) Is(target error) bool { return target == ErrDebitRefused }
+
+// BloqueadaError reports a debit of a frozen account. Its text is the reason recorded
+// on a movement rejected for it.
+type BloqueadaError struct {
+	Cuenta string
+}
+
+func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
+
+// Is makes errors.Is(err, ErrDebitRefused) true.
+func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefused }
+
+// LimiteError reports an overdraft limit an operator may not set, and why.
+type LimiteError struct {
+	Cuenta string
+	Limite decimal.Decimal
+	Reason string
+}
+
+func (e *LimiteError) Error() string {
+	return fmt.Sprintf("cuenta %s: limite %s %s", e.Cuenta, e.Limite, e.Reason)
 }
 
 // PrecisionError reports a movement whose resulting balance would need more than

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -53,16 +54,18 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 		leaderOf[k] = i
 		pending = append(pending, i)
 	}
-	// Every round decides at least one delivery or ends them all, so this bound is never
+	records := map[movID]versioned.Item{} // the records deliveries refer to, as last read
+	// Every round decides at least one delivery, ends them all, or refreshes a record a
+	// reversal lost a race for (which the next round decides on), so this bound is never
 	// the reason to stop; it guards against a bug turning into an endless loop.
 	for round := 0; len(pending) > 0; round++ {
-		if round > len(idx) {
+		if round > 2*len(idx) {
 			for _, i := range pending {
 				res[i] = failed(&ledger.TransientError{Err: errors.New("store: no progress applying the batch")}, res[i].Attempts)
 			}
 			break
 		}
-		pending = l.round(ctx, es, pending, res, now)
+		pending = l.round(ctx, es, pending, records, res, now)
 	}
 	for _, i := range followers {
 		first := leaderOf[movID{es[i].Mov.Cuenta, es[i].Mov.ID}]
@@ -74,9 +77,15 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 // deliveries and returns those still pending: the ones beyond this transaction's
 // capacity, and those that were not known to be duplicates when a transaction was
 // refused for others.
-func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, res []ledger.Result, now time.Time) []int {
+func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, records map[movID]versioned.Item, res []ledger.Result, now time.Time) []int {
 	chunk, cuentas := nextChunk(es, pending)
-	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: l.policy, now: now, known: l.known}
+	if err := l.read(ctx, es, chunk, records); err != nil {
+		for _, i := range pending {
+			res[i] = failed(classify(err, res[i].Attempts), res[i].Attempts)
+		}
+		return nil
+	}
+	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, records: records, policy: l.policy, now: now, known: l.known}
 	keys := make([]versioned.Item, len(cuentas))
 	for i, c := range cuentas {
 		keys[i] = cuentaKey(c)
@@ -84,6 +93,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 	r, err := l.store.Update(ctx, keys, p.plan)
 
 	var exists *versioned.ExistsError
+	var changed *versioned.ChangedError
 	switch {
 	case err == nil:
 		l.remember(p, r.Versions)
@@ -95,17 +105,18 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		resolved := map[int]bool{}
 		for _, rec := range exists.Records {
 			d := p.decisions[p.guarded[rec.Index]]
-			res[d.entrega] = existing(d.apunte.Movimiento, rec.Item, res[d.entrega].Attempts+r.Attempts)
+			res[d.entrega] = existing(es[d.entrega].Mov, rec.Item, res[d.entrega].Attempts+r.Attempts)
 			resolved[d.entrega] = true
 		}
-		var still []int
-		for _, i := range pending {
-			if !resolved[i] {
-				res[i].Attempts += r.Attempts
-				still = append(still, i)
-			}
+		return l.still(pending, resolved, res, r.Attempts)
+	case errors.As(err, &changed):
+		// A record a reversal marks changed since it was read (another reversal won):
+		// the next round decides on what it holds now.
+		for _, rec := range changed.Records {
+			m := es[p.decisions[p.replaced[rec.Index]].entrega].Mov
+			records[movID{m.Cuenta, m.Anula}] = rec.Item
 		}
-		return still
+		return l.still(pending, nil, res, r.Attempts)
 	default:
 		// Nothing after the failed transaction may be applied either: that would break
 		// the arrival order of its accounts.
@@ -119,6 +130,39 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		}
 		return nil
 	}
+}
+
+// still is pending without the resolved deliveries, counting the attempts spent.
+func (l *Ledger) still(pending []int, resolved map[int]bool, res []ledger.Result, attempts int) []int {
+	var out []int
+	for _, i := range pending {
+		if !resolved[i] {
+			res[i].Attempts += attempts
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// read fetches, strongly consistent, the records the chunk refers to (the movements its
+// reversals undo) that no earlier round read.
+func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, records map[movID]versioned.Item) error {
+	for _, i := range chunk {
+		m := es[i].Mov
+		k := movID{m.Cuenta, m.Anula}
+		if _, seen := records[k]; m.Anula == "" || seen {
+			continue
+		}
+		out, err := l.db.GetItem(ctx, getInput(l.table, movKey(k.cuenta, k.id)))
+		if err != nil {
+			return fmt.Errorf("store: read movement %s of cuenta %s: %w", k.id, k.cuenta, err)
+		}
+		records[k] = nil
+		if len(out.Item) > 0 {
+			records[k] = out.Item
+		}
+	}
+	return nil
 }
 
 // classify wraps an error that stopped a transaction as permanent (DynamoDB can never
@@ -136,17 +180,31 @@ func classify(err error, attempts int) error {
 
 // nextChunk is the longest prefix of pending that fits one transaction, and the
 // accounts it touches in order of first appearance: at most versioned.MaxActions
-// actions (one per movement, one per account), and no item named twice.
+// actions (one per movement, one more per reversal for the original it marks, one per
+// account), and no item named twice — DynamoDB allows one action per item in a
+// transaction, so a reversal whose original is written in this chunk waits for the
+// next one.
 func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []string) {
 	seen := map[string]bool{}
+	named := map[movID]bool{}
+	actions := 0
 	for n, i := range pending {
 		m := es[i].Mov
+		names := []movID{{m.Cuenta, m.ID}}
+		if m.Anula != "" {
+			names = append(names, movID{m.Cuenta, m.Anula})
+		}
 		fresh := 0
 		if !seen[m.Cuenta] {
 			fresh = 1
 		}
-		if n > 0 && n+1+len(cuentas)+fresh > versioned.MaxActions {
+		clash := slices.ContainsFunc(names, func(k movID) bool { return named[k] })
+		if n > 0 && (clash || actions+len(names)+len(cuentas)+fresh > versioned.MaxActions) {
 			return pending[:n], cuentas
+		}
+		actions += len(names)
+		for _, k := range names {
+			named[k] = true
 		}
 		if fresh > 0 {
 			seen[m.Cuenta] = true

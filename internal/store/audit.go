@@ -65,7 +65,8 @@ const (
 // Audit checks DESIGN.md's invariants for every account of the table: saldo equals the
 // applied movements' abonos minus cargos, movimientos equals their number, their seq
 // values are exactly 1..movimientos, each one's saldo_tras is the running balance at
-// its seq, and every estado is a known one. It is safe on a live table: a parallel,
+// its seq, every estado is a known one, and reversals and reversed movements name each
+// other. It is safe on a live table: a parallel,
 // strongly consistent Scan reads everything once, and an account that looks broken is
 // read again from one point of view — its account item and movements in one Query,
 // then its version once more, redone (bounded) if the account moved meanwhile — before
@@ -153,6 +154,7 @@ func (b *books) check() []string {
 	if b.account.Movimientos != n {
 		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", b.account.Movimientos, n))
 	}
+	reasons = append(reasons, b.checkReversals(applied)...)
 	running := decimal.Zero
 	for i, a := range applied {
 		if want := int64(i + 1); a.Seq != want {
@@ -163,6 +165,25 @@ func (b *books) check() []string {
 		if !a.SaldoTras.Equal(running) {
 			reasons = append(reasons, fmt.Sprintf("saldo_tras of seq %d is %s, but the running balance is %s", a.Seq, a.SaldoTras, running))
 			break
+		}
+	}
+	return reasons
+}
+
+// checkReversals checks the reversal links both ways: a reversed movement names a
+// reversal that names it back, and a reversal names a movement it reversed.
+func (b *books) checkReversals(applied []ledger.Apunte) []string {
+	var reasons []string
+	for _, a := range applied {
+		if by := a.AnuladoPor; by != "" {
+			if r, ok := b.applied[movSK+by]; !ok || r.Movimiento.Anula != a.Movimiento.ID {
+				reasons = append(reasons, fmt.Sprintf("movement %s is marked reversed by %s, which is no applied reversal of it", a.Movimiento.ID, by))
+			}
+		}
+		if of := a.Movimiento.Anula; of != "" {
+			if o, ok := b.applied[movSK+of]; !ok || o.AnuladoPor != a.Movimiento.ID {
+				reasons = append(reasons, fmt.Sprintf("reversal %s undoes %s, which does not name it as its reversal", a.Movimiento.ID, of))
+			}
 		}
 	}
 	return reasons

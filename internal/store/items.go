@@ -24,9 +24,13 @@ const (
 	attrSK      = "sk"
 	attrVersion = "version"
 	attrSeq     = "seq"
-	cuentaPK    = "CUENTA#"
-	cuentaSK    = "CUENTA"
-	movSK       = "MOV#"
+	attrEstado  = "estado"
+	// attrAnuladoPor marks a reversed movement with its reversal's id; a movement is
+	// reversed at most once because it is set only where it is missing.
+	attrAnuladoPor = "anulado_por"
+	cuentaPK       = "CUENTA#"
+	cuentaSK       = "CUENTA"
+	movSK          = "MOV#"
 	// indexPorSeq is the sparse global secondary index (pk, seq) over applied
 	// movements: an account's statement in ledger order (migrations/0001_ledger.json).
 	indexPorSeq = "por_seq"
@@ -46,6 +50,7 @@ type cuentaItem struct {
 	Moneda      string           `dynamodbav:"moneda"`
 	Saldo       versioned.Number `dynamodbav:"saldo"`
 	Limite      versioned.Number `dynamodbav:"limite"`
+	Bloqueada   bool             `dynamodbav:"bloqueada,omitempty"`
 	Movimientos int64            `dynamodbav:"movimientos"`
 	Version     int64            `dynamodbav:"version,omitempty"`
 	Creada      time.Time        `dynamodbav:"creada"`
@@ -53,22 +58,25 @@ type cuentaItem struct {
 }
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
-// movement, so the por_seq index holds exactly the statement.
+// movement, so the por_seq index holds exactly the statement. A reversal names the
+// movement it reverses (Anula); a reversed movement its reversal (AnuladoPor).
 type movItem struct {
-	PK        string            `dynamodbav:"pk"`
-	SK        string            `dynamodbav:"sk"`
-	Tipo      string            `dynamodbav:"tipo"`
-	Importe   versioned.Number  `dynamodbav:"importe"`
-	Moneda    string            `dynamodbav:"moneda"`
-	Concepto  string            `dynamodbav:"concepto,omitempty"`
-	Fecha     string            `dynamodbav:"fecha,omitempty"`
-	Huella    string            `dynamodbav:"huella"`
-	Estado    string            `dynamodbav:"estado"`
-	Seq       int64             `dynamodbav:"seq,omitempty"`
-	SaldoTras *versioned.Number `dynamodbav:"saldo_tras,omitempty"`
-	Motivo    string            `dynamodbav:"motivo,omitempty"`
-	Aplicado  time.Time         `dynamodbav:"aplicado"`
-	Origen    string            `dynamodbav:"origen,omitempty"`
+	PK         string            `dynamodbav:"pk"`
+	SK         string            `dynamodbav:"sk"`
+	Tipo       string            `dynamodbav:"tipo"`
+	Importe    versioned.Number  `dynamodbav:"importe"`
+	Moneda     string            `dynamodbav:"moneda"`
+	Concepto   string            `dynamodbav:"concepto,omitempty"`
+	Fecha      string            `dynamodbav:"fecha,omitempty"`
+	Huella     string            `dynamodbav:"huella"`
+	Estado     string            `dynamodbav:"estado"`
+	Seq        int64             `dynamodbav:"seq,omitempty"`
+	SaldoTras  *versioned.Number `dynamodbav:"saldo_tras,omitempty"`
+	Motivo     string            `dynamodbav:"motivo,omitempty"`
+	Aplicado   time.Time         `dynamodbav:"aplicado"`
+	Origen     string            `dynamodbav:"origen,omitempty"`
+	Anula      string            `dynamodbav:"anula,omitempty"`
+	AnuladoPor string            `dynamodbav:"anulado_por,omitempty"`
 }
 
 // accountAttrs are the attributes cuentaItem knows. An account item's other attributes
@@ -101,6 +109,7 @@ func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 		Moneda:      c.Moneda,
 		Saldo:       versioned.NumberOf(c.Saldo),
 		Limite:      versioned.NumberOf(c.Limite),
+		Bloqueada:   c.Bloqueada,
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
@@ -134,6 +143,7 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		Moneda:      it.Moneda,
 		Saldo:       it.Saldo.Decimal,
 		Limite:      it.Limite.Decimal,
+		Bloqueada:   it.Bloqueada,
 		Movimientos: it.Movimientos,
 		Version:     it.Version,
 		Creada:      it.Creada,
@@ -157,6 +167,7 @@ func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 		Motivo:   a.Motivo,
 		Aplicado: a.Aplicado.UTC(),
 		Origen:   a.Origen,
+		Anula:    m.Anula,
 	}
 	if a.Estado == ledger.Aplicado {
 		saldo := versioned.NumberOf(a.SaldoTras)
@@ -191,13 +202,15 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 			Moneda:   it.Moneda,
 			Concepto: it.Concepto,
 			Fecha:    it.Fecha,
+			Anula:    it.Anula,
 		},
-		Huella:   it.Huella,
-		Estado:   ledger.Estado(it.Estado),
-		Seq:      it.Seq,
-		Motivo:   it.Motivo,
-		Aplicado: it.Aplicado,
-		Origen:   it.Origen,
+		Huella:     it.Huella,
+		Estado:     ledger.Estado(it.Estado),
+		Seq:        it.Seq,
+		Motivo:     it.Motivo,
+		Aplicado:   it.Aplicado,
+		Origen:     it.Origen,
+		AnuladoPor: it.AnuladoPor,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

@@ -2,30 +2,39 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// decision is what a plan made of one delivery.
+// decision is what a plan made of one delivery: the record it writes (Applied,
+// Rejected) or checks absent (Failed: a rule stands in the way), and for a reversal the
+// original it marks reversed.
 type decision struct {
 	entrega int
-	outcome ledger.Outcome // Applied, Rejected, or Failed (a rule failure, checked as Absent)
+	outcome ledger.Outcome
 	apunte  ledger.Apunte
+	replace *versioned.Replace
 	err     error
 }
 
 // planner builds one transaction for a chunk of deliveries from the state of the
-// accounts they touch. It is a pure function of its fields and the state, so versioned
-// may call it again after a version conflict; each call replaces the previous call's
-// decisions.
+// accounts they touch and the records they refer to. It is a pure function of its
+// fields and the state, so versioned may call it again after a version conflict; each
+// call replaces the previous call's decisions.
 type planner struct {
 	entregas []ledger.Entrega
 	chunk    []int    // the deliveries to decide, in arrival order
 	cuentas  []string // the accounts they touch, as versioned keys, in order
+	records  map[movID]versioned.Item
 	policy   ledger.FundsPolicy
 	now      time.Time
 	// known returns an account's last known decoded state, if any: used when its
@@ -34,6 +43,7 @@ type planner struct {
 
 	decisions []decision
 	guarded   []int           // decision index of each guarded action: Creates, then Absent
+	replaced  []int           // decision index of each Replace
 	written   []cuenta.Cuenta // by account: the new state, where changed
 }
 
@@ -45,7 +55,7 @@ type account struct {
 }
 
 func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
-	p.decisions, p.guarded = p.decisions[:0], p.guarded[:0]
+	p.decisions, p.guarded, p.replaced = p.decisions[:0], p.guarded[:0], p.replaced[:0]
 	accts := make([]account, len(p.cuentas))
 	for i, item := range st.Items {
 		if p.known != nil {
@@ -64,24 +74,10 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	var absent []int
 	for _, i := range p.chunk {
 		e := p.entregas[i]
-		a := &accts[slices.Index(p.cuentas, e.Mov.Cuenta)]
-		base := a.c
-		if !a.exists {
-			base = cuenta.Nueva(e.Mov.Cuenta, e.Mov.Moneda)
-		}
-		next, ruleErr := base.Aplicar(e.Mov)
-		d := decision{entrega: i, apunte: ledger.Apunte{Movimiento: e.Mov, Huella: e.Mov.Huella(), Aplicado: p.now, Origen: e.Origen}}
-		var insuf *cuenta.SaldoInsuficienteError
-		switch {
-		case ruleErr == nil:
-			a.c, a.exists, a.changed = next, true, true
-			d.outcome, d.apunte.Estado, d.apunte.Seq, d.apunte.SaldoTras = ledger.Applied, ledger.Aplicado, next.Movimientos, next.Saldo
-		case errors.As(ruleErr, &insuf) && p.policy == ledger.Reject:
-			d.outcome, d.apunte.Estado, d.apunte.Motivo = ledger.Rejected, ledger.Rechazado, ruleErr.Error()
-		default:
+		d := p.decide(i, &accts[slices.Index(p.cuentas, e.Mov.Cuenta)])
+		if d.outcome == ledger.Failed {
 			// Not written, but checked absent: a redelivery of a movement recorded
-			// earlier is a duplicate, whatever the balance says today.
-			d.outcome, d.err = ledger.Failed, ruleErr
+			// earlier is a duplicate, whatever the rules say today.
 			absent = append(absent, len(p.decisions))
 			txn.Absent = append(txn.Absent, movKey(e.Mov.Cuenta, e.Mov.ID))
 			p.decisions = append(p.decisions, d)
@@ -93,6 +89,10 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 		}
 		p.guarded = append(p.guarded, len(p.decisions))
 		txn.Creates = append(txn.Creates, item)
+		if d.replace != nil {
+			p.replaced = append(p.replaced, len(p.decisions))
+			txn.Replaces = append(txn.Replaces, *d.replace)
+		}
 		p.decisions = append(p.decisions, d)
 	}
 	p.guarded = append(p.guarded, absent...)
@@ -115,19 +115,120 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	return txn, nil
 }
 
+// decide decides delivery i against its account a, moving a when it applies.
+func (p *planner) decide(i int, a *account) decision {
+	e := p.entregas[i]
+	d := decision{entrega: i, apunte: ledger.Apunte{Movimiento: e.Mov, Huella: e.Mov.Huella(), Aplicado: p.now, Origen: e.Origen}}
+	base := a.c
+	if !a.exists {
+		base = cuenta.Nueva(e.Mov.Cuenta, e.Mov.Moneda)
+	}
+	var next cuenta.Cuenta
+	var err error
+	switch e.Mov.Tipo {
+	case movimiento.Abono, movimiento.Cargo:
+		next, err = base.Aplicar(e.Mov)
+	case movimiento.Anulacion:
+		var original ledger.Apunte
+		if original, d.replace, err = p.reversal(e.Mov); err != nil {
+			return d.fail(err)
+		}
+		d.apunte.Movimiento = reversalOf(e.Mov, original.Movimiento)
+		next, err = base.Mover(original.Movimiento.Delta().Neg(), original.Movimiento.Moneda)
+	default:
+		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", e.Mov.Tipo)})
+	}
+	switch {
+	case err == nil:
+		a.c, a.exists, a.changed = next, true, true
+		d.outcome, d.apunte.Estado, d.apunte.Seq, d.apunte.SaldoTras = ledger.Applied, ledger.Aplicado, next.Movimientos, next.Saldo
+	case errors.Is(err, cuenta.ErrDebitRefused) && p.policy == ledger.Reject:
+		d.outcome, d.apunte.Estado, d.apunte.Motivo, d.replace = ledger.Rejected, ledger.Rechazado, err.Error(), nil
+	default:
+		return d.fail(err)
+	}
+	return d
+}
+
+func (d decision) fail(err error) decision {
+	d.outcome, d.err, d.replace = ledger.Failed, err, nil
+	return d
+}
+
+// reversal checks that m may reverse the movement it names, as recorded before this
+// plan, and returns that original and the Replace that marks it reversed by m: only
+// while it is applied and not reversed yet, so a movement is reversed at most once.
+func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
+	stored := p.records[movID{m.Cuenta, m.Anula}]
+	if stored == nil { // it may be on its way, out of order
+		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("store: movement %s of cuenta %s, which %s reverses, is not recorded (yet)", m.Anula, m.Cuenta, m.ID)}
+	}
+	original, err := decodeApunte(stored)
+	if err != nil {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+	}
+	o := original.Movimiento
+	var why string
+	switch {
+	case original.AnuladoPor == m.ID: // this very reversal is recorded: its record answers
+	case original.AnuladoPor != "":
+		why = "is already reversed by " + original.AnuladoPor
+	case original.Estado != ledger.Aplicado:
+		why = "was not applied (estado " + string(original.Estado) + "): there is nothing to reverse"
+	case o.Anula != "":
+		why = "is itself the reversal of " + o.Anula
+	case o.Tipo != movimiento.Abono && o.Tipo != movimiento.Cargo:
+		why = "is a " + string(o.Tipo) + ", which a reversal does not undo"
+	case !m.Importe.IsZero() && !m.Importe.Equal(o.Importe):
+		why = fmt.Sprintf("has importe %s, not the %s the reversal says", o.Importe, m.Importe)
+	case m.Moneda != "" && m.Moneda != o.Moneda:
+		why = fmt.Sprintf("is in %s, not the %s the reversal says", o.Moneda, m.Moneda)
+	}
+	if why != "" {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: fmt.Errorf("store: movement %s of cuenta %s %s", o.ID, m.Cuenta, why)}
+	}
+	marked := maps.Clone(stored)
+	by, err := attributevalue.Marshal(m.ID)
+	if err != nil {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+	}
+	marked[attrAnuladoPor] = by
+	return original, &versioned.Replace{Item: marked, If: []versioned.Cond{
+		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor),
+	}}, nil
+}
+
+// reversalOf is the movement recorded for the reversal m of original: the opposite
+// abono or cargo, of the original's importe and moneda, naming the original.
+func reversalOf(m, original movimiento.Movimiento) movimiento.Movimiento {
+	r := m
+	r.Tipo, r.Importe, r.Moneda = movimiento.Cargo, original.Importe, original.Moneda
+	if original.Tipo == movimiento.Cargo {
+		r.Tipo = movimiento.Abono
+	}
+	return r
+}
+
 // result is a committed decision's result.
 func (d decision) result(attempts int) ledger.Result {
 	r := ledger.Result{Outcome: d.outcome, Estado: d.apunte.Estado, Seq: d.apunte.Seq, SaldoTras: d.apunte.SaldoTras, Motivo: d.apunte.Motivo, Attempts: attempts}
 	if d.outcome == ledger.Failed {
-		// The rule failure stands: the committed transaction proved the account was at
-		// the version the rules were checked against, and the movement absent.
-		var insuf *cuenta.SaldoInsuficienteError
-		if errors.As(d.err, &insuf) {
-			r.Err = &ledger.TransientError{Attempts: attempts, Err: d.err}
-		} else {
-			r.Err = &ledger.PermanentError{Err: d.err}
-		}
-		r.Estado = ""
+		// The failure stands: the committed transaction proved the account was at the
+		// version the rules were checked against, and the movement absent.
+		r.Estado, r.Err = "", failure(d.err, attempts)
 	}
 	return r
+}
+
+// failure classifies a decision's error: a debit the account refuses may pass later
+// (a credit on its way, a freeze lifted), so it is transient, as errors already
+// classified stay; any other broken rule is permanent.
+func failure(err error, attempts int) error {
+	switch {
+	case errors.Is(err, ledger.ErrTransient), errors.Is(err, ledger.ErrPermanent):
+		return err
+	case errors.Is(err, cuenta.ErrDebitRefused):
+		return &ledger.TransientError{Attempts: attempts, Err: err}
+	}
+	return &ledger.PermanentError{Err: err}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,11 +18,13 @@ import (
 
 // request is a planned TransactWriteItems, read back: its actions' shape (P: put a
 // movement, A: check a movement absent, U: put an account, C: check an account), the
-// movements' seqs, and each account action by account.
+// movements' seqs, and each account action by account. R is a record replaced under
+// conditions (a reversed original).
 type request struct {
 	shape    string
 	seqs     []int64
 	accounts map[string]types.TransactWriteItem
+	replaced []versioned.Item
 }
 
 func readRequest(in *dynamodb.TransactWriteItemsInput) request {
@@ -31,6 +34,9 @@ func readRequest(in *dynamodb.TransactWriteItemsInput) request {
 		case it.Put != nil && it.Put.Item["sk"].(*types.AttributeValueMemberS).Value == cuentaSK:
 			r.shape += "U"
 			r.accounts[it.Put.Item["pk"].(*types.AttributeValueMemberS).Value] = it
+		case it.Put != nil && strings.Contains(aws.ToString(it.Put.ConditionExpression), "#c0"):
+			r.shape += "R"
+			r.replaced = append(r.replaced, it.Put.Item)
 		case it.Put != nil:
 			r.shape += "P"
 			if seq, ok := it.Put.Item["seq"].(*types.AttributeValueMemberN); ok {
@@ -56,14 +62,21 @@ func plannedRequest(t *testing.T, st versioned.State, policy ledger.FundsPolicy,
 		es = append(es, ledger.Entrega{Mov: m, Origen: "msg"})
 		pending = append(pending, i)
 	}
-	chunk, cuentas := nextChunk(es, pending)
+	r, chunk := plannedChunk(t, st, policy, es, pending, nil)
 	if len(chunk) != len(movs) {
 		t.Fatalf("only %d of %d movements fit one transaction", len(chunk), len(movs))
 	}
+	return r
+}
+
+// plannedChunk plans the first chunk of pending, with records as read before it.
+func plannedChunk(t *testing.T, st versioned.State, policy ledger.FundsPolicy, es []ledger.Entrega, pending []int, records map[movID]versioned.Item) (request, []int) {
+	t.Helper()
+	chunk, cuentas := nextChunk(es, pending)
 	if st.Items == nil {
 		st = versioned.State{Items: make([]versioned.Item, len(cuentas)), Versions: make([]int64, len(cuentas))}
 	}
-	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: policy, now: t0}
+	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: policy, now: t0, records: records}
 	txn, err := p.plan(st)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +89,42 @@ func plannedRequest(t *testing.T, st versioned.State, policy ledger.FundsPolicy,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readRequest(in)
+	return readRequest(in), chunk
+}
+
+// A batch mixing movements, a reversal of one of them and duplicates of both: the
+// duplicates follow their first delivery (no action of their own), and the reversal
+// waits for the next transaction, as DynamoDB allows one action per item in a
+// transaction and its original is written in the first. Two transactions in all.
+func TestCoalescingAroundAReversal(t *testing.T) {
+	m1, m2, m3 := testMov(t, "m1", movimiento.Cargo, "10.00"), testMov(t, "m2", movimiento.Abono, "5.00"), testMov(t, "m3", movimiento.Abono, "1.00")
+	rev, err := movimiento.New(movimiento.Datos{ID: "r1", Cuenta: "ES76", Tipo: movimiento.Anulacion, Anula: "m1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := []ledger.Entrega{{Mov: m1}, {Mov: m2}, {Mov: rev}, {Mov: m1}, {Mov: rev}, {Mov: m3}}
+	leaders := []int{0, 1, 2, 5} // 3 and 4 repeat 0 and 2 and follow their results
+
+	existing := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, nil))
+	existing["version"] = &types.AttributeValueMemberN{Value: "6"}
+	first, chunk := plannedChunk(t, versioned.State{Items: []versioned.Item{existing}, Versions: []int64{6}}, ledger.Retry, es, leaders, nil)
+	if first.shape != "PPU" || !slices.Equal(chunk, []int{0, 1}) || !slices.Equal(first.seqs, []int64{5, 6}) {
+		t.Fatalf("first transaction: %s for %v, seqs %v; want PPU for m1 and m2 at 5, 6", first.shape, chunk, first.seqs)
+	}
+
+	original := mustItem(encodeApunte(ledger.Apunte{Movimiento: m1, Huella: m1.Huella(), Estado: ledger.Aplicado, Seq: 5, SaldoTras: decimal.RequireFromString("20"), Aplicado: t0}))
+	after := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("25"), Movimientos: 6, Creada: t0, Actualizada: t0}, nil))
+	after["version"] = &types.AttributeValueMemberN{Value: "7"}
+	second, chunk := plannedChunk(t, versioned.State{Items: []versioned.Item{after}, Versions: []int64{7}}, ledger.Retry, es, leaders[2:], map[movID]versioned.Item{{"ES76", "m1"}: original})
+	if second.shape != "PPRU" || !slices.Equal(chunk, []int{2, 5}) || !slices.Equal(second.seqs, []int64{7, 8}) {
+		t.Fatalf("second transaction: %s for %v, seqs %v; want the reversal and m3 (PP), m1 marked (R), the account (U) at 7, 8", second.shape, chunk, second.seqs)
+	}
+	if saldo := second.accounts["CUENTA#ES76"].Put.Item["saldo"].(*types.AttributeValueMemberN).Value; saldo != "36" {
+		t.Errorf("saldo after reversing m1 and m3 = %s, want 36", saldo)
+	}
+	if r := second.replaced[0]; r["sk"].(*types.AttributeValueMemberS).Value != "MOV#m1" || r["anulado_por"].(*types.AttributeValueMemberS).Value != "r1" {
+		t.Errorf("replaced %v, want m1 marked anulado_por r1", r)
+	}
 }
 
 // TestPlannedRequests table-tests the TransactWriteItems deliveries turn into, for a

@@ -36,6 +36,8 @@ const DefaultCacheSize = 10_000
 // Ledger applies movements to accounts. It is safe for concurrent use; concurrent
 // writers to one account are serialised by the account's version, not by a lock.
 type Ledger struct {
+	db     versioned.Client
+	table  string
 	store  *versioned.Store
 	policy ledger.FundsPolicy
 	now    func() time.Time
@@ -62,7 +64,7 @@ func New(db versioned.Client, cfg Config) (*Ledger, error) {
 	if now == nil {
 		now = time.Now
 	}
-	l := &Ledger{store: store, policy: policy, now: now}
+	l := &Ledger{db: db, table: cfg.Table, store: store, policy: policy, now: now}
 	if cacheSize > 0 {
 		if l.decoded, err = lru.New[string, cuenta.Cuenta](cacheSize); err != nil {
 			return nil, fmt.Errorf("store: %w", err)

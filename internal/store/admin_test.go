@@ -1,0 +1,107 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+func conLimite(limite string) func(cuenta.Cuenta) (cuenta.Cuenta, error) {
+	return func(c cuenta.Cuenta) (cuenta.Cuenta, error) { return c.ConLimite(decimal.RequireFromString(limite)) }
+}
+
+func bloqueada(b bool) func(cuenta.Cuenta) (cuenta.Cuenta, error) {
+	return func(c cuenta.Cuenta) (cuenta.Cuenta, error) { c.Bloqueada = b; return c, nil }
+}
+
+// A consumer's cached image says limite 0; an operator sets 100 elsewhere. The cargo
+// that needs the overdraft is applied on the consumer's next attempt (the version check
+// refuses the stale plan), and a later write keeps the operator's limit.
+func TestAnOperatorsLimitReachesAWarmConsumer(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	consumer, operator := newService(t, env, ledger.Retry), newService(t, env, ledger.Retry)
+	ctx := context.Background()
+	if r, err := consumer.Apply(ctx, ledger.Entrega{Mov: mov(t, "a", "W", movimiento.Abono, "50.00")}); err != nil || r.Outcome != ledger.Applied {
+		t.Fatalf("warm-up: %+v, %v", r, err)
+	}
+	antes, despues, err := operator.Administrar(ctx, "W", conLimite("100"))
+	if err != nil || !antes.Limite.IsZero() || !despues.Limite.Equal(decimal.NewFromInt(100)) || despues.Version != antes.Version+1 {
+		t.Fatalf("set limite: %+v → %+v, %v; want 0 → 100 at version+1", antes, despues, err)
+	}
+	r, err := consumer.Apply(ctx, ledger.Entrega{Mov: mov(t, "b", "W", movimiento.Cargo, "120.00")})
+	if err != nil || r.Outcome != ledger.Applied || r.Attempts != 2 || !r.SaldoTras.Equal(decimal.NewFromInt(-70)) {
+		t.Fatalf("cargo into the overdraft: %+v, %v; want applied on the second attempt at -70", r, err)
+	}
+	if _, err := consumer.Apply(ctx, ledger.Entrega{Mov: mov(t, "c", "W", movimiento.Abono, "10.00")}); err != nil {
+		t.Fatal(err)
+	}
+	a := account(t, env, "W")
+	if !a.num("limite").Equal(decimal.NewFromInt(100)) || a.num("version").IntPart() != 4 {
+		t.Errorf("account = limite %s version %s; want the operator's 100 kept, version 4", a.num("limite"), a.num("version"))
+	}
+}
+
+func TestAdministrarRefusesAnUnknownAccountAndWritesNoNoChange(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	ctx := context.Background()
+	if _, _, err := svc.Administrar(ctx, "NADIE", bloqueada(true)); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("unknown account: %v, want ErrNotFound", err)
+	}
+	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "a", "N", movimiento.Abono, "1.00")}); err != nil {
+		t.Fatal(err)
+	}
+	antes, despues, err := svc.Administrar(ctx, "N", bloqueada(false))
+	if err != nil || antes.Version != 1 || despues.Version != 1 || account(t, env, "N").num("version").IntPart() != 1 {
+		t.Fatalf("no change: %+v → %+v, %v; want nothing written", antes, despues, err)
+	}
+	var le *cuenta.LimiteError
+	if _, _, err := svc.Administrar(ctx, "N", conLimite("-5")); !errors.As(err, &le) {
+		t.Fatalf("negative limite: %v, want a LimiteError", err)
+	}
+}
+
+// While frozen, every debit breaks a rule the funds policy handles; credits apply.
+func TestAFrozenAccountRefusesDebitsUnderEitherPolicy(t *testing.T) {
+	for _, policy := range []ledger.FundsPolicy{ledger.Retry, ledger.Reject} {
+		t.Run(string(policy), func(t *testing.T) {
+			env := testenv.NewDynamoDB(t)
+			svc := newService(t, env, policy)
+			ctx := context.Background()
+			if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "a", "F", movimiento.Abono, "100.00")}); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := svc.Administrar(ctx, "F", bloqueada(true)); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "b", "F", movimiento.Cargo, "1.00")})
+			switch policy {
+			case ledger.Retry:
+				if r.Outcome != ledger.Failed || !r.Retry() || !errors.Is(r.Err, cuenta.ErrDebitRefused) {
+					t.Fatalf("cargo of a frozen account under retry: %+v, want a transient failure", r)
+				}
+			case ledger.Reject:
+				if r.Outcome != ledger.Rejected || r.Motivo != "cuenta bloqueada" {
+					t.Fatalf("cargo of a frozen account under reject: %+v, want rejected, motivo \"cuenta bloqueada\"", r)
+				}
+			}
+			if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "c", "F", movimiento.Abono, "5.00")}); r.Outcome != ledger.Applied {
+				t.Fatalf("abono of a frozen account: %+v, want applied", r)
+			}
+			if _, _, err := svc.Administrar(ctx, "F", bloqueada(false)); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "d", "F", movimiento.Cargo, "1.00")}); r.Outcome != ledger.Applied {
+				t.Fatalf("cargo once unfrozen: %+v, want applied", r)
+			}
+			assertAccount(t, env, "F", "104", 5, 3)
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+// v1 is a fingerprint as the ledger wrote them before it stopped padding amounts to the
+// currency's minor units, computed here by hand: SHA-256 over "v1" and the fields.
+func v1(cuenta, id, tipo, importe, moneda string) string {
+	sum := sha256.Sum256([]byte("v1\n" + cuenta + "\n" + id + "\n" + tipo + "\n" + importe + "\n" + moneda))
+	return hex.EncodeToString(sum[:])
+}
+
+// putYesterday writes an account and one applied movement the way an older release
+// did, under rules the parser no longer follows.
+func putYesterday(t *testing.T, env *testenv.DynamoDB, cuenta, id, tipo, importe, moneda, huella string) {
+	t.Helper()
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	saldo := importe
+	if tipo == "cargo" {
+		saldo = "-" + importe
+	}
+	for _, it := range []item{
+		{"pk": s("CUENTA#" + cuenta), "sk": s("CUENTA"), "saldo": n(saldo), "moneda": s(moneda), "version": n("1"), "movimientos": n("1"),
+			"limite": n("1000"), "creada": s("2024-01-01T00:00:00Z"), "actualizada": s("2024-01-01T00:00:00Z")},
+		{"pk": s("CUENTA#" + cuenta), "sk": s("MOV#" + id), "tipo": s(tipo), "importe": n(importe), "moneda": s(moneda), "huella": s(huella),
+			"estado": s("aplicado"), "seq": n("1"), "saldo_tras": n(saldo), "aplicado": s("2024-01-01T00:00:00Z"), "origen": s("msg-0")},
+	} {
+		if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A movement stored with a v1 fingerprint whose amount was padded with the minor units
+// the currency had then is recognised when the same fact is delivered again today.
+func TestYesterdaysFingerprintStillRecognisesItsDuplicate(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	putYesterday(t, env, "JP01", "pago-1", "abono", "100.00", "JPY", v1("JP01", "pago-1", "abono", "100.00", "JPY"))
+	m, err := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "JP01", Tipo: movimiento.Abono, Importe: "100", Moneda: "JPY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-1"})
+	if r.Outcome != ledger.Duplicate || r.Seq != 1 {
+		t.Fatalf("redelivery of yesterday's movement = %+v, want a duplicate of seq 1", r)
+	}
+	other, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "JP01", Tipo: movimiento.Abono, Importe: "101", Moneda: "JPY"})
+	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: other, Origen: "msg-2"}); r.Outcome != ledger.ConflictingDuplicate {
+		t.Fatalf("another amount under the same id = %+v, want a conflicting duplicate", r)
+	}
+}
+
+// A movement in a currency since withdrawn, with an id today's rules refuse, still
+// audits and answers reads.
+func TestYesterdaysMovementAuditsAndAnswers(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	putYesterday(t, env, "HR01", "pago viejo", "cargo", "10.005", "HRK", "cualquiera")
+	ctx := context.Background()
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	if err != nil || !report.OK || report.Movements != 1 {
+		t.Fatalf("audit = %+v, %v; want a clean table with 1 movement", report, err)
+	}
+	reader := store.NewReader(env.Client, env.Table())
+	a, err := reader.Apunte(ctx, "HR01", "pago viejo")
+	if err != nil || a.Movimiento.Moneda != "HRK" || a.Movimiento.Importe.String() != "10.005" {
+		t.Fatalf("read = %+v, %v", a, err)
+	}
+	movs, _, err := reader.Extracto(ctx, "HR01", 10, 0)
+	if err != nil || len(movs) != 1 {
+		t.Fatalf("statement = %+v, %v", movs, err)
+	}
+}

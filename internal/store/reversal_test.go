@@ -1,0 +1,182 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+// anulacion is the reversal id of the movement anula on cta; importe and moneda are
+// optional.
+func anulacion(t *testing.T, id, cta, anula, importe, moneda string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Anulacion, Anula: anula, Importe: importe, Moneda: moneda, Concepto: "Devolución"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func apply(t *testing.T, svc interface {
+	Apply(context.Context, ledger.Entrega) (ledger.Result, error)
+}, m movimiento.Movimiento) ledger.Result {
+	t.Helper()
+	r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-" + m.ID})
+	return r
+}
+
+func TestAReversalUndoesItsOriginalOnce(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "R", movimiento.Abono, "100.00"))
+	apply(t, svc, mov(t, "pago", "R", movimiento.Cargo, "30.00"))
+
+	r := apply(t, svc, anulacion(t, "an-1", "R", "pago", "", ""))
+	if r.Outcome != ledger.Applied || r.Seq != 3 || r.SaldoTras.String() != "100" {
+		t.Fatalf("reversal = %+v, want applied as seq 3, saldo 100", r)
+	}
+	rev := get(t, env, "CUENTA#R", "MOV#an-1")
+	if rev.str("tipo") != "abono" || rev.str("anula") != "pago" || rev.num("importe").String() != "30" || rev.str("moneda") != "EUR" {
+		t.Errorf("reversal item = %v, want the opposite abono of 30 EUR naming pago", rev)
+	}
+	if by := get(t, env, "CUENTA#R", "MOV#pago").str("anulado_por"); by != "an-1" {
+		t.Errorf("original's anulado_por = %q, want an-1", by)
+	}
+
+	if r := apply(t, svc, anulacion(t, "an-1", "R", "pago", "", "")); r.Outcome != ledger.Duplicate || r.Seq != 3 {
+		t.Errorf("the same reversal again = %+v, want a duplicate of seq 3", r)
+	}
+	r = apply(t, svc, anulacion(t, "an-2", "R", "pago", "", ""))
+	if r.Outcome != ledger.Failed || !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "already reversed by an-1") {
+		t.Errorf("another reversal of it = %+v, want permanent: already reversed by an-1", r)
+	}
+	assertAccount(t, env, "R", "100", 3, 3)
+}
+
+func TestAReversalWaitsForItsOriginalAndRefusesWhatItCannotUndo(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Reject)
+	apply(t, svc, mov(t, "a", "Q", movimiento.Abono, "10.00"))
+
+	if r := apply(t, svc, anulacion(t, "an-x", "Q", "pronto", "", "")); r.Outcome != ledger.Failed || !r.Retry() {
+		t.Fatalf("reversal before its original = %+v, want transient: it may be on its way", r)
+	}
+	apply(t, svc, mov(t, "pronto", "Q", movimiento.Abono, "5.00"))
+	if r := apply(t, svc, anulacion(t, "an-x", "Q", "pronto", "5", "EUR")); r.Outcome != ledger.Applied {
+		t.Fatalf("once the original is there = %+v, want applied", r)
+	}
+
+	apply(t, svc, mov(t, "grande", "Q", movimiento.Cargo, "1000.00")) // rejected: no funds
+	apply(t, svc, mov(t, "b", "Q", movimiento.Abono, "7.00"))
+	for name, tc := range map[string]struct {
+		m    movimiento.Movimiento
+		want string
+	}{
+		"a rejected original":   {anulacion(t, "an-r", "Q", "grande", "", ""), "was not applied"},
+		"a reversal":            {anulacion(t, "an-rr", "Q", "an-x", "", ""), "is itself the reversal of pronto"},
+		"another importe":       {anulacion(t, "an-i", "Q", "b", "7.01", "EUR"), "has importe 7"},
+		"another moneda":        {anulacion(t, "an-m", "Q", "b", "", "USD"), "is in EUR"},
+		"an original elsewhere": {anulacion(t, "an-e", "Z", "b", "", ""), "not recorded"},
+	} {
+		r := apply(t, svc, tc.m)
+		if r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), tc.want) {
+			t.Errorf("%s: %+v, want a failure saying %q", name, r, tc.want)
+		}
+		if name != "an original elsewhere" && !errors.Is(r.Err, ledger.ErrPermanent) {
+			t.Errorf("%s: %v is not permanent", name, r.Err)
+		}
+	}
+	assertAccount(t, env, "Q", "17", 4, 4)
+}
+
+// Reversing an abono is a debit: the funds policy and a freeze apply to it.
+func TestReversingAnAbonoMeetsTheRulesOfADebit(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "D", movimiento.Abono, "50.00"))
+	apply(t, svc, mov(t, "b", "D", movimiento.Cargo, "40.00"))
+	if r := apply(t, svc, anulacion(t, "an-a", "D", "a", "", "")); r.Outcome != ledger.Failed || !errors.Is(r.Err, cuenta.ErrDebitRefused) || !r.Retry() {
+		t.Fatalf("reversal of an abono without funds = %+v, want a transient refusal", r)
+	}
+	if _, _, err := svc.Administrar(context.Background(), "D", bloqueada(true)); err != nil {
+		t.Fatal(err)
+	}
+	if r := apply(t, svc, anulacion(t, "an-b", "D", "b", "", "")); r.Outcome != ledger.Applied {
+		t.Fatalf("reversal of a cargo (a credit) of a frozen account = %+v, want applied", r)
+	}
+	var frozen *cuenta.BloqueadaError
+	if r := apply(t, svc, anulacion(t, "an-a", "D", "a", "", "")); !errors.As(r.Err, &frozen) {
+		t.Fatalf("reversal of an abono of a frozen account = %+v, want refused: frozen", r)
+	}
+	assertAccount(t, env, "D", "50", 4, 3)
+}
+
+// Two consumers reverse one movement under two ids at once: one wins, the other is
+// refused naming the winner, and the money moves once.
+func TestRacingReversalsMoveMoneyOnce(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	setup := newService(t, env, ledger.Retry)
+	apply(t, setup, mov(t, "a", "C", movimiento.Abono, "100.00"))
+	apply(t, setup, mov(t, "pago", "C", movimiento.Cargo, "25.00"))
+	svcs := []*store.Ledger{newService(t, env, ledger.Retry), newService(t, env, ledger.Retry)}
+	results := make([]ledger.Result, 2)
+	var wg sync.WaitGroup
+	for i := range svcs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = apply(t, svcs[i], anulacion(t, []string{"an-1", "an-2"}[i], "C", "pago", "", ""))
+		}()
+	}
+	wg.Wait()
+	won, lost := 0, 0
+	for i, r := range results {
+		switch {
+		case r.Outcome == ledger.Applied:
+			won++
+		case r.Outcome == ledger.Failed && errors.Is(r.Err, ledger.ErrPermanent) && strings.Contains(r.Err.Error(), "already reversed by an-"+string(rune('2'-i))):
+			lost++
+		default:
+			t.Errorf("reversal %d = %+v", i, r)
+		}
+	}
+	if won != 1 || lost != 1 {
+		t.Fatalf("results = %+v, want one applied and one refused naming the winner", results)
+	}
+	assertAccount(t, env, "C", "100", 3, 3)
+}
+
+func TestAuditChecksTheReversalLinks(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	ctx := context.Background()
+	apply(t, svc, mov(t, "a", "K", movimiento.Abono, "10.00"))
+	apply(t, svc, anulacion(t, "an-a", "K", "a", "", ""))
+	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
+		t.Fatalf("healthy reversal: %+v, %v", report, err)
+	}
+	_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(env.Table()),
+		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#K"}, "sk": &types.AttributeValueMemberS{Value: "MOV#a"}},
+		UpdateExpression: aws.String("SET anulado_por = :otro"), ExpressionAttributeValues: item{":otro": &types.AttributeValueMemberS{Value: "otro"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "reversal an-a undoes a, which does not name it") ||
+		!strings.Contains(report.Broken[0].Reason, "marked reversed by otro, which is no applied reversal") {
+		t.Fatalf("a reversed movement that names another reversal: %+v, %v", report, err)
+	}
+}
