@@ -25,19 +25,22 @@ var Estados = []Estado{Aplicado, Rechazado}
 // Apunte is a movement as the ledger recorded it: the movement itself, and what the
 // ledger made of it. Seq and SaldoTras are set only when Estado is Aplicado; Motivo
 // only when it is Rechazado; AnuladoPor when a reversal has undone it. A reversal is
-// recorded as the opposite abono or cargo whose Movimiento.Anula names the original. A
-// stored Apunte is read without today's input rules, so its Movimiento may hold values
-// a new message could no longer carry.
+// recorded as the opposite abono or cargo whose Movimiento.Anula names the original; a
+// transfer as two legs, the cargo on the debited account and the abono on the credited
+// one, each naming the other account in Contrapartida. A stored Apunte is read without
+// today's input rules, so its Movimiento may hold values a new message could no longer
+// carry.
 type Apunte struct {
-	Movimiento movimiento.Movimiento
-	Huella     string
-	Estado     Estado
-	Seq        int64
-	SaldoTras  decimal.Decimal
-	Motivo     string
-	Aplicado   time.Time
-	Origen     string
-	AnuladoPor string
+	Movimiento    movimiento.Movimiento
+	Huella        string
+	Estado        Estado
+	Seq           int64
+	SaldoTras     decimal.Decimal
+	Motivo        string
+	Aplicado      time.Time
+	Origen        string
+	AnuladoPor    string
+	Contrapartida string
 }
 
 // ErrNotFound is matched, with errors.Is, by the *NotFoundError readers return for an

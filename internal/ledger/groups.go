@@ -37,5 +37,10 @@ func Groups(es []Entrega) [][]int {
 	return groups
 }
 
-// cuentas lists the accounts a delivery touches.
-func cuentas(e Entrega) []string { return []string{e.Mov.Cuenta} }
+// cuentas lists the accounts a delivery touches: its own, and a transfer's destino.
+func cuentas(e Entrega) []string {
+	if e.Mov.Destino != "" {
+		return []string{e.Mov.Cuenta, e.Mov.Destino}
+	}
+	return []string{e.Mov.Cuenta}
+}

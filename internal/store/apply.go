@@ -180,36 +180,33 @@ func classify(err error, attempts int) error {
 
 // nextChunk is the longest prefix of pending that fits one transaction, and the
 // accounts it touches in order of first appearance: at most versioned.MaxActions
-// actions (one per movement, one more per reversal for the original it marks, one per
-// account), and no item named twice — DynamoDB allows one action per item in a
-// transaction, so a reversal whose original is written in this chunk waits for the
-// next one.
+// actions (one per record a movement writes or checks: two for a transfer's legs, two
+// for a reversal and the original it marks; one per account), and no item named twice —
+// DynamoDB allows one action per item in a transaction, so a movement naming an item
+// named earlier in the chunk (a reversal of a movement written in it, a movement with a
+// transfer leg's id on the other account) waits for the next one.
 func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []string) {
-	seen := map[string]bool{}
 	named := map[movID]bool{}
 	actions := 0
 	for n, i := range pending {
 		m := es[i].Mov
 		names := []movID{{m.Cuenta, m.ID}}
-		if m.Anula != "" {
+		switch {
+		case m.Destino != "":
+			names = append(names, movID{m.Destino, m.ID})
+		case m.Anula != "":
 			names = append(names, movID{m.Cuenta, m.Anula})
 		}
-		fresh := 0
-		if !seen[m.Cuenta] {
-			fresh = 1
-		}
+		touched := slices.DeleteFunc([]string{m.Cuenta, m.Destino}, func(c string) bool { return c == "" || slices.Contains(cuentas, c) })
 		clash := slices.ContainsFunc(names, func(k movID) bool { return named[k] })
-		if n > 0 && (clash || actions+len(names)+len(cuentas)+fresh > versioned.MaxActions) {
+		if n > 0 && (clash || actions+len(names)+len(cuentas)+len(touched) > versioned.MaxActions) {
 			return pending[:n], cuentas
 		}
 		actions += len(names)
 		for _, k := range names {
 			named[k] = true
 		}
-		if fresh > 0 {
-			seen[m.Cuenta] = true
-			cuentas = append(cuentas, m.Cuenta)
-		}
+		cuentas = append(cuentas, touched...)
 	}
 	return pending, cuentas
 }

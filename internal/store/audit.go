@@ -65,8 +65,8 @@ const (
 // Audit checks DESIGN.md's invariants for every account of the table: saldo equals the
 // applied movements' abonos minus cargos, movimientos equals their number, their seq
 // values are exactly 1..movimientos, each one's saldo_tras is the running balance at
-// its seq, every estado is a known one, and reversals and reversed movements name each
-// other. It is safe on a live table: a parallel,
+// its seq, every estado is a known one, reversals and reversed movements name each
+// other, and every transfer leg has its counterpart on the other account. It is safe on a live table: a parallel,
 // strongly consistent Scan reads everything once, and an account that looks broken is
 // read again from one point of view — its account item and movements in one Query,
 // then its version once more, redone (bounded) if the account moved meanwhile — before
@@ -79,12 +79,19 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	report := AuditReport{OK: true, Accounts: len(accounts), Broken: []Broken{}}
 	for id, b := range accounts {
 		report.Movements += len(b.applied)
-		reasons := b.check()
+		reasons, err := pairs(ctx, db, table, accounts, b)
+		if err != nil {
+			return AuditReport{}, err
+		}
+		reasons = append(b.check(), reasons...)
 		if len(reasons) > 0 {
 			if b, err = reread(ctx, db, table, id); err != nil {
 				return AuditReport{}, err
 			}
-			reasons = b.check()
+			if reasons, err = pairs(ctx, db, table, nil, b); err != nil {
+				return AuditReport{}, err
+			}
+			reasons = append(b.check(), reasons...)
 		}
 		if len(reasons) > 0 {
 			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(reasons, "; ")})
@@ -168,6 +175,45 @@ func (b *books) check() []string {
 		}
 	}
 	return reasons
+}
+
+// pairs checks that every applied transfer leg of b has its counterpart: the same id on
+// the other account, the same importe, the opposite tipo, naming b's account back. The
+// counterpart is looked up in what the scan read (seen, nil when there is none) and, if
+// not found there or not matching — the scan may have read the other account before
+// the transfer — read once more, strongly consistent: both legs are written in one
+// transaction and never deleted.
+func pairs(ctx context.Context, db AuditClient, table string, seen map[string]*books, b *books) ([]string, error) {
+	var reasons []string
+	for _, leg := range slices.Sorted(maps.Keys(b.applied)) {
+		a := b.applied[leg]
+		other := a.Contrapartida
+		if other == "" {
+			continue
+		}
+		counterpart, ok := ledger.Apunte{}, false
+		if s := seen[other]; s != nil {
+			counterpart, ok = s.applied[leg]
+		}
+		if !ok || !counterparts(a, counterpart) {
+			out, err := db.GetItem(ctx, getInput(table, movKey(other, a.Movimiento.ID)))
+			if err != nil {
+				return nil, fmt.Errorf("store: audit read of transfer %s on %s: %w", a.Movimiento.ID, other, err)
+			}
+			counterpart, err = decodeApunte(out.Item)
+			ok = err == nil && len(out.Item) > 0
+		}
+		if !ok || !counterparts(a, counterpart) {
+			reasons = append(reasons, fmt.Sprintf("transfer leg %s has no counterpart on %s (same id and importe, opposite tipo, naming %s)", a.Movimiento.ID, other, a.Movimiento.Cuenta))
+		}
+	}
+	return reasons, nil
+}
+
+// counterparts reports whether x and y are the two legs of one transfer.
+func counterparts(x, y ledger.Apunte) bool {
+	return y.Estado == ledger.Aplicado && y.Contrapartida == x.Movimiento.Cuenta && x.Contrapartida == y.Movimiento.Cuenta &&
+		y.Movimiento.ID == x.Movimiento.ID && y.Movimiento.Importe.Equal(x.Movimiento.Importe) && y.Movimiento.Delta().Equal(x.Movimiento.Delta().Neg())
 }
 
 // checkReversals checks the reversal links both ways: a reversed movement names a

@@ -82,7 +82,11 @@ func TestAuditOfALiveTableRaisesNoFalseAlarm(t *testing.T) {
 		defer close(done)
 		for i := range writes {
 			cta := cuentas[i%len(cuentas)]
-			if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, fmt.Sprintf("live-%d", i), cta, movimiento.Abono, "1.00")}); err != nil {
+			m := mov(t, fmt.Sprintf("live-%d", i), cta, movimiento.Abono, "1.00")
+			if i%4 == 3 { // a transfer now and then: its legs land in two partitions at once
+				m = traspaso(t, fmt.Sprintf("live-%d", i), cta, cuentas[(i+1)%len(cuentas)], "0.50")
+			}
+			if _, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
 				t.Errorf("write %d: %v", i, err)
 				return
 			}

@@ -59,24 +59,26 @@ type cuentaItem struct {
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
 // movement, so the por_seq index holds exactly the statement. A reversal names the
-// movement it reverses (Anula); a reversed movement its reversal (AnuladoPor).
+// movement it reverses (Anula); a reversed movement its reversal (AnuladoPor); a
+// transfer leg the other account (Contrapartida).
 type movItem struct {
-	PK         string            `dynamodbav:"pk"`
-	SK         string            `dynamodbav:"sk"`
-	Tipo       string            `dynamodbav:"tipo"`
-	Importe    versioned.Number  `dynamodbav:"importe"`
-	Moneda     string            `dynamodbav:"moneda"`
-	Concepto   string            `dynamodbav:"concepto,omitempty"`
-	Fecha      string            `dynamodbav:"fecha,omitempty"`
-	Huella     string            `dynamodbav:"huella"`
-	Estado     string            `dynamodbav:"estado"`
-	Seq        int64             `dynamodbav:"seq,omitempty"`
-	SaldoTras  *versioned.Number `dynamodbav:"saldo_tras,omitempty"`
-	Motivo     string            `dynamodbav:"motivo,omitempty"`
-	Aplicado   time.Time         `dynamodbav:"aplicado"`
-	Origen     string            `dynamodbav:"origen,omitempty"`
-	Anula      string            `dynamodbav:"anula,omitempty"`
-	AnuladoPor string            `dynamodbav:"anulado_por,omitempty"`
+	PK            string            `dynamodbav:"pk"`
+	SK            string            `dynamodbav:"sk"`
+	Tipo          string            `dynamodbav:"tipo"`
+	Importe       versioned.Number  `dynamodbav:"importe"`
+	Moneda        string            `dynamodbav:"moneda"`
+	Concepto      string            `dynamodbav:"concepto,omitempty"`
+	Fecha         string            `dynamodbav:"fecha,omitempty"`
+	Huella        string            `dynamodbav:"huella"`
+	Estado        string            `dynamodbav:"estado"`
+	Seq           int64             `dynamodbav:"seq,omitempty"`
+	SaldoTras     *versioned.Number `dynamodbav:"saldo_tras,omitempty"`
+	Motivo        string            `dynamodbav:"motivo,omitempty"`
+	Aplicado      time.Time         `dynamodbav:"aplicado"`
+	Origen        string            `dynamodbav:"origen,omitempty"`
+	Anula         string            `dynamodbav:"anula,omitempty"`
+	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
+	Contrapartida string            `dynamodbav:"contrapartida,omitempty"`
 }
 
 // accountAttrs are the attributes cuentaItem knows. An account item's other attributes
@@ -155,19 +157,20 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 	m := a.Movimiento
 	it := movItem{
-		PK:       cuentaPK + m.Cuenta,
-		SK:       movSK + m.ID,
-		Tipo:     string(m.Tipo),
-		Importe:  versioned.NumberOf(m.Importe),
-		Moneda:   m.Moneda,
-		Concepto: m.Concepto,
-		Fecha:    m.Fecha,
-		Huella:   a.Huella,
-		Estado:   string(a.Estado),
-		Motivo:   a.Motivo,
-		Aplicado: a.Aplicado.UTC(),
-		Origen:   a.Origen,
-		Anula:    m.Anula,
+		PK:            cuentaPK + m.Cuenta,
+		SK:            movSK + m.ID,
+		Tipo:          string(m.Tipo),
+		Importe:       versioned.NumberOf(m.Importe),
+		Moneda:        m.Moneda,
+		Concepto:      m.Concepto,
+		Fecha:         m.Fecha,
+		Huella:        a.Huella,
+		Estado:        string(a.Estado),
+		Motivo:        a.Motivo,
+		Aplicado:      a.Aplicado.UTC(),
+		Origen:        a.Origen,
+		Anula:         m.Anula,
+		Contrapartida: a.Contrapartida,
 	}
 	if a.Estado == ledger.Aplicado {
 		saldo := versioned.NumberOf(a.SaldoTras)
@@ -204,13 +207,14 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 			Fecha:    it.Fecha,
 			Anula:    it.Anula,
 		},
-		Huella:     it.Huella,
-		Estado:     ledger.Estado(it.Estado),
-		Seq:        it.Seq,
-		Motivo:     it.Motivo,
-		Aplicado:   it.Aplicado,
-		Origen:     it.Origen,
-		AnuladoPor: it.AnuladoPor,
+		Huella:        it.Huella,
+		Estado:        ledger.Estado(it.Estado),
+		Seq:           it.Seq,
+		Motivo:        it.Motivo,
+		Aplicado:      it.Aplicado,
+		Origen:        it.Origen,
+		AnuladoPor:    it.AnuladoPor,
+		Contrapartida: it.Contrapartida,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

@@ -15,15 +15,44 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// decision is what a plan made of one delivery: the record it writes (Applied,
-// Rejected) or checks absent (Failed: a rule stands in the way), and for a reversal the
-// original it marks reversed.
+// decision is what a plan made of one delivery: its own record, written (Applied,
+// Rejected) or checked absent (Failed: a rule stands in the way); for a transfer, the
+// credit leg on the other account, written only when applied and else checked absent;
+// for a reversal, the original it marks reversed.
 type decision struct {
 	entrega int
 	outcome ledger.Outcome
 	apunte  ledger.Apunte
+	credit  *ledger.Apunte
 	replace *versioned.Replace
 	err     error
+}
+
+// writes lists the records the decision writes, its own first.
+func (d decision) writes() []ledger.Apunte {
+	switch {
+	case d.outcome == ledger.Failed:
+		return nil
+	case d.outcome == ledger.Applied && d.credit != nil:
+		return []ledger.Apunte{d.apunte, *d.credit}
+	}
+	return []ledger.Apunte{d.apunte}
+}
+
+// checks lists the keys the decision checks absent: the records it would have written
+// (a redelivery of one recorded earlier is a duplicate, whatever the rules say today),
+// and a rejected transfer's credit leg (an unrelated movement with that id on the other
+// account is a conflicting duplicate).
+func (d decision) checks() []versioned.Item {
+	m := d.apunte.Movimiento
+	var keys []versioned.Item
+	if d.outcome == ledger.Failed {
+		keys = append(keys, movKey(m.Cuenta, m.ID))
+	}
+	if d.credit != nil && d.outcome != ledger.Applied {
+		keys = append(keys, movKey(d.credit.Movimiento.Cuenta, m.ID))
+	}
+	return keys
 }
 
 // planner builds one transaction for a chunk of deliveries from the state of the
@@ -73,24 +102,22 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	var txn versioned.Txn
 	var absent []int
 	for _, i := range p.chunk {
-		e := p.entregas[i]
-		d := p.decide(i, &accts[slices.Index(p.cuentas, e.Mov.Cuenta)])
-		if d.outcome == ledger.Failed {
-			// Not written, but checked absent: a redelivery of a movement recorded
-			// earlier is a duplicate, whatever the rules say today.
-			absent = append(absent, len(p.decisions))
-			txn.Absent = append(txn.Absent, movKey(e.Mov.Cuenta, e.Mov.ID))
-			p.decisions = append(p.decisions, d)
-			continue
+		d := p.decide(i, accts)
+		n := len(p.decisions)
+		for _, a := range d.writes() {
+			item, err := encodeApunte(a)
+			if err != nil {
+				return versioned.Txn{}, &ledger.PermanentError{Err: err}
+			}
+			p.guarded = append(p.guarded, n)
+			txn.Creates = append(txn.Creates, item)
 		}
-		item, err := encodeApunte(d.apunte)
-		if err != nil {
-			return versioned.Txn{}, &ledger.PermanentError{Err: err}
+		for _, k := range d.checks() {
+			absent = append(absent, n)
+			txn.Absent = append(txn.Absent, k)
 		}
-		p.guarded = append(p.guarded, len(p.decisions))
-		txn.Creates = append(txn.Creates, item)
 		if d.replace != nil {
-			p.replaced = append(p.replaced, len(p.decisions))
+			p.replaced = append(p.replaced, n)
 			txn.Replaces = append(txn.Replaces, *d.replace)
 		}
 		p.decisions = append(p.decisions, d)
@@ -115,38 +142,79 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	return txn, nil
 }
 
-// decide decides delivery i against its account a, moving a when it applies.
-func (p *planner) decide(i int, a *account) decision {
+// decide decides delivery i against the accounts of the plan, moving those it applies
+// to.
+func (p *planner) decide(i int, accts []account) decision {
 	e := p.entregas[i]
-	d := decision{entrega: i, apunte: ledger.Apunte{Movimiento: e.Mov, Huella: e.Mov.Huella(), Aplicado: p.now, Origen: e.Origen}}
+	m := e.Mov
+	d := decision{entrega: i, apunte: ledger.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: p.now, Origen: e.Origen}}
+	a := &accts[slices.Index(p.cuentas, m.Cuenta)]
 	base := a.c
 	if !a.exists {
-		base = cuenta.Nueva(e.Mov.Cuenta, e.Mov.Moneda)
+		base = cuenta.Nueva(m.Cuenta, m.Moneda)
 	}
 	var next cuenta.Cuenta
 	var err error
-	switch e.Mov.Tipo {
+	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:
-		next, err = base.Aplicar(e.Mov)
+		next, err = base.Aplicar(m)
 	case movimiento.Anulacion:
 		var original ledger.Apunte
-		if original, d.replace, err = p.reversal(e.Mov); err != nil {
+		if original, d.replace, err = p.reversal(m); err != nil {
 			return d.fail(err)
 		}
-		d.apunte.Movimiento = reversalOf(e.Mov, original.Movimiento)
+		d.apunte.Movimiento = reversalOf(m, original.Movimiento)
 		next, err = base.Mover(original.Movimiento.Delta().Neg(), original.Movimiento.Moneda)
+	case movimiento.Traspaso:
+		return p.transfer(d, base, a, &accts[slices.Index(p.cuentas, m.Destino)])
 	default:
-		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", e.Mov.Tipo)})
+		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", m.Tipo)})
 	}
+	return d.settle(p.policy, a, next, err)
+}
+
+// settle completes d with what moving account a to next (or err) means: applied, or a
+// broken rule the funds policy turns into a rejection, or a failure.
+func (d decision) settle(policy ledger.FundsPolicy, a *account, next cuenta.Cuenta, err error) decision {
 	switch {
 	case err == nil:
 		a.c, a.exists, a.changed = next, true, true
 		d.outcome, d.apunte.Estado, d.apunte.Seq, d.apunte.SaldoTras = ledger.Applied, ledger.Aplicado, next.Movimientos, next.Saldo
-	case errors.Is(err, cuenta.ErrDebitRefused) && p.policy == ledger.Reject:
+	case errors.Is(err, cuenta.ErrDebitRefused) && policy == ledger.Reject:
 		d.outcome, d.apunte.Estado, d.apunte.Motivo, d.replace = ledger.Rejected, ledger.Rechazado, err.Error(), nil
 	default:
 		return d.fail(err)
 	}
+	return d
+}
+
+// transfer decides a traspaso: the debit leg on a (whose rules apply: currency, freeze,
+// funds) and the credit leg on dst (its currency; a new account opens in the
+// transfer's), both or neither.
+func (p *planner) transfer(d decision, base cuenta.Cuenta, a, dst *account) decision {
+	m := d.apunte.Movimiento
+	d.apunte.Movimiento.Tipo, d.apunte.Contrapartida = movimiento.Cargo, m.Destino
+	credit := d.apunte
+	credit.Movimiento.Cuenta, credit.Movimiento.Tipo, credit.Contrapartida = m.Destino, movimiento.Abono, m.Cuenta
+	d.credit = &credit
+	dstBase := dst.c
+	if !dst.exists {
+		dstBase = cuenta.Nueva(m.Destino, m.Moneda)
+	}
+	if dstBase.Moneda != m.Moneda { // no funds or freeze of the debited account can change that
+		return d.fail(&cuenta.MonedaDistintaError{Cuenta: m.Destino, Moneda: dstBase.Moneda, MonedaMovimiento: m.Moneda})
+	}
+	debited, err := base.Mover(m.Importe.Neg(), m.Moneda)
+	if err != nil {
+		return d.settle(p.policy, a, debited, err)
+	}
+	credited, err := dstBase.Mover(m.Importe, m.Moneda)
+	if err != nil {
+		return d.fail(err)
+	}
+	d = d.settle(p.policy, a, debited, nil)
+	dst.c, dst.exists, dst.changed = credited, true, true
+	d.credit.Estado, d.credit.Seq, d.credit.SaldoTras = ledger.Aplicado, credited.Movimientos, credited.Saldo
 	return d
 }
 
@@ -177,6 +245,8 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 		why = "was not applied (estado " + string(original.Estado) + "): there is nothing to reverse"
 	case o.Anula != "":
 		why = "is itself the reversal of " + o.Anula
+	case original.Contrapartida != "":
+		why = "is a leg of a transfer with " + original.Contrapartida + ", which a reversal does not undo"
 	case o.Tipo != movimiento.Abono && o.Tipo != movimiento.Cargo:
 		why = "is a " + string(o.Tipo) + ", which a reversal does not undo"
 	case !m.Importe.IsZero() && !m.Importe.Equal(o.Importe):

@@ -191,3 +191,37 @@ func TestPlannedRequests(t *testing.T) {
 		})
 	}
 }
+
+// A batch whose transfers link three accounts in a cycle (A→B, B→C, C→A) with a plain
+// movement among them is one group and, fitting in 100 actions, one transaction: each
+// leg takes its own account's next seq, in arrival order, and each account is written
+// once with its summed change.
+func TestATransferCycleIsOneTransaction(t *testing.T) {
+	tr := func(id, from, to, importe string) movimiento.Movimiento {
+		m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: from, Destino: to, Tipo: movimiento.Traspaso, Importe: importe, Moneda: "EUR"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	abono, err := movimiento.New(movimiento.Datos{ID: "b", Cuenta: "B", Tipo: movimiento.Abono, Importe: "5", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := []ledger.Entrega{{Mov: tr("ab", "A", "B", "10")}, {Mov: abono}, {Mov: tr("bc", "B", "C", "20")}, {Mov: tr("ca", "C", "A", "30")}}
+	var st versioned.State
+	for _, id := range []string{"A", "B", "C"} {
+		item := mustItem(encodeCuenta(cuenta.Cuenta{ID: id, Moneda: "EUR", Saldo: decimal.NewFromInt(100), Movimientos: 1, Creada: t0, Actualizada: t0}, nil))
+		item["version"] = &types.AttributeValueMemberN{Value: "1"}
+		st.Items, st.Versions = append(st.Items, item), append(st.Versions, 1)
+	}
+	r, chunk := plannedChunk(t, st, ledger.Retry, es, []int{0, 1, 2, 3}, nil)
+	if r.shape != "PPPPPPPUUU" || len(chunk) != 4 || !slices.Equal(r.seqs, []int64{2, 2, 3, 4, 2, 3, 3}) {
+		t.Fatalf("request %s with seqs %v for %v; want 7 records (A2 B2, B3, B4 C2, C3 A3) and 3 accounts", r.shape, r.seqs, chunk)
+	}
+	for acct, want := range map[string]string{"CUENTA#A": "120", "CUENTA#B": "95", "CUENTA#C": "90"} {
+		if got := r.accounts[acct].Put.Item["saldo"].(*types.AttributeValueMemberN).Value; got != want {
+			t.Errorf("%s saldo = %s, want %s", acct, got, want)
+		}
+	}
+}

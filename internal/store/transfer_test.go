@@ -1,0 +1,213 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+// traspaso is the transfer id of importe EUR (unless moneda says otherwise) from cta to
+// destino.
+func traspaso(t *testing.T, id, cta, destino, importe string, moneda ...string) movimiento.Movimiento {
+	t.Helper()
+	cur := "EUR"
+	if len(moneda) > 0 {
+		cur = moneda[0]
+	}
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Destino: destino, Tipo: movimiento.Traspaso, Importe: importe, Moneda: cur, Concepto: "Alquiler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "T1", movimiento.Abono, "100.00"))
+	apply(t, svc, mov(t, "b", "T2", movimiento.Abono, "1.00"))
+
+	r := apply(t, svc, traspaso(t, "tr-1", "T1", "T2", "25.00"))
+	if r.Outcome != ledger.Applied || r.Seq != 2 || r.SaldoTras.String() != "75" {
+		t.Fatalf("transfer = %+v, want applied as T1's seq 2 at 75", r)
+	}
+	debit, credit := get(t, env, "CUENTA#T1", "MOV#tr-1"), get(t, env, "CUENTA#T2", "MOV#tr-1")
+	if debit.str("tipo") != "cargo" || debit.str("contrapartida") != "T2" || debit.num("seq").IntPart() != 2 || debit.num("saldo_tras").String() != "75" {
+		t.Errorf("debit leg = %v", debit)
+	}
+	if credit.str("tipo") != "abono" || credit.str("contrapartida") != "T1" || credit.num("seq").IntPart() != 2 || credit.num("saldo_tras").String() != "26" {
+		t.Errorf("credit leg = %v", credit)
+	}
+	if debit.str("huella") != credit.str("huella") || debit.num("importe").String() != "25" || credit.num("importe").String() != "25" {
+		t.Errorf("legs differ: %s/%s, %s/%s", debit.str("huella"), credit.str("huella"), debit.num("importe"), credit.num("importe"))
+	}
+	assertAccount(t, env, "T1", "75", 2, 2)
+	assertAccount(t, env, "T2", "26", 2, 2)
+
+	// Redeliveries: the same message, an SNS copy under another message id, and a late
+	// one after more movements — each a duplicate, nothing moves.
+	for _, origen := range []string{"msg-tr-1", "sns-copy"} {
+		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: traspaso(t, "tr-1", "T1", "T2", "25"), Origen: origen}); r.Outcome != ledger.Duplicate || r.Seq != 2 {
+			t.Errorf("redelivery from %s = %+v, want a duplicate of seq 2", origen, r)
+		}
+	}
+	apply(t, svc, mov(t, "c", "T2", movimiento.Cargo, "26.00"))
+	if r := apply(t, svc, traspaso(t, "tr-1", "T1", "T2", "25.00")); r.Outcome != ledger.Duplicate {
+		t.Errorf("late redelivery with T2 empty = %+v, want a duplicate", r)
+	}
+	assertAccount(t, env, "T1", "75", 2, 2)
+	assertAccount(t, env, "T2", "0", 3, 3)
+	if r := apply(t, svc, anulacion(t, "an", "T1", "tr-1", "", "")); r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), "leg of a transfer") {
+		t.Errorf("reversal of a transfer leg = %+v, want refused", r)
+	}
+}
+
+func TestATransferOpensItsDestinationInItsCurrency(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "O1", movimiento.Abono, "10.00"))
+	if r := apply(t, svc, traspaso(t, "tr", "O1", "NUEVA", "4.00")); r.Outcome != ledger.Applied {
+		t.Fatalf("transfer to a new account = %+v", r)
+	}
+	a := account(t, env, "NUEVA")
+	if a.str("moneda") != "EUR" || a.num("saldo").String() != "4" || a.num("version").IntPart() != 1 {
+		t.Errorf("new destination = %v", a)
+	}
+}
+
+func TestTransfersThatMustNotMoveMoney(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	retry, reject := newService(t, env, ledger.Retry), newService(t, env, ledger.Reject)
+	apply(t, retry, mov(t, "a", "X1", movimiento.Abono, "10.00"))
+	apply(t, retry, mov(t, "a", "X2", movimiento.Abono, "10.00"))
+	apply(t, retry, mov(t, "tr-x", "X2", movimiento.Abono, "1.00")) // an unrelated movement under the transfer's id
+	if r, err := movimiento.New(movimiento.Datos{ID: "a", Cuenta: "U1", Tipo: movimiento.Abono, Importe: "5.00", Moneda: "USD"}); err == nil {
+		apply(t, retry, r)
+	}
+
+	cases := []struct {
+		name string
+		svc  *store.Ledger
+		m    movimiento.Movimiento
+		ok   func(ledger.Result) bool
+	}{
+		{"the debit leg's id holds another movement", retry, traspaso(t, "a", "X1", "X2", "1.00"),
+			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		{"the credit leg's id holds another movement", retry, traspaso(t, "tr-x", "X1", "X2", "1.00"),
+			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		{"insufficient funds under retry", retry, traspaso(t, "tr-f", "X1", "X2", "50.00"),
+			func(r ledger.Result) bool {
+				return r.Outcome == ledger.Failed && r.Retry() && errors.Is(r.Err, cuenta.ErrDebitRefused)
+			}},
+		{"the destination in another currency", retry, traspaso(t, "tr-u", "X1", "U1", "1.00"),
+			func(r ledger.Result) bool {
+				return r.Outcome == ledger.Failed && errors.Is(r.Err, ledger.ErrPermanent) && strings.Contains(r.Err.Error(), "USD")
+			}},
+		{"the debited account in another currency", retry, traspaso(t, "tr-v", "U1", "X1", "1.00", "USD"),
+			func(r ledger.Result) bool { return r.Outcome == ledger.Failed && errors.Is(r.Err, ledger.ErrPermanent) }},
+	}
+	for _, tc := range cases {
+		if r := apply(t, tc.svc, tc.m); !tc.ok(r) {
+			t.Errorf("%s: %+v", tc.name, r)
+		}
+	}
+	assertAccount(t, env, "X1", "10", 1, 1)
+	assertAccount(t, env, "X2", "11", 2, 2)
+
+	// Under reject: the debit leg is recorded rejected, nothing on the destination, and
+	// every redelivery gets the same answer.
+	for range 2 {
+		if r := apply(t, reject, traspaso(t, "tr-r", "X1", "X2", "50.00")); r.Outcome != ledger.Rejected && r.Outcome != ledger.Duplicate {
+			t.Fatalf("insufficient funds under reject: %+v", r)
+		}
+	}
+	if leg := get(t, env, "CUENTA#X1", "MOV#tr-r"); leg.str("estado") != "rechazado" || leg.str("contrapartida") != "X2" {
+		t.Errorf("rejected debit leg = %v", leg)
+	}
+	if leg := get(t, env, "CUENTA#X2", "MOV#tr-r"); leg != nil {
+		t.Errorf("a rejected transfer wrote on its destination: %v", leg)
+	}
+	if r := apply(t, retry, anulacion(t, "an", "X2", "tr-x", "", "")); r.Outcome != ledger.Applied {
+		t.Errorf("reversal of the plain movement: %+v", r)
+	}
+	assertAccount(t, env, "X1", "10", 1, 1)
+}
+
+// Writers moving the destination meanwhile make the transfer plan again, from the
+// fresh state; every movement lands and money is neither created nor destroyed.
+func TestTransfersRaceWithWritersOnBothAccounts(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	setup := newService(t, env, ledger.Retry)
+	apply(t, setup, mov(t, "a", "P1", movimiento.Abono, "100.00"))
+	apply(t, setup, mov(t, "a", "P2", movimiento.Abono, "100.00"))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		svc := newService(t, env, ledger.Retry)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				id := string(rune('a'+w)) + string(rune('0'+i))
+				var m movimiento.Movimiento
+				switch w {
+				case 0:
+					m = traspaso(t, "t"+id, "P1", "P2", "1.00")
+				case 1:
+					m = traspaso(t, "t"+id, "P2", "P1", "2.00")
+				case 2:
+					m = mov(t, "m"+id, "P1", movimiento.Abono, "0.10")
+				default:
+					m = mov(t, "m"+id, "P2", movimiento.Cargo, "0.10")
+				}
+				if r := settle(context.Background(), svc, ledger.Entrega{Mov: m}, 20); r.Outcome != ledger.Applied {
+					t.Errorf("%s: %+v", m.ID, r)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assertAccount(t, env, "P1", "105.5", 16, 16)
+	assertAccount(t, env, "P2", "94.5", 16, 16)
+}
+
+func TestAuditFindsALoneTransferLeg(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	ctx := context.Background()
+	apply(t, svc, mov(t, "a", "L1", movimiento.Abono, "10.00"))
+	apply(t, svc, traspaso(t, "tr", "L1", "L2", "4.00"))
+	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
+		t.Fatalf("healthy transfer: %+v, %v", report, err)
+	}
+	_, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(env.Table()),
+		Key:       item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#L2"}, "sk": &types.AttributeValueMemberS{Value: "MOV#tr"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	if err != nil || report.OK {
+		t.Fatalf("after losing the credit leg: %+v, %v", report, err)
+	}
+	var l1 string
+	for _, b := range report.Broken {
+		if b.Cuenta == "L1" {
+			l1 = b.Reason
+		}
+	}
+	if !strings.Contains(l1, "transfer leg tr has no counterpart on L2") {
+		t.Errorf("L1's reason = %q, want its lone leg named", l1)
+	}
+}
