@@ -47,12 +47,13 @@ func New(r Reader, logger *slog.Logger) http.Handler {
 	}
 	s := &server{reader: r, log: logger}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /cuentas/{cuenta}", s.cuenta)
-	mux.HandleFunc("GET /cuentas/{cuenta}/movimientos", s.extracto)
-	mux.HandleFunc("GET /cuentas/{cuenta}/movimientos/{id}", s.movimiento)
-	// The same paths without a method catch every other method: a JSON 405.
-	for _, p := range []string{"/cuentas/{cuenta}", "/cuentas/{cuenta}/movimientos", "/cuentas/{cuenta}/movimientos/{id}"} {
-		mux.HandleFunc(p, s.methodNotAllowed)
+	for path, get := range map[string]http.HandlerFunc{
+		"/cuentas/{cuenta}":                  s.cuenta,
+		"/cuentas/{cuenta}/movimientos":      s.extracto,
+		"/cuentas/{cuenta}/movimientos/{id}": s.movimiento,
+	} {
+		mux.HandleFunc("GET "+path, get)
+		mux.HandleFunc(path, s.methodNotAllowed) // every other method: a JSON 405
 	}
 	mux.HandleFunc("/", s.notFound)
 	return s.wrap(mux)

@@ -20,12 +20,10 @@ import (
 // truncated, mangled or hand-edited cursor a 400 instead of a wrong page. seq is never
 // below 1, so a cursor can never mean "from the top" (before = 0).
 //
-// No server secret signs it, on purpose: a cursor only narrows a query the caller could
-// already make — the statement of the account in the path, below some seq, which any
-// caller allowed that path can walk to anyway — so forging one gains nothing.
-// Authorisation belongs to the path (API Gateway), not to the cursor. Without a key the
-// API stays stateless: nothing to rotate, nothing to share between the Lambda and
-// `ledger serve`, and cursors survive redeploys.
+// No server secret signs it, on purpose: a cursor only narrows a query its caller may
+// already make (the path's statement, below some seq), so forging one gains nothing;
+// authorisation belongs to the path (API Gateway). Without a key the API stays
+// stateless: nothing to rotate or share, and cursors survive redeploys.
 const cursorVersion = 1
 
 // cursorCheckLen is the length of the cursor's checksum: 64 bits makes an accidental

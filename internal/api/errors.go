@@ -50,11 +50,6 @@ func (s *server) readFailed(w http.ResponseWriter, r *http.Request, err error, n
 	s.fail(w, r, err)
 }
 
-// badRequest answers a 400 with message.
-func badRequest(w http.ResponseWriter, message string) {
-	writeError(w, http.StatusBadRequest, codeBadRequest, message)
-}
-
 // pathValue returns the path parameter name, checked by validate (the movement
 // message's own rules); ok is false when it was answered with a 400.
 func pathValue(w http.ResponseWriter, r *http.Request, name string, validate func(string) error) (v string, ok bool) {
@@ -65,7 +60,7 @@ func pathValue(w http.ResponseWriter, r *http.Request, name string, validate fun
 		if errors.As(err, &fe) {
 			msg = name + " " + fe.Rule
 		}
-		badRequest(w, msg)
+		writeError(w, http.StatusBadRequest, codeBadRequest, msg)
 		return "", false
 	}
 	return v, true

@@ -50,14 +50,9 @@ func (s *server) extracto(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		badRequest(w, "the query string is malformed")
-		return
-	}
-	limit, before, msg := pageParams(q, cuenta)
+	limit, before, msg := pageParams(r.URL.RawQuery, cuenta)
 	if msg != "" {
-		badRequest(w, msg)
+		writeError(w, http.StatusBadRequest, codeBadRequest, msg)
 		return
 	}
 	movs, more, err := s.reader.Extracto(r.Context(), cuenta, limit, before)
@@ -83,8 +78,12 @@ func (s *server) extracto(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageParams reads limit (DefaultLimit when absent) and cursor (before is 0 when
-// absent) from q; msg says what is wrong, if anything.
-func pageParams(q url.Values, cuenta string) (limit int, before int64, msg string) {
+// absent) from the query string; msg says what is wrong, if anything.
+func pageParams(query, cuenta string) (limit int, before int64, msg string) {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return 0, 0, "the query string is malformed"
+	}
 	limit = DefaultLimit
 	if vs, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(vs[0])

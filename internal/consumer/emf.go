@@ -42,18 +42,12 @@ func (h *Handler) emit(recs []Record) {
 		default:
 			counts[MetricFailed]++
 		}
-		if r.Result.Attempts > 1 {
-			counts[MetricRetries] += r.Result.Attempts - 1
-		}
+		counts[MetricRetries] += max(r.Result.Attempts-1, 0)
 	}
-	type metric struct {
-		Name string `json:"Name"`
-		Unit string `json:"Unit"`
-	}
-	defs := make([]metric, len(metricNames))
+	defs := make([]map[string]string, len(metricNames))
 	doc := map[string]any{"Strategy": string(h.opts.Strategy)}
 	for i, name := range metricNames {
-		defs[i] = metric{Name: name, Unit: "Count"}
+		defs[i] = map[string]string{"Name": name, "Unit": "Count"}
 		doc[name] = counts[name]
 	}
 	doc["_aws"] = map[string]any{

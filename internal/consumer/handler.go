@@ -161,12 +161,13 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 
 	h.apply(ctx, recs, valid)
-	parked := h.park(ctx, recs)
+	for i := range recs {
+		recs[i].Action = h.decide(ctx, recs[i])
+	}
 
 	var resp events.SQSEventResponse
 	for i := range recs {
 		r := &recs[i]
-		r.Action = action(r.Result, parked[i])
 		h.log(ctx, r)
 		if r.Action == Retry || r.Action == RetryToDLQ {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.Msg.MessageId})
@@ -228,25 +229,18 @@ func (h *Handler) timeLeft(ctx context.Context) bool {
 	return !ok || time.Until(deadline) >= h.opts.Reserve
 }
 
-// park sends the permanent failures to the DLQ, when a Parker is configured, and
-// reports which records it parked.
-func (h *Handler) park(ctx context.Context, recs []Record) map[int]bool {
-	parked := map[int]bool{}
+// park sends r's message to the DLQ with its reason, when a Parker is configured, and
+// reports whether it did.
+func (h *Handler) park(ctx context.Context, r Record) bool {
 	if h.opts.Parker == nil {
-		return parked
+		return false
 	}
-	for i, r := range recs {
-		if !permanent(r.Result) {
-			continue
-		}
-		reason := Reason{Outcome: r.Result.Outcome, Error: r.Result.Err.Error()}
-		if err := h.opts.Parker.Park(ctx, r.Msg, reason); err != nil {
-			h.opts.Logger.ErrorContext(ctx, "park failed; the message will come back", "message_id", r.Msg.MessageId, "error", err.Error())
-			continue
-		}
-		parked[i] = true
+	reason := Reason{Outcome: r.Result.Outcome, Error: r.Result.Err.Error()}
+	if err := h.opts.Parker.Park(ctx, r.Msg, reason); err != nil {
+		h.opts.Logger.ErrorContext(ctx, "park failed; the message will come back", "message_id", r.Msg.MessageId, "error", err.Error())
+		return false
 	}
-	return parked
+	return true
 }
 
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }

@@ -3,8 +3,6 @@ package consumer
 import (
 	"context"
 	"log/slog"
-
-	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // Action is what happens to a message after its batch: the consumer's promise to the
@@ -19,14 +17,15 @@ const (
 	RetryToDLQ Action = "retry-to-dlq" // permanent, but parking was not possible: comes back until maxReceiveCount moves it to the DLQ
 )
 
-// action is what happens to a message with result r, parked or not.
-func action(r ledger.Result, parked bool) Action {
+// decide is what happens to r's message. A permanent failure is parked first, if it
+// can be.
+func (h *Handler) decide(ctx context.Context, r Record) Action {
 	switch {
-	case parked:
+	case permanent(r.Result) && h.park(ctx, r):
 		return Parked
-	case permanent(r):
+	case permanent(r.Result):
 		return RetryToDLQ
-	case r.Retry():
+	case r.Result.Retry():
 		return Retry
 	}
 	return Delete

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -52,19 +53,14 @@ func parkInput(queueURL string, msg events.SQSMessage, reason Reason) *sqs.SendM
 		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, 1024))},
 		AttrSourceMessageID: {DataType: aws.String("String"), StringValue: aws.String(msg.MessageId)},
 	}
-	names := make([]string, 0, len(msg.MessageAttributes))
-	for name := range msg.MessageAttributes {
-		names = append(names, name)
-	}
-	sort.Strings(names) // keep the same ones every time when not all fit
-	for _, name := range names {
+	// In name order, so that the same ones are kept every time when not all fit.
+	for _, name := range slices.Sorted(maps.Keys(msg.MessageAttributes)) {
 		if len(attrs) == maxAttributes {
 			break
 		}
-		a := msg.MessageAttributes[name]
-		v := types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 		if _, ours := attrs[name]; !ours {
-			attrs[name] = v
+			a := msg.MessageAttributes[name]
+			attrs[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 		}
 	}
 	return &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}

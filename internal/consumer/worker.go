@@ -17,7 +17,6 @@ import (
 
 // SQSAPI is the part of the SQS API the worker uses.
 type SQSAPI interface {
-	SQSSender
 	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
@@ -93,9 +92,10 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 	if err != nil {
 		return "", 0, fmt.Errorf("consumer: read the queue's attributes: %w", err)
 	}
-	secs, err := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)])
+	vt := out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)]
+	secs, err := strconv.Atoi(vt)
 	if err != nil || secs <= 0 {
-		return "", 0, fmt.Errorf("consumer: queue visibility timeout %q is unusable", out.Attributes[string(types.QueueAttributeNameVisibilityTimeout)])
+		return "", 0, fmt.Errorf("consumer: queue visibility timeout %q is unusable", vt)
 	}
 	return out.Attributes[string(types.QueueAttributeNameQueueArn)], time.Duration(secs) * time.Second, nil
 }
@@ -130,8 +130,7 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 			}
 			continue
 		}
-		received := time.Now()
-		batchCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), received.Add(visibility))
+		batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), visibility)
 		w.process(batchCtx, arn, out.Messages)
 		cancel()
 	}

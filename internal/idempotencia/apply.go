@@ -18,15 +18,13 @@ import (
 // the process had died.
 func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result {
 	results := make([]ledger.Result, len(entregas))
+	var stop error
 	for i, e := range entregas {
-		r, stop := s.apply(ctx, e)
-		results[i] = r
 		if stop != nil {
-			for j := i + 1; j < len(entregas); j++ {
-				results[j] = transient(stop)
-			}
-			break
+			results[i] = transient(stop)
+			continue
 		}
+		results[i], stop = s.apply(ctx, e)
 	}
 	return results
 }
@@ -51,7 +49,7 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	default:
 		return fail(v), nil
 	}
-	if err := s.hook(ctx, AfterReserve, e.Mov); err != nil {
+	if err := s.cfg.Hook(ctx, AfterReserve, e.Mov); err != nil {
 		return transient(err), err
 	}
 
@@ -63,7 +61,7 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	default:
 		return s.release(ctx, res.key, fail(v)), nil
 	}
-	if err := s.hook(ctx, AfterEffect, e.Mov); err != nil {
+	if err := s.cfg.Hook(ctx, AfterEffect, e.Mov); err != nil {
 		return transient(err), err
 	}
 
@@ -71,10 +69,7 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		return transient(fmt.Errorf("%w: %w", ErrNotMarked, classify(err).err)), nil
 	}
 	applied := ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}
-	if err := s.hook(ctx, AfterMark, e.Mov); err != nil {
-		return applied, err
-	}
-	return applied, nil
+	return applied, s.cfg.Hook(ctx, AfterMark, e.Mov)
 }
 
 // taken decides a delivery whose key was already reserved: by the stored record
@@ -101,7 +96,7 @@ func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movim
 	if rec.Estado == hecho {
 		return ledger.Result{Outcome: ledger.Duplicate, Estado: ledger.Estado(rec.Resultado), Motivo: rec.Motivo, Attempts: 1}
 	}
-	return transient(&InProgressError{Key: res.key, Until: rec.until()})
+	return transient(&InProgressError{Key: res.key, Until: time.UnixMilli(rec.Hasta)})
 }
 
 // ruleBroken decides a delivery whose effect the account's condition refused: another
@@ -111,11 +106,11 @@ func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.
 	if err != nil {
 		return s.release(ctx, res.key, transient(err))
 	}
-	if a.exists && a.Moneda != m.Moneda {
+	if item != nil && a.Moneda != m.Moneda {
 		return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
 			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}}})
 	}
-	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.saldo(), Limite: a.Limite.Decimal, Importe: m.Importe}
+	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.Saldo.Decimal, Limite: a.Limite.Decimal, Importe: m.Importe}
 	if s.cfg.InsufficientFunds != ledger.Reject {
 		return s.release(ctx, res.key, transient(insuf))
 	}
@@ -144,13 +139,6 @@ func (s *Service) inProgressUntil(ctx context.Context, now time.Time) time.Time 
 		return now.Add(time.Until(deadline))
 	}
 	return now.Add(s.cfg.InProgress)
-}
-
-func (s *Service) hook(ctx context.Context, p Point, m movimiento.Movimiento) error {
-	if s.cfg.Hook == nil {
-		return nil
-	}
-	return s.cfg.Hook(ctx, p, m)
 }
 
 func transient(err error) ledger.Result {

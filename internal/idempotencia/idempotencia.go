@@ -105,5 +105,8 @@ func New(db Client, cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Hook == nil {
+		cfg.Hook = func(context.Context, Point, movimiento.Movimiento) error { return nil }
+	}
 	return &Service{db: db, cfg: cfg}, nil
 }

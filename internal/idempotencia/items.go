@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -46,10 +45,8 @@ type record struct {
 	Motivo    string `dynamodbav:"motivo,omitempty"`
 }
 
-// account is the baseline's account item, as far as a refused effect tells it: a zero
-// value (exists false) means no account.
+// account is the baseline's account item, as far as a refused effect tells it.
 type account struct {
-	exists      bool
 	Moneda      string           `dynamodbav:"moneda"`
 	Saldo       versioned.Number `dynamodbav:"saldo"`
 	Limite      versioned.Number `dynamodbav:"limite"`
@@ -182,19 +179,11 @@ func decodeRecord(item Item) (record, error) {
 	return r, nil
 }
 
-// until is when an en-curso record stops blocking its key.
-func (r record) until() time.Time { return time.UnixMilli(r.Hasta) }
-
+// decodeAccount reads an account item; no item is the zero account (no balance).
 func decodeAccount(item Item) (account, error) {
-	if item == nil {
-		return account{}, nil
-	}
-	a := account{exists: true}
+	var a account
 	if err := attributevalue.UnmarshalMap(item, &a); err != nil {
 		return account{}, fmt.Errorf("idempotencia: account: %w", err)
 	}
 	return a, nil
 }
-
-// saldo is the account's balance, zero when it has none.
-func (a account) saldo() decimal.Decimal { return a.Saldo.Decimal }

@@ -114,7 +114,7 @@ func TestMarkAndReleaseInputs(t *testing.T) {
 func TestDecodeRecord(t *testing.T) {
 	r, err := decodeRecord(Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "en-curso"},
 		"huella": &types.AttributeValueMemberS{Value: "h"}, "en_curso_hasta": &types.AttributeValueMemberN{Value: "1772355630000"}})
-	if err != nil || r.Estado != enCurso || r.Huella != "h" || !r.until().Equal(time.Date(2026, 3, 1, 9, 0, 30, 0, time.UTC)) {
+	if err != nil || r.Estado != enCurso || r.Huella != "h" || !time.UnixMilli(r.Hasta).Equal(time.Date(2026, 3, 1, 9, 0, 30, 0, time.UTC)) {
 		t.Errorf("record = %+v, %v", r, err)
 	}
 	if _, err := decodeRecord(Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "pending"}}); err == nil {

@@ -15,8 +15,8 @@ func (s *Service) Saldo(ctx context.Context, cuenta string) (saldo decimal.Decim
 		return decimal.Zero, 0, false, v.err
 	}
 	a, err := decodeAccount(out.Item)
-	if err != nil || !a.exists {
+	if err != nil || out.Item == nil {
 		return decimal.Zero, 0, false, err
 	}
-	return a.saldo(), a.Movimientos, true, nil
+	return a.Saldo.Decimal, a.Movimientos, true, nil
 }
