@@ -246,14 +246,14 @@ func (h *Handler) park(ctx context.Context, r Record) bool {
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }
 
 // nothingProcessed is ErrNothingProcessed when every record failed transiently for a
-// reason outside the messages (not a rule such as insufficient funds).
+// reason outside the messages (not a debit an account refuses, nor a movement waiting
+// for another).
 func nothingProcessed(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	var insuf *cuenta.SaldoInsuficienteError
 	for _, r := range recs {
-		if !r.Result.Retry() || errors.As(r.Result.Err, &insuf) {
+		if !r.Result.Retry() || errors.Is(r.Result.Err, cuenta.ErrDebitRefused) || errors.Is(r.Result.Err, ledger.ErrWaiting) {
 			return nil
 		}
 	}

@@ -370,6 +370,20 @@ func TestUnreachableTableFailsTheInvocation(t *testing.T) {
 	}
 }
 
+// A batch whose every record must come back for a reason of its own — a debit the
+// account refuses, a reversal before its original — is not a failed invocation: the
+// service is up, and the function's Errors alarm must not say otherwise.
+func TestRecordsWaitingForTheirAccountDoNotFailTheInvocation(t *testing.T) {
+	f := newFixture(t, ledger.Retry, false)
+	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		msg("m1", body("c1", "A", "cargo", "5")),
+		msg("m2", `{"id":"an-1","cuenta":"A","tipo":"anulacion","anula":"todavia-no"}`),
+	}})
+	if err != nil || len(resp.BatchItemFailures) != 2 {
+		t.Fatalf("resp = %+v, err = %v; want both back and no invocation error", resp, err)
+	}
+}
+
 func TestManyAccountsConcurrently(t *testing.T) {
 	f := newFixture(t, ledger.Retry, false)
 	var ev events.SQSEvent

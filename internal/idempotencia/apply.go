@@ -32,6 +32,11 @@ func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []led
 // apply runs one delivery through reserve, effect and mark. stop is the hook's error
 // when it cut the delivery short.
 func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result, stop error) {
+	switch e.Mov.Tipo {
+	case movimiento.Abono, movimiento.Cargo, movimiento.Traspaso:
+	default:
+		return ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: fmt.Errorf("%w: %s", ErrUnsupported, e.Mov.Tipo)}}, nil
+	}
 	now := s.cfg.Now()
 	res := reservation{
 		key:    recordKey(e, s.cfg.KeyFromMessageID),
@@ -53,13 +58,22 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		return transient(err), err
 	}
 
-	_, err = s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, e.Mov, now))
+	debit, credit := legs(e.Mov)
+	_, err = s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, debit, now))
 	switch v := classify(err); v.kind {
 	case done:
 	case refused:
-		return s.ruleBroken(ctx, res, e.Mov, v.item), nil
+		return s.ruleBroken(ctx, res, debit, v.item), nil
 	default:
 		return s.release(ctx, res.key, fail(v)), nil
+	}
+	if e.Mov.Tipo == movimiento.Traspaso {
+		if err := s.cfg.Hook(ctx, BetweenLegs, e.Mov); err != nil {
+			return transient(err), err
+		}
+		if r, ok := s.credit(ctx, res, debit, credit, now); !ok {
+			return r, nil
+		}
 	}
 	if err := s.cfg.Hook(ctx, AfterEffect, e.Mov); err != nil {
 		return transient(err), err
@@ -70,6 +84,42 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	}
 	applied := ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}
 	return applied, s.cfg.Hook(ctx, AfterMark, e.Mov)
+}
+
+// legs are the effects of m: a transfer's debit of cuenta and credit of destino, or m
+// itself (and no credit).
+func legs(m movimiento.Movimiento) (debit, credit movimiento.Movimiento) {
+	if m.Tipo != movimiento.Traspaso {
+		return m, movimiento.Movimiento{}
+	}
+	debit, credit = m, m
+	debit.Tipo, credit.Tipo, credit.Cuenta = movimiento.Cargo, movimiento.Abono, m.Destino
+	return debit, credit
+}
+
+// credit makes a transfer's second effect, the credit, with a second ADD: the two are
+// not atomic. When the destination refuses it (another currency), the debit is undone
+// by an ADD the other way and the reservation released; ok is false and r says why.
+func (s *Service) credit(ctx context.Context, res reservation, debit, credit movimiento.Movimiento, now time.Time) (r ledger.Result, ok bool) {
+	_, err := s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, credit, now))
+	v := classify(err)
+	if v.kind == done {
+		return ledger.Result{}, true
+	}
+	undo := debit
+	undo.Tipo = movimiento.Abono
+	if _, err := s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, undo, now)); err != nil {
+		return transient(fmt.Errorf("idempotencia: transfer %s: the credit failed (%w) and the debit stands: %w", debit.ID, v.err, err)), false
+	}
+	if v.kind != refused {
+		return s.release(ctx, res.key, fail(v)), false
+	}
+	a, err := decodeAccount(v.item)
+	if err != nil {
+		return s.release(ctx, res.key, transient(err)), false
+	}
+	return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
+		Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: credit.Cuenta, Moneda: a.Moneda, MonedaMovimiento: credit.Moneda}}}), false
 }
 
 // taken decides a delivery whose key was already reserved: by the stored record

@@ -29,3 +29,7 @@ func (e *InProgressError) Is(target error) bool { return target == ErrInProgress
 // marked hecho: the delivery fails (as Powertools raises), the message comes back, and
 // once the in-progress expiry passes a redelivery applies the effect again.
 var ErrNotMarked = errors.New("idempotencia: effect made, record not marked")
+
+// ErrUnsupported matches a movement the separate-table strategy does not apply:
+// reversals and holds need the ledger's records, which this design does not keep.
+var ErrUnsupported = errors.New("idempotencia: the separate-table strategy applies abonos, cargos and transfers only, not")

@@ -272,3 +272,50 @@ func TestExpiredRecordNoLongerRecognisesALateDuplicate(t *testing.T) {
 		t.Errorf("balance/count = %s, want 100.00/2", got)
 	}
 }
+
+func traspaso(t *testing.T, id, cta, destino, importe string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Destino: destino, Tipo: movimiento.Traspaso, Importe: importe, Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The baseline moves a transfer with two ADDs under one reservation. Done, it is exact;
+// killed between them, the debit stands without its credit until the redelivery,
+// after the in-progress expiry, debits again: money destroyed.
+func TestATransferIsTwoEffectsUnderOneReservation(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.BetweenLegs, "tr-2")})
+	f.apply(mov(t, "a", "T1", "abono", "100.00"), "msg-0")
+	if r := f.apply(traspaso(t, "tr-1", "T1", "T2", "30.00"), "msg-1"); r.Outcome != ledger.Applied {
+		t.Fatalf("transfer: %+v", r)
+	}
+	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "70.00/2" || b != "30.00/1" {
+		t.Fatalf("after the transfer: %s and %s", a, b)
+	}
+	f.apply(traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2") // dies between the legs
+	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "60.00/3" || b != "30.00/1" {
+		t.Fatalf("killed between the legs: %s and %s, want the debit alone", a, b)
+	}
+	f.clock.advance(time.Minute)
+	if r := f.apply(traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2"); r.Outcome != ledger.Applied {
+		t.Fatalf("redelivery: %+v", r)
+	}
+	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "50.00/4" || b != "40.00/2" {
+		t.Errorf("after the redelivery: %s and %s, want T1 debited twice (the design's trap)", a, b)
+	}
+}
+
+func TestTheBaselineRefusesWhatItCannotApply(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{})
+	an, err := movimiento.New(movimiento.Datos{ID: "an", Cuenta: "T1", Tipo: movimiento.Anulacion, Anula: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.apply(an, "msg"); !errors.Is(r.Err, idempotencia.ErrUnsupported) || !errors.Is(r.Err, ledger.ErrPermanent) {
+		t.Fatalf("a reversal: %+v, want a permanent ErrUnsupported", r)
+	}
+}

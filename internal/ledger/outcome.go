@@ -54,6 +54,11 @@ var (
 	ErrPermanent = errors.New("ledger: permanent failure")
 )
 
+// ErrWaiting is matched by the transient failure of a movement that refers to another
+// not recorded yet — a reversal before its original — which may be on its way, out of
+// order. Like a refused debit it says nothing about the service's health.
+var ErrWaiting = errors.New("ledger: waits for a movement not recorded yet")
+
 // TransientError is a failure a retry may cure, with the transactions attempted.
 type TransientError struct {
 	Attempts int

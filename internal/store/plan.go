@@ -229,7 +229,7 @@ func (d decision) fail(err error) decision {
 func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
 	stored := p.records[movID{m.Cuenta, m.Anula}]
 	if stored == nil { // it may be on its way, out of order
-		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("store: movement %s of cuenta %s, which %s reverses, is not recorded (yet)", m.Anula, m.Cuenta, m.ID)}
+		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("%w: movement %s of cuenta %s, which %s reverses, is not recorded (yet)", ledger.ErrWaiting, m.Anula, m.Cuenta, m.ID)}
 	}
 	original, err := decodeApunte(stored)
 	if err != nil {
