@@ -22,6 +22,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
+	"github.com/shopspring/decimal"
 )
 
 var appliedAt = time.Date(2026, 12, 2, 10, 15, 0, 123000000, time.UTC)
@@ -382,5 +383,53 @@ func TestUnexpectedFailuresAreLoggedAnd500WithoutDetails(t *testing.T) {
 	r := p.get(t, "/cuentas/ES76")
 	if r.status != http.StatusInternalServerError || !strings.Contains(p.logs.String(), "reader bug") {
 		t.Errorf("after a panic: %d %s, logs %s", r.status, r.body, p.logs)
+	}
+}
+
+// An operator's limit and freeze show on the account; a transfer's legs answer on
+// either account with their contrapartida; a reversal and the movement it undid name
+// each other. Every response is held to api/openapi.yaml by the client.
+func TestAccountOperationsTransfersAndReversalsShowInTheAPI(t *testing.T) {
+	f := newFixture(t)
+	tr, err := movimiento.New(movimiento.Datos{ID: "tr-1", Cuenta: "A", Destino: "B", Tipo: movimiento.Traspaso, Importe: "20", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := movimiento.New(movimiento.Datos{ID: "an-1", Cuenta: "A", Tipo: movimiento.Anulacion, Anula: "pago"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.apply(t, mov(t, "A", "a", movimiento.Abono, "100", "EUR"), mov(t, "A", "pago", movimiento.Cargo, "30", "EUR"), tr, an)
+	if _, _, err := f.svc.Administrar(context.Background(), "A", func(c cuenta.Cuenta) (cuenta.Cuenta, error) {
+		c.Bloqueada = true
+		return c.ConLimite(decimal.NewFromInt(50))
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	var acct struct {
+		Saldo, Limite string
+		Bloqueada     bool
+		Version       int64
+	}
+	f.get(t, "/cuentas/A").decode(t, &acct)
+	if acct.Saldo != "80.00" || acct.Limite != "50.00" || !acct.Bloqueada || acct.Version != 3 {
+		t.Errorf("account = %+v, want saldo 80.00, limite 50.00, bloqueada, version 3 (two transactions, one change)", acct)
+	}
+	var legs [2]struct{ Cuenta, Tipo, Contrapartida, Importe string }
+	f.get(t, "/cuentas/A/movimientos/tr-1").decode(t, &legs[0])
+	f.get(t, "/cuentas/B/movimientos/tr-1").decode(t, &legs[1])
+	if legs[0] != (struct{ Cuenta, Tipo, Contrapartida, Importe string }{"A", "cargo", "B", "20.00"}) ||
+		legs[1] != (struct{ Cuenta, Tipo, Contrapartida, Importe string }{"B", "abono", "A", "20.00"}) {
+		t.Errorf("legs = %+v", legs)
+	}
+	var original, reversal struct {
+		Tipo, Anula string
+		AnuladoPor  string `json:"anulado_por"`
+	}
+	f.get(t, "/cuentas/A/movimientos/pago").decode(t, &original)
+	f.get(t, "/cuentas/A/movimientos/an-1").decode(t, &reversal)
+	if original.AnuladoPor != "an-1" || reversal.Anula != "pago" || reversal.Tipo != "abono" {
+		t.Errorf("original = %+v, reversal = %+v", original, reversal)
 	}
 }

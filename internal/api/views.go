@@ -18,6 +18,8 @@ type cuentaBody struct {
 	Cuenta      string `json:"cuenta"`
 	Saldo       string `json:"saldo"`
 	Moneda      string `json:"moneda"`
+	Limite      string `json:"limite"`
+	Bloqueada   bool   `json:"bloqueada"`
 	Version     int64  `json:"version"`
 	Movimientos int64  `json:"movimientos"`
 	Actualizada string `json:"actualizada"`
@@ -31,6 +33,8 @@ type extractoBody struct {
 
 // movimientoBody is a recorded movement. Seq and SaldoTras are set only for an applied
 // one, Motivo only for a rejected one; Fecha is the producer's, as it was sent.
+// Contrapartida is a transfer leg's other account, Anula the movement a reversal undoes,
+// AnuladoPor the reversal that undid this one.
 type movimientoBody struct {
 	ID        string `json:"id"`
 	Cuenta    string `json:"cuenta"`
@@ -44,6 +48,10 @@ type movimientoBody struct {
 	SaldoTras string `json:"saldo_tras,omitempty"`
 	Motivo    string `json:"motivo,omitempty"`
 	Aplicado  string `json:"aplicado"`
+
+	Contrapartida string `json:"contrapartida,omitempty"`
+	Anula         string `json:"anula,omitempty"`
+	AnuladoPor    string `json:"anulado_por,omitempty"`
 }
 
 func newCuentaBody(c cuenta.Cuenta) cuentaBody {
@@ -51,6 +59,8 @@ func newCuentaBody(c cuenta.Cuenta) cuentaBody {
 		Cuenta:      c.ID,
 		Saldo:       amount(c.Saldo, c.Moneda),
 		Moneda:      c.Moneda,
+		Limite:      amount(c.Limite, c.Moneda),
+		Bloqueada:   c.Bloqueada,
 		Version:     c.Version,
 		Movimientos: c.Movimientos,
 		Actualizada: timestamp(c.Actualizada),
@@ -63,12 +73,16 @@ func newMovimientoBody(a ledger.Apunte) movimientoBody {
 		ID:       m.ID,
 		Cuenta:   m.Cuenta,
 		Tipo:     string(m.Tipo),
-		Importe:  m.ImporteTexto(),
+		Importe:  amount(m.Importe, m.Moneda),
 		Moneda:   m.Moneda,
 		Concepto: m.Concepto,
 		Fecha:    m.Fecha,
 		Estado:   string(a.Estado),
 		Aplicado: timestamp(a.Aplicado),
+
+		Contrapartida: a.Contrapartida,
+		Anula:         m.Anula,
+		AnuladoPor:    a.AnuladoPor,
 	}
 	switch a.Estado {
 	case ledger.Aplicado:
