@@ -88,7 +88,7 @@ func Generate(spec Spec) (Workload, error) {
 	return w, nil
 }
 
-// Body is m as a queue message body, in the wire format of DESIGN.md.
+// Body is m as a queue message body, in the wire format movimiento.Parse reads.
 func Body(m movimiento.Movimiento) string {
 	return mustJSON(wire(m, m.ImporteTexto()))
 }
