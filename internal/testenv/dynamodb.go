@@ -11,7 +11,6 @@ package testenv
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"os"
 	"strings"
@@ -79,7 +78,7 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 
 	suffix := ""
 	if env.Backend == External {
-		suffix = "-" + randomHex()
+		suffix = "-" + rand.Text()
 	}
 	all, err := migrations.All()
 	if err != nil {
@@ -126,10 +125,4 @@ func sanitize(name string) string {
 		name = name[:200]
 	}
 	return name
-}
-
-func randomHex() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
