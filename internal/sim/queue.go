@@ -55,7 +55,7 @@ type Queue struct {
 	// pending is in (re-)enqueue order among messages visible at the same instant, an
 	// order the stable sort in Receive keeps: a standard queue is roughly first in,
 	// first out.
-	pending  []*Message
+	pending  []Message
 	inflight int
 	sent     int // every message sent is pending, in flight, or settled (deleted or dead)
 	dead     []Message
@@ -80,7 +80,7 @@ func (q *Queue) Send(msgs ...Message) {
 	for _, m := range msgs {
 		q.sent++
 		m.Receives, m.visibleAt = 0, now
-		q.pending = append(q.pending, &m)
+		q.pending = append(q.pending, m)
 	}
 }
 
@@ -96,27 +96,24 @@ func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	if len(q.pending) == 0 {
 		return nil, q.inflight > 0
 	}
-	visible := func(m *Message) bool { return !m.visibleAt.After(clock.Now()) }
-	if !slices.ContainsFunc(q.pending, visible) {
+	// Sorted by visibility, the visible messages are the head of pending.
+	slices.SortStableFunc(q.pending, func(a, b Message) int { return a.visibleAt.Compare(b.visibleAt) })
+	if first := q.pending[0].visibleAt; first.After(clock.Now()) {
 		if q.inflight > 0 {
 			return nil, true
 		}
-		first := slices.MinFunc(q.pending, func(a, b *Message) int { return a.visibleAt.Compare(b.visibleAt) })
-		clock.AdvanceTo(first.visibleAt)
+		clock.AdvanceTo(first)
 	}
 	clock.Advance(q.opts.Step)
-	slices.SortStableFunc(q.pending, func(a, b *Message) int { return a.visibleAt.Compare(b.visibleAt) })
-	keep := q.pending[:0]
-	for _, m := range q.pending {
-		if len(batch) < min(n, consumer.MaxBatch) && visible(m) {
-			m.Receives++
-			m.visibleAt = clock.Now().Add(q.opts.Visibility)
-			batch = append(batch, *m)
-			continue
+	for len(batch) < min(n, consumer.MaxBatch) && len(q.pending) > 0 {
+		m := q.pending[0]
+		if m.visibleAt.After(clock.Now()) {
+			break
 		}
-		keep = append(keep, m)
+		m.Receives++
+		m.visibleAt = clock.Now().Add(q.opts.Visibility)
+		batch, q.pending = append(batch, m), q.pending[1:]
 	}
-	q.pending = keep
 	q.inflight += len(batch)
 	return batch, true
 }
@@ -135,7 +132,7 @@ func (q *Queue) Settle(batch []Message, back map[string]bool) {
 		case m.Receives >= q.opts.MaxReceive:
 			q.dead = append(q.dead, m)
 		default: // back at the tail of those visible at the same time
-			q.pending = append(q.pending, &m)
+			q.pending = append(q.pending, m)
 		}
 	}
 }
