@@ -104,7 +104,7 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 }
 
 // ClientVia returns another client on the same backend whose HTTP calls go through rt,
-// such as a *faults.Transport wrapping http.DefaultTransport.
+// such as a *sim.Transport injecting faults.
 func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 	cfg := e.Config.Copy()
 	cfg.HTTPClient = &http.Client{Transport: rt}
