@@ -7,13 +7,13 @@
 package migrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -50,7 +50,6 @@ type Step struct {
 type Options struct {
 	Tables map[string]string
 	Poll   time.Duration
-	Now    func() time.Time
 }
 
 // Run applies every migration in order and returns what each did.
@@ -62,12 +61,9 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	steps := make([]Step, 0, len(all))
 	for _, m := range all {
-		table := physical(opts.Tables, m.Table)
+		table := cmp.Or(opts.Tables[m.Table], m.Table)
 		action, err := apply(ctx, db, m, table, opts.Poll)
 		if err != nil {
 			return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
@@ -80,18 +76,11 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 			}
 			steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
 		}
-		if err := record(ctx, db, physical(opts.Tables, RecordTable), m, opts.Now()); err != nil {
+		if err := record(ctx, db, cmp.Or(opts.Tables[RecordTable], RecordTable), m); err != nil {
 			return steps, fmt.Errorf("migrate: %s: record it: %w", m.Name, err)
 		}
 	}
 	return steps, nil
-}
-
-func physical(tables map[string]string, logical string) string {
-	if name := tables[logical]; name != "" {
-		return name
-	}
-	return logical
 }
 
 func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string, poll time.Duration) (Action, error) {
@@ -177,20 +166,15 @@ func active(desc *types.TableDescription) bool {
 }
 
 // record notes that m ran: when it first did, when it last did, with which checksum.
-func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration, now time.Time) error {
-	key, err := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": "MIGRACION"})
-	if err != nil {
-		return err
-	}
-	values, err := attributevalue.MarshalMap(map[string]string{":t": now.UTC().Format(time.RFC3339Nano), ":h": m.Checksum, ":tabla": m.Table})
-	if err != nil {
-		return err
-	}
-	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(table),
-		Key:                       key,
-		UpdateExpression:          aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
-		ExpressionAttributeValues: values,
+func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration) error {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(table),
+		Key:              map[string]types.AttributeValue{"pk": s(RecordPrefix + m.Name), "sk": s("MIGRACION")},
+		UpdateExpression: aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": s(time.Now().UTC().Format(time.RFC3339Nano)), ":h": s(m.Checksum), ":tabla": s(m.Table),
+		},
 	})
 	return err
 }

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,13 +40,12 @@ func indexUpdates(m migrations.Migration, table string, desc *types.TableDescrip
 			return aws.ToString(g.IndexName) == ix.Name
 		})
 		if i < 0 {
+			g := gsi(ix)
 			out = append(out, &dynamodb.UpdateTableInput{
 				TableName:            aws.String(table),
 				AttributeDefinitions: attributeDefinitions(m),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName:  aws.String(ix.Name),
-					KeySchema:  keySchema(ix.Key),
-					Projection: &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)},
+					IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
 				}}},
 			})
 			continue
@@ -77,24 +77,12 @@ func keySchema(k migrations.Key) []types.KeySchemaElement {
 	return ks
 }
 
-// attributeDefinitions types every key attribute of the table and its indexes, sorted
-// so that requests are reproducible.
+// attributeDefinitions types every attribute of m, sorted so that requests are
+// reproducible: migrations.All has checked that they are exactly the key attributes of
+// the table and its indexes, as DynamoDB requires.
 func attributeDefinitions(m migrations.Migration) []types.AttributeDefinition {
-	keys := []migrations.Key{m.Key}
-	for _, ix := range m.Indexes {
-		keys = append(keys, ix.Key)
-	}
-	var names []string
-	for _, k := range keys {
-		for _, a := range []string{k.Partition, k.Sort} {
-			if a != "" && !slices.Contains(names, a) {
-				names = append(names, a)
-			}
-		}
-	}
-	slices.Sort(names)
-	defs := make([]types.AttributeDefinition, 0, len(names))
-	for _, a := range names {
+	var defs []types.AttributeDefinition
+	for _, a := range slices.Sorted(maps.Keys(m.Attributes)) {
 		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeType(m.Attributes[a])})
 	}
 	return defs

@@ -1,10 +1,3 @@
-// This file runs the in-process DynamoDB that `ledger demo`, `ledger up` and the
-// tests use when no endpoint is given: truora/minidyn's HTTP server on a loopback port,
-// spoken to through the real AWS SDK. It keeps everything in memory and forgets it on
-// Close. Known gaps against DynamoDB are listed in DESIGN.md ("Test backends"); one,
-// minidyn ordering number sort keys as text, is corrected here (numorder.go), because
-// the statement (index por_seq) would otherwise page out of order.
-
 package sim
 
 import (
@@ -17,7 +10,12 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 )
 
-// DynamoDB is a running embedded DynamoDB. URL is its endpoint (http://127.0.0.1:port).
+// DynamoDB is the in-process DynamoDB that `ledger demo`, `ledger up` and the tests use
+// when no endpoint is given: truora/minidyn's HTTP server, spoken to through the real
+// AWS SDK, holding everything in memory until Close. Its known gaps are listed in
+// README.md ("Test backends"); one, number sort keys ordered as text, is corrected
+// here (numericOrder), or an account's statement would page out of order. URL is its
+// endpoint (http://127.0.0.1:port).
 type DynamoDB struct {
 	URL  string
 	http *http.Server

@@ -1,9 +1,3 @@
-// Transport injects DynamoDB failures into the real SDK's HTTP traffic, for tests
-// and for `ledger compare`: an http.RoundTripper that can answer a call with an error
-// before it reaches the server (5xx, throttling, a cancelled transaction) or forward it
-// and then lose the response (the write committed, the caller never hears so). It also
-// counts calls per operation, which is how the comparison measures calls per movement.
-
 package sim
 
 import (
@@ -54,7 +48,12 @@ func (f Fault) String() string {
 // it as a connection error and retries the call, as it would in production.
 var ErrLostResponse = errors.New("sim: connection lost after the request was sent")
 
-// Transport is the fault-injecting RoundTripper. The zero value is not usable; use NewTransport.
+// Transport injects DynamoDB failures into the real SDK's HTTP traffic, for tests and
+// for `ledger compare`: an http.RoundTripper that can answer a call with an error before
+// it reaches the server (5xx, throttling, a cancelled transaction) or forward it and
+// then lose the response (the write committed, the caller never hears so). It also
+// counts calls per operation, which is how the comparison measures calls per movement.
+// The zero value is not usable; use NewTransport.
 type Transport struct {
 	base http.RoundTripper
 
@@ -66,7 +65,7 @@ type Transport struct {
 	rtt      time.Duration
 }
 
-// New wraps base (when nil, a connection pool of its own, so that connections a
+// NewTransport wraps base (when nil, a connection pool of its own, so that connections a
 // LostResponse fault abandoned are never reused by another client).
 func NewTransport(base http.RoundTripper) *Transport {
 	if base == nil {

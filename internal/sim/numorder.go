@@ -16,9 +16,8 @@ import (
 // numericOrder puts Query results in DynamoDB's order where minidyn does not: minidyn
 // sorts every key as text, so on a number sort key 10 comes before 9 and an account's
 // statement (index por_seq, sort key seq N) would page out of order. For a Query of a
-// table or index with a sort key, it asks minidyn for every item matching the key
-// condition and, when their sort keys are numbers, sorts them by value and pages them
-// itself (ExclusiveStartKey, Limit,
+// table or index with a number sort key, it asks minidyn for every matching item,
+// sorts them by value and pages them itself (ExclusiveStartKey, Limit,
 // LastEvaluatedKey). A Query it could not re-page faithfully passes through unchanged:
 // one with a FilterExpression (Limit counts items before the filter), a
 // ProjectionExpression (it may drop the keys) or a Select. So do all other operations.
@@ -54,62 +53,59 @@ func (h numericOrder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var q query
-	var keys keySchema
-	if json.Unmarshal(body, &q) != nil || q.FilterExpression != "" || q.ProjectionExpression != "" || q.Select != "" ||
-		!h.describe(r, q.TableName, q.IndexName, &keys) {
+	page, ok := h.page(r, body)
+	if !ok {
 		h.forward(w, r, body)
 		return
 	}
-	// Every matching item, in minidyn's order.
-	var all map[string]json.RawMessage
-	_ = json.Unmarshal(body, &all) // it parsed as a query just above
-	delete(all, "Limit")
-	delete(all, "ExclusiveStartKey")
-	unpaged, _ := json.Marshal(all)
-	rec := httptest.NewRecorder()
-	h.forward(rec, r, unpaged)
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	_ = json.NewEncoder(w).Encode(page)
+}
+
+// page answers the Query in body in numeric order, or reports that it cannot.
+func (h numericOrder) page(r *http.Request, body []byte) (map[string]any, bool) {
+	var q query
+	if json.Unmarshal(body, &q) != nil || q.FilterExpression != "" || q.ProjectionExpression != "" || q.Select != "" {
+		return nil, false
+	}
+	keys, ok := h.describe(r, q.TableName, q.IndexName)
+	if !ok {
+		return nil, false
+	}
+	var unpaged map[string]json.RawMessage
+	_ = json.Unmarshal(body, &unpaged) // it parsed as a query just above
+	delete(unpaged, "Limit")
+	delete(unpaged, "ExclusiveStartKey")
 	var out struct{ Items []map[string]attr }
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
-		copyResponse(w, rec)
-		return
+	if !h.call(r, "Query", unpaged, &out) {
+		return nil, false
 	}
 	// minidyn's DescribeTable leaves out attribute types; the items carry them.
 	for _, it := range out.Items {
 		if _, ok := it[keys.rangeKey]["N"]; !ok {
-			h.forward(w, r, body)
-			return
+			return nil, false
 		}
 	}
-
-	forward := q.ScanIndexForward == nil || *q.ScanIndexForward
-	order := func(a, b map[string]attr) int {
-		c := keys.compare(a, b)
-		if !forward {
-			c = -c
-		}
-		return c
+	order := keys.compare
+	if q.ScanIndexForward != nil && !*q.ScanIndexForward {
+		order = func(a, b map[string]attr) int { return keys.compare(b, a) }
 	}
 	slices.SortFunc(out.Items, order)
-	from := 0
-	if q.ExclusiveStartKey != nil {
-		from = len(out.Items)
-		for i, it := range out.Items {
-			if order(it, q.ExclusiveStartKey) > 0 {
-				from = i
-				break
-			}
+	page := out.Items
+	if q.ExclusiveStartKey != nil { // the page starts after it
+		i, found := slices.BinarySearchFunc(page, q.ExclusiveStartKey, order)
+		if found {
+			i++
 		}
+		page = page[i:]
 	}
-	page := out.Items[from:]
 	resp := map[string]any{}
 	if q.Limit > 0 && len(page) > q.Limit {
 		page = page[:q.Limit]
 		resp["LastEvaluatedKey"] = keys.of(page[len(page)-1])
 	}
 	resp["Items"], resp["Count"], resp["ScannedCount"] = page, len(page), len(page)
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	_ = json.NewEncoder(w).Encode(resp)
+	return resp, true
 }
 
 // forward sends r to minidyn with body.
@@ -119,12 +115,18 @@ func (h numericOrder) forward(w http.ResponseWriter, r *http.Request, body []byt
 	h.next.ServeHTTP(w, r2)
 }
 
-func copyResponse(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
+// call asks minidyn for the operation op with input in, as r's client, and decodes a
+// successful answer into out.
+func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return false
 	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	req := r.Clone(r.Context())
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	rec := httptest.NewRecorder()
+	h.forward(rec, req, body)
+	return rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), out) == nil
 }
 
 // keySchema is what ordering needs to know of a table or index: its sort key, and
@@ -134,8 +136,9 @@ type keySchema struct {
 	names    []string // table and index key attributes, the sort key's tie-breakers
 }
 
-// describe reads the key schema of table (index, when not empty) from minidyn.
-func (h numericOrder) describe(r *http.Request, table, index string, ks *keySchema) bool {
+// describe reads the key schema of table (of its index, when index is not empty) from
+// minidyn; ok is false when there is none with a sort key.
+func (h numericOrder) describe(r *http.Request, table, index string) (ks keySchema, ok bool) {
 	type key struct{ AttributeName, KeyType string }
 	var out struct {
 		Table struct {
@@ -147,13 +150,8 @@ func (h numericOrder) describe(r *http.Request, table, index string, ks *keySche
 			}
 		}
 	}
-	req := r.Clone(r.Context())
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
-	body, _ := json.Marshal(map[string]string{"TableName": table})
-	rec := httptest.NewRecorder()
-	h.forward(rec, req, body)
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
-		return false
+	if !h.call(r, "DescribeTable", map[string]string{"TableName": table}, &out) {
+		return ks, false
 	}
 	schema := out.Table.KeySchema
 	for _, ix := range slices.Concat(out.Table.GlobalSecondaryIndexes, out.Table.LocalSecondaryIndexes) {
@@ -169,7 +167,7 @@ func (h numericOrder) describe(r *http.Request, table, index string, ks *keySche
 			ks.names = append(ks.names, k.AttributeName)
 		}
 	}
-	return ks.rangeKey != ""
+	return ks, ks.rangeKey != ""
 }
 
 // compare orders items by the sort key's value, then by their other key attributes,
@@ -197,11 +195,10 @@ func (ks keySchema) of(item map[string]attr) map[string]attr {
 	return key
 }
 
+// decimalOf is the value of a number attribute; a malformed one counts as zero.
 func decimalOf(v attr) decimal.Decimal {
 	var s string
-	if json.Unmarshal(v["N"], &s) != nil {
-		return decimal.Zero
-	}
+	_ = json.Unmarshal(v["N"], &s)
 	d, err := decimal.NewFromString(s)
 	if err != nil {
 		return decimal.Zero

@@ -21,7 +21,6 @@ type Message struct {
 	Body     string
 	Receives int
 
-	seq       int       // (re-)enqueue order: a standard queue is roughly first in, first out
 	visibleAt time.Time // when it can be received (again)
 }
 
@@ -51,13 +50,14 @@ type QueueOptions struct {
 // reliability tests drive the real consumer through it, so each exercises the same
 // delivery semantics without a network. It is safe for concurrent use.
 type Queue struct {
-	opts     QueueOptions
-	mu       sync.Mutex
-	pending  []*Message
+	opts QueueOptions
+	mu   sync.Mutex
+	// pending is in (re-)enqueue order among messages visible at the same instant, an
+	// order the stable sort in Receive keeps: a standard queue is roughly first in,
+	// first out.
+	pending  []Message
 	inflight int
-	sent     int
-	order    int // the last seq given
-	settled  int // deleted or dead: will not be delivered again
+	sent     int // every message sent is pending, in flight, or settled (deleted or dead)
 	dead     []Message
 }
 
@@ -79,9 +79,8 @@ func (q *Queue) Send(msgs ...Message) {
 	now := q.opts.Clock.Now()
 	for _, m := range msgs {
 		q.sent++
-		q.order++
-		m.Receives, m.seq, m.visibleAt = 0, q.order, now
-		q.pending = append(q.pending, &m)
+		m.Receives, m.visibleAt = 0, now
+		q.pending = append(q.pending, m)
 	}
 }
 
@@ -97,32 +96,24 @@ func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	if len(q.pending) == 0 {
 		return nil, q.inflight > 0
 	}
-	visible := func(m *Message) bool { return !m.visibleAt.After(clock.Now()) }
-	if !slices.ContainsFunc(q.pending, visible) {
+	// Sorted by visibility, the visible messages are the head of pending.
+	slices.SortStableFunc(q.pending, func(a, b Message) int { return a.visibleAt.Compare(b.visibleAt) })
+	if first := q.pending[0].visibleAt; first.After(clock.Now()) {
 		if q.inflight > 0 {
 			return nil, true
 		}
-		first := slices.MinFunc(q.pending, func(a, b *Message) int { return a.visibleAt.Compare(b.visibleAt) })
-		clock.AdvanceTo(first.visibleAt)
+		clock.AdvanceTo(first)
 	}
 	clock.Advance(q.opts.Step)
-	slices.SortStableFunc(q.pending, func(a, b *Message) int {
-		if c := a.visibleAt.Compare(b.visibleAt); c != 0 {
-			return c
+	for len(batch) < min(n, consumer.MaxBatch) && len(q.pending) > 0 {
+		m := q.pending[0]
+		if m.visibleAt.After(clock.Now()) {
+			break
 		}
-		return a.seq - b.seq
-	})
-	keep := q.pending[:0]
-	for _, m := range q.pending {
-		if len(batch) < min(n, consumer.MaxBatch) && visible(m) {
-			m.Receives++
-			m.visibleAt = clock.Now().Add(q.opts.Visibility)
-			batch = append(batch, *m)
-			continue
-		}
-		keep = append(keep, m)
+		m.Receives++
+		m.visibleAt = clock.Now().Add(q.opts.Visibility)
+		batch, q.pending = append(batch, m), q.pending[1:]
 	}
-	q.pending = keep
 	q.inflight += len(batch)
 	return batch, true
 }
@@ -137,15 +128,11 @@ func (q *Queue) Settle(batch []Message, back map[string]bool) {
 	q.inflight -= len(batch)
 	for _, m := range batch {
 		switch {
-		case !back[m.ID]:
-			q.settled++
+		case !back[m.ID]: // deleted
 		case m.Receives >= q.opts.MaxReceive:
 			q.dead = append(q.dead, m)
-			q.settled++
 		default: // back at the tail of those visible at the same time
-			q.order++
-			m.seq = q.order
-			q.pending = append(q.pending, &m)
+			q.pending = append(q.pending, m)
 		}
 	}
 }
@@ -154,7 +141,7 @@ func (q *Queue) Settle(batch []Message, back map[string]bool) {
 func (q *Queue) Settled() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.settled
+	return q.sent - len(q.pending) - q.inflight
 }
 
 // Dead returns the messages on the dead-letter list, in the order they died.
@@ -190,8 +177,10 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 					return nil
 				}
 				if len(batch) == 0 { // others are in flight; their failures may come back
-					if err := pause(ctx); err != nil {
-						return fmt.Errorf("sim: the queue did not drain: %w", err)
+					select {
+					case <-ctx.Done():
+						return fmt.Errorf("sim: the queue did not drain: %w", ctx.Err())
+					case <-time.After(inFlightPause):
 					}
 					continue
 				}
@@ -208,14 +197,3 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 
 // inFlightPause is how long a consumer waits when every message is in flight elsewhere.
 const inFlightPause = time.Millisecond
-
-func pause(ctx context.Context) error {
-	t := time.NewTimer(inFlightPause)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -66,12 +66,11 @@ func Generate(spec Spec) (Workload, error) {
 			tipo = movimiento.Cargo
 			cents = 1 + rng.Int64N(saldo.Shift(2).IntPart()) // never below zero
 		}
-		importe := decimal.New(cents, -2)
 		m, err := movimiento.New(movimiento.Datos{
 			ID:       fmt.Sprintf("mov-%d-%06d", spec.Seed, i),
 			Cuenta:   c,
 			Tipo:     tipo,
-			Importe:  importe.StringFixed(2),
+			Importe:  decimal.New(cents, -2).StringFixed(2),
 			Moneda:   moneda,
 			Concepto: conceptos[rng.IntN(len(conceptos))],
 		})
@@ -79,16 +78,12 @@ func Generate(spec Spec) (Workload, error) {
 			return Workload{}, fmt.Errorf("sim: generated an invalid movement: %w", err)
 		}
 		w.Movements = append(w.Movements, m)
-		if tipo == movimiento.Abono {
-			w.Saldos[c] = saldo.Add(importe)
-		} else {
-			w.Saldos[c] = saldo.Sub(importe)
-		}
+		w.Saldos[c] = saldo.Add(m.Delta())
 	}
 	return w, nil
 }
 
-// Body is m as a queue message body, in the wire format of DESIGN.md.
+// Body is m as a queue message body, in the wire format movimiento.Parse reads.
 func Body(m movimiento.Movimiento) string {
 	return mustJSON(wire(m, m.ImporteTexto()))
 }

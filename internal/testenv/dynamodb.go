@@ -11,7 +11,6 @@ package testenv
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"os"
 	"strings"
@@ -79,7 +78,7 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 
 	suffix := ""
 	if env.Backend == External {
-		suffix = "-" + randomHex()
+		suffix = "-" + rand.Text()
 	}
 	all, err := migrations.All()
 	if err != nil {
@@ -105,7 +104,7 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 }
 
 // ClientVia returns another client on the same backend whose HTTP calls go through rt,
-// such as a *faults.Transport wrapping http.DefaultTransport.
+// such as a *sim.Transport injecting faults.
 func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 	cfg := e.Config.Copy()
 	cfg.HTTPClient = &http.Client{Transport: rt}
@@ -126,10 +125,4 @@ func sanitize(name string) string {
 		name = name[:200]
 	}
 	return name
-}
-
-func randomHex() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

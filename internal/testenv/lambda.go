@@ -1,14 +1,8 @@
-// This file runs a real Lambda bootstrap binary under the AWS Lambda Runtime
-// Interface Emulator (aws-lambda-rie), listening on loopback ports of its own, and
-// invokes it over HTTP as Lambda would. Tests skip where the emulator is not installed;
-// `make test` installs it (bin/aws-lambda-rie) and names it in LEDGER_TEST_RIE.
-
 package testenv
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -23,7 +17,10 @@ import (
 // RIEEnv names the environment variable holding the emulator's path.
 const RIEEnv = "LEDGER_TEST_RIE"
 
-// Function is a bootstrap running under the emulator.
+// Function is a real Lambda bootstrap binary running under the AWS Lambda Runtime
+// Interface Emulator (aws-lambda-rie), on loopback ports of its own, invoked over HTTP
+// as Lambda would. Tests skip where the emulator is not installed; `make test` installs
+// it (bin/aws-lambda-rie) and names it in RIEEnv.
 type Function struct {
 	URL string // the invocation endpoint
 	out *Buffer
@@ -65,14 +62,12 @@ func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 			t.Skipf("the Lambda Runtime Interface Emulator is not installed (set %s or put aws-lambda-rie on PATH; make test does)", RIEEnv)
 		}
 	}
-	apiPort, emuPort := freePort(t), freePort(t)
-	cmd := exec.Command(rie,
-		"--runtime-api-address", "127.0.0.1:"+apiPort,
-		"--runtime-interface-emulator-address", "127.0.0.1:"+emuPort,
-		"--log-level", "info", bootstrap)
+	apiAddr, emuAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(rie, "--runtime-api-address", apiAddr,
+		"--runtime-interface-emulator-address", emuAddr, "--log-level", "info", bootstrap)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // stop the bootstrap with it
-	f := &Function{URL: "http://127.0.0.1:" + emuPort + "/2015-03-31/functions/function/invocations", out: &Buffer{}}
+	f := &Function{URL: "http://" + emuAddr + "/2015-03-31/functions/function/invocations", out: &Buffer{}}
 	cmd.Stdout, cmd.Stderr = f.out, f.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -86,13 +81,13 @@ func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+emuPort, 200*time.Millisecond)
+		c, err := net.DialTimeout("tcp", emuAddr, 200*time.Millisecond)
 		if err == nil {
 			_ = c.Close()
 			return f
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the emulator did not listen on %s: %v\n%s", emuPort, err, f.Output())
+			t.Fatalf("the emulator did not listen on %s: %v\n%s", emuAddr, err, f.Output())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -123,12 +118,13 @@ func (f *Function) Invoke(t testing.TB, payload []byte) []byte {
 // and the emulator's REPORT lines with init and invocation durations.
 func (f *Function) Output() string { return f.out.String() }
 
-func freePort(t testing.TB) string {
+// freeAddr is a 127.0.0.1 address with a port free at the time of the call.
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	return ln.Addr().String()
 }

@@ -1,11 +1,3 @@
-// This file holds the balance API's tests to its contract, api/openapi.yaml: it
-// validates responses with kin-openapi (status, headers, body schema), so a test
-// cannot see a response the contract does not describe. Client gives an *http.Client
-// whose transport checks every response it returns; Check validates a response
-// obtained another way, such as from the Lambda adapter. Responses to paths or methods
-// the contract has no operation for are held to its generic NotFound and
-// MethodNotAllowed responses.
-
 package testenv
 
 import (
@@ -23,7 +15,11 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
-// OpenAPI is the loaded, validated contract.
+// OpenAPI holds the balance API's tests to its contract, api/openapi.yaml, loaded and
+// validated: it checks responses with kin-openapi (status, headers, body schema), so a
+// test cannot see a response the contract does not describe. Responses to paths or
+// methods the contract has no operation for are held to its generic NotFound and
+// MethodNotAllowed responses.
 type OpenAPI struct {
 	doc    *openapi3.T
 	router routers.Router
@@ -88,7 +84,8 @@ func (c *checking) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // Check validates one response to req against the contract and fails t on a mismatch:
-// an undocumented status, a missing or wrong header, a body that breaks its schema.
+// an undocumented status, a missing or wrong header, a body that breaks its schema. It
+// serves responses obtained other than through Client, such as from the Lambda adapter.
 func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
 	t.Helper()
 	route, params, err := s.router.FindRoute(req)
@@ -118,10 +115,11 @@ func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string)
 	get.Method = http.MethodGet
 	responses := openapi3.NewResponses()
 	responses.Delete("default")
+	route := &routers.Route{Spec: s.doc, Method: req.Method, Operation: &openapi3.Operation{Responses: responses}}
 	if _, params, err := s.router.FindRoute(get); err == nil {
 		responses.Set("405", s.doc.Components.Responses["MethodNotAllowed"])
-		return &routers.Route{Spec: s.doc, Method: req.Method, Operation: &openapi3.Operation{Responses: responses}}, params
+		return route, params
 	}
 	responses.Set("404", s.doc.Components.Responses["NotFound"])
-	return &routers.Route{Spec: s.doc, Method: req.Method, Operation: &openapi3.Operation{Responses: responses}}, nil
+	return route, nil
 }

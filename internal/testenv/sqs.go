@@ -1,13 +1,8 @@
-// This file gives a test SQS and SNS clients on the moto server named by
-// LEDGER_TEST_MOTO_ENDPOINT (which `make test` starts), and queues of its own. Tests
-// that need them skip where no moto server is configured, such as a plain `go test`.
-
 package testenv
 
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"strconv"
 	"testing"
@@ -24,7 +19,9 @@ import (
 // MotoEndpointEnv names the environment variable with the moto server's URL.
 const MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
 
-// SQS is a test's view of moto's SQS and SNS.
+// SQS is a test's view of SQS and SNS on the moto server named by MotoEndpointEnv (which
+// `make test` starts), where it makes queues of its own. Tests that need it skip where
+// no moto server is configured, such as a plain `go test`.
 type SQS struct {
 	Endpoint string
 	SQS      *sqs.Client
@@ -60,7 +57,7 @@ type Queue struct {
 func (e *SQS) NewQueue(t testing.TB, name string, attrs map[string]string) Queue {
 	t.Helper()
 	ctx := context.Background()
-	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + suffix()), Attributes: attrs})
+	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + rand.Text()), Attributes: attrs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +113,4 @@ func (e *SQS) Drain(t testing.TB, q Queue, max int, visibility time.Duration) []
 		all = append(all, out.Messages...)
 	}
 	return all
-}
-
-func suffix() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
