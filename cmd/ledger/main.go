@@ -1,7 +1,11 @@
 // Command ledger is the operator's CLI: it migrates tables, runs the demo and the local
-// stack, serves the balance API, consumes a queue outside Lambda, audits, compares the
-// design with the separate-table baseline, and sends movements. `ledger help` lists
-// the commands; `ledger COMMAND --help` explains one, with an example.
+// stack, serves the balance API, consumes a queue outside Lambda, shows and changes
+// accounts, audits, compares the design with the separate-table baseline, and sends
+// movements. `ledger help` lists the commands; `ledger COMMAND --help` explains one,
+// with an example.
+//
+// Results go to stdout (a human summary, or one JSON document with --json); progress
+// and logs go to stderr. Exit codes: 0 success, 1 failure, 2 bad usage.
 package main
 
 import (
@@ -12,14 +16,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/ledger-dev/ledger/internal/config"
 )
 
-// command is one subcommand. run returns the process exit code: 0 success, 1 failure,
-// 2 bad usage.
+// command is one subcommand. run returns the process exit code.
 type command struct {
 	name    string
 	summary string
@@ -27,7 +31,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, auditCommand, sendCommand, compareCommand}
+	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, cuentaCommand, auditCommand, sendCommand, compareCommand}
 }
 
 func main() {
@@ -38,15 +42,16 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		out := stdout
-		if len(args) == 0 {
-			out = stderr
-		}
-		usage(out)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "ledger: give a command; run 'ledger help' for the list")
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return 0
 	}
 	for _, c := range commands() {
@@ -54,8 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "ledger: unknown command %q\n\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "ledger: unknown command %q; run 'ledger help' for the list\n", args[0])
 	return 2
 }
 
@@ -65,51 +69,95 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'ledger COMMAND --help' for a command's flags and an example.")
+	fmt.Fprintln(w, "\nRun 'ledger COMMAND --help' for a command's flags and an example; 'ledger --version' for the build.")
 }
 
-// newFlags returns a flag set that reports errors instead of exiting, with a usage text
-// made of the synopsis, the flags and an example.
-func newFlags(name, synopsis, example string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("ledger "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ledger %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
-		fmt.Fprintf(fs.Output(), "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(example), "\n", "\n  "))
+// version is the module version and the VCS revision the binary was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "ledger (unknown build)"
 	}
-	return fs
-}
-
-// parseFlags parses args; ok is false when the command must stop with code (0 after
-// --help, 2 after a bad flag or stray arguments).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, false
+	v := "ledger " + info.Main.Version
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
 		}
-		return 2, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
-		return 2, false
+	if rev != "" {
+		v += " (" + rev + modified + ")"
+	}
+	return v + " " + info.GoVersion
+}
+
+// flags is a command's flag set: --help prints the synopsis, the flags and an example
+// on stdout; a bad flag is one line on stderr.
+type flags struct {
+	*flag.FlagSet
+	name   string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func newFlags(name, synopsis, example string, stdout, stderr io.Writer) *flags {
+	fs := flag.NewFlagSet("ledger "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse errors are reported by parse, in one line
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		defer fs.SetOutput(io.Discard)
+		fmt.Fprintf(stdout, "Usage: ledger %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+		fmt.Fprintf(stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(example), "\n", "\n  "))
+	}
+	return &flags{FlagSet: fs, name: name, stdout: stdout, stderr: stderr}
+}
+
+// parse parses args; ok is false when the command must stop with code: 0 after --help,
+// 2 after a bad flag or a stray argument (at most want positional arguments are
+// allowed).
+func (f *flags) parse(args []string, want int) (code int, ok bool) {
+	err := f.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		f.Usage()
+		return 0, false
+	case err != nil:
+		return f.usageError("%v", err), false
+	case f.NArg() > want:
+		return f.usageError("unexpected argument %q", f.Arg(want)), false
 	}
 	return 0, true
 }
 
+// usageError reports the one thing wrong with the command line and how to get help;
+// it returns exit code 2.
+func (f *flags) usageError(format string, args ...any) int {
+	fmt.Fprintf(f.stderr, "ledger %s: %s\nrun 'ledger %s --help' for usage\n", f.name, fmt.Sprintf(format, args...), f.name)
+	return 2
+}
+
+// fail reports a failure in one line; it returns exit code 1.
+func (f *flags) fail(err error) int {
+	fmt.Fprintf(f.stderr, "ledger %s: %v\n", f.name, err)
+	return 1
+}
+
 // envConfig reads the environment's configuration, with --table (when given)
 // overriding LEDGER_TABLE. ok is false after it has reported a bad value: exit 2.
-func envConfig(name, table string, stderr io.Writer) (cfg config.Config, ok bool) {
+func (f *flags) envConfig(table string) (cfg config.Config, ok bool) {
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cfg, false
+		return cfg, f.usageError("%v", err) == 0
 	}
 	if table != "" {
 		if err := config.ValidateTable(table); err != nil {
-			fmt.Fprintf(stderr, "ledger %s: --table: %v\n", name, err)
-			return cfg, false
+			return cfg, f.usageError("--table: %v", err) == 0
 		}
 		cfg.Table = table
 	}

@@ -165,7 +165,7 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 	var g errgroup.Group
 	for c := range consumers {
 		g.Go(func() error {
-			for batches := 0; ; batches++ {
+			for batches := 0; ; {
 				q.mu.Lock()
 				bound := q.sent * q.opts.MaxReceive
 				q.mu.Unlock()
@@ -184,6 +184,7 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 					}
 					continue
 				}
+				batches++ // waits for messages in flight are bounded by ctx, not counted
 				evs := make([]events.SQSMessage, len(batch))
 				for i, m := range batch {
 					evs[i] = m.Event()
