@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
@@ -70,34 +69,33 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}
 	defer s.close()
 	clk := sim.NewClock()
-	st, err := stack(s, strategy, opts.RTT, clk.Now, &crashPlan{}, false)
+	r, err := newRig(s, strategy, scenario{consumers: consumers}, &crashPlan{}, clk.Now, opts.RTT)
 	if err != nil {
 		return BenchResult{}, err
 	}
-	h := consumer.New(st.probe, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
 	// No visibility delay: a cargo that arrived before its credit comes straight back.
 	q := sim.NewQueue(sim.QueueOptions{Clock: clk, MaxReceive: len(w.Movements)})
 	q.Send(deliveries[:warm]...)
-	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
+	if err := r.drive(ctx, q, nil); err != nil {
 		return BenchResult{}, err
 	}
-	before := st.meter.usage()
-	st.faults.ResetCounts()
+	before := r.meter.usage()
+	r.faults.ResetCounts()
 	q.Send(deliveries[warm:]...)
 	t0 := time.Now()
-	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
+	if err := r.drive(ctx, q, nil); err != nil {
 		return BenchResult{}, err
 	}
 	elapsed := time.Since(t0)
-	u := st.meter.usage()
+	u := r.meter.usage()
 	measured := len(deliveries) - warm
-	n := float64(measured)
+	n, calls := float64(measured), r.faults.TotalCalls()
 	return BenchResult{
 		Case: name, Strategy: strategy, Consumers: consumers, Movements: measured,
-		CallsPerMovement: float64(st.faults.TotalCalls()) / n,
+		CallsPerMovement: float64(calls) / n,
 		WCUPerMovement:   (u.wcu - before.wcu) / n,
 		ThroughputPerS:   n / elapsed.Seconds(),
-		StoreMsPerCall:   ms(u.busy-before.busy) / float64(max(u.calls-before.calls, 1)),
+		StoreMsPerCall:   ms(u.busy-before.busy) / float64(max(calls, 1)),
 	}, nil
 }
 

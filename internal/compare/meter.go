@@ -39,13 +39,24 @@ type meter struct {
 	// endpoint (the embedded store, moto) units are always computed.
 	trust bool
 
-	mu       sync.Mutex
+	mu     sync.Mutex
+	used   usage
+	tokens map[string]bool // idempotency tokens of the transactions committed
+}
+
+// usage is what the meter counted.
+type usage struct {
 	rcu, wcu float64
-	calls    int            // calls that reached the store
-	busy     time.Duration  // time the store took to answer them, network round trip excluded
-	reported int            // calls whose units came from ConsumedCapacity
+	busy     time.Duration  // time the store took to answer, network round trip excluded
 	applied  map[string]int // movement key → effects committed
-	tokens   map[string]bool
+}
+
+func (m *meter) usage() usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u := m.used
+	u.applied = maps.Clone(u.applied)
+	return u
 }
 
 // effectsFunc names the movements whose effect a committed request carries, and the
@@ -54,7 +65,8 @@ type meter struct {
 type effectsFunc func(in any) (movements []string, token string)
 
 func newMeter(base http.RoundTripper, effects effectsFunc, indexes map[string][][]string, trust bool) *meter {
-	return &meter{base: base, effects: effects, indexes: indexes, trust: trust, applied: map[string]int{}, tokens: map[string]bool{}}
+	return &meter{base: base, effects: effects, indexes: indexes, trust: trust,
+		used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 }
 
 // inputKey carries the SDK input of a call down to the transport (requestCapacity puts
@@ -103,24 +115,22 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.calls++
-	m.busy += took
+	m.used.busy += took
 	if units, found := reportedUnits(body); ok && found && m.trust {
-		m.reported++
 		if _, isRead := in.(*dynamodb.GetItemInput); isRead {
-			m.rcu += units
+			m.used.rcu += units
 		} else {
-			m.wcu += units
+			m.used.wcu += units
 		}
 	} else if ok || refused {
 		r, w := m.computed(in, ok)
-		m.rcu, m.wcu = m.rcu+r, m.wcu+w
+		m.used.rcu, m.used.wcu = m.used.rcu+r, m.used.wcu+w
 	}
 	if ok {
 		movs, token := m.effects(in)
 		if token == "" || !m.tokens[token] {
 			for _, k := range movs {
-				m.applied[k]++
+				m.used.applied[k]++
 			}
 		}
 		if token != "" {
@@ -226,19 +236,4 @@ func valuesSize(values map[string]types.AttributeValue) int {
 		n += valueSize(v)
 	}
 	return n
-}
-
-// usage is what the meter counted.
-type usage struct {
-	rcu, wcu float64
-	calls    int
-	busy     time.Duration
-	reported int
-	applied  map[string]int
-}
-
-func (m *meter) usage() usage {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return usage{rcu: m.rcu, wcu: m.wcu, calls: m.calls, busy: m.busy, reported: m.reported, applied: maps.Clone(m.applied)}
 }
