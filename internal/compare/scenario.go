@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -111,7 +112,7 @@ func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 	out := make([]sim.Message, len(w.Movements))
 	for i, m := range w.Movements {
-		out[i] = sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
+		out[i] = direct(i, m)
 	}
 	return out
 }
@@ -121,29 +122,21 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
 		type placed struct {
-			at float64
-			d  sim.Message
+			at  float64
+			msg sim.Message
 		}
 		var all []placed
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}})
+			all = append(all, placed{float64(i), direct(i, m)})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
-				all = append(all, placed{float64(i+gap) + 0.5, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(m, i)}})
+				all = append(all, placed{float64(i+gap) + 0.5, viaSNS("sns", i, m)})
 			}
 		}
-		slices.SortStableFunc(all, func(a, b placed) int {
-			switch {
-			case a.at < b.at:
-				return -1
-			case a.at > b.at:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
 		out := make([]sim.Message, len(all))
 		for i, p := range all {
-			out[i] = p.d
+			out[i] = p.msg
 		}
 		return out
 	}
@@ -154,20 +147,26 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
-		end := min(start+consumer.MaxBatch, len(w.Movements))
-		for i := start; i < end; i++ {
-			out = append(out, sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(w.Movements[i])})
+		batch := w.Movements[start:min(start+consumer.MaxBatch, len(w.Movements))]
+		for i, m := range batch {
+			out = append(out, direct(start+i, m))
 		}
-		for i := start; i < end; i++ {
-			out = append(out, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(w.Movements[i], i)})
+		for i, m := range batch {
+			out = append(out, viaSNS("sns", start+i, m))
 		}
 	}
 	return out
 }
 
-// snsEnvelope is m as SNS delivers it to a queue without raw message delivery.
-func snsEnvelope(m movimiento.Movimiento, i int) string {
-	b, err := json.Marshal(map[string]string{
+// direct is the i-th movement as its producer sends it.
+func direct(i int, m movimiento.Movimiento) sim.Message {
+	return sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
+}
+
+// viaSNS is the i-th movement as SNS delivers it to a queue without raw message
+// delivery, under a message id of its own starting with prefix.
+func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
+	body, err := json.Marshal(map[string]string{
 		"Type":      "Notification",
 		"MessageId": fmt.Sprintf("sns-%06d", i),
 		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
@@ -176,7 +175,7 @@ func snsEnvelope(m movimiento.Movimiento, i int) string {
 	if err != nil {
 		panic(err) // a map of strings always marshals
 	}
-	return string(b)
+	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: string(body)}
 }
 
 // pick returns a share of the movements' ids, drawn from rng.
@@ -195,7 +194,7 @@ func lateCopies(w sim.Workload, ids map[string]bool) []sim.Message {
 	var out []sim.Message
 	for i, m := range w.Movements {
 		if ids[m.ID] {
-			out = append(out, sim.Message{ID: fmt.Sprintf("late-%06d", i), Body: snsEnvelope(m, i)})
+			out = append(out, viaSNS("late", i, m))
 		}
 	}
 	return out
