@@ -11,11 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
-
-	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/migrate"
-	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // benchShards is how many embedded servers the benchmark spreads its items over.
@@ -107,37 +102,27 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 	return owner, nil
 }
 
-// openShardedStore is openStore's embedded store for the benchmark: n embedded servers
-// behind a shardRouter, each migrated with the run's tables.
+// openShardedStore is openStore's embedded store for the benchmark: n embedded stores,
+// each migrated with the run's tables, behind a shardRouter.
 func openShardedStore(ctx context.Context, n int) (*backend, error) {
-	var servers []*sim.DynamoDB
+	var shards []*backend
 	closeAll := func() {
-		for _, srv := range servers {
-			_ = srv.Close()
+		for _, shard := range shards {
+			shard.close()
 		}
 	}
 	router := shardRouter{base: network()}
-	tables := map[string]string{}
 	for range n {
-		srv, err := sim.StartDynamoDB()
+		shard, err := openStore(ctx, "")
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
-		servers = append(servers, srv)
-		u, _ := url.Parse(srv.URL) // sim.Start made it
+		shards = append(shards, shard)
+		u, _ := url.Parse(shard.endpoint) // sim.StartDynamoDB made it
 		router.shards = append(router.shards, u)
-		cfg, err := awsconf.Load(ctx, srv.URL)
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		if _, err := migrate.Run(ctx, awsconf.DynamoDB(cfg, srv.URL), migrate.Options{Tables: tables, Poll: 10 * time.Millisecond}); err != nil {
-			closeAll()
-			return nil, fmt.Errorf("compare: migrate a shard: %w", err)
-		}
 	}
-	s, err := newStore(ctx, servers[0].URL, "", router)
+	s, err := newStore(ctx, shards[0].endpoint, "", router)
 	if err != nil {
 		closeAll()
 		return nil, err
