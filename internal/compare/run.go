@@ -77,11 +77,7 @@ type rig struct {
 // each, the baseline keyed on the message id when sc.keyFromMessageID, invocations
 // dying where plan says.
 func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, now func() time.Time, rtt time.Duration) (*rig, error) {
-	effects := transactionEffects
-	if strategy == ledger.SeparateTable {
-		effects = baselineEffects
-	}
-	m := newMeter(s.transport, effects, s.indexes, !s.loopback)
+	m := newMeter(s.transport, s.indexes, !s.loopback)
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)

@@ -27,9 +27,9 @@ type backend struct {
 	cfg       aws.Config
 	admin     *dynamodb.Client
 	transport http.RoundTripper
-	tables    map[string]string     // logical → physical
-	indexes   map[string][][]string // physical → key attributes of each index
-	loopback  bool                  // an emulator on this machine, not DynamoDB
+	tables    map[string]string           // logical → physical
+	indexes   map[string][]migrations.Key // physical → key of each global secondary index
+	loopback  bool                        // an emulator on this machine, not DynamoDB
 	close     func()
 }
 
@@ -93,12 +93,12 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 	if err != nil {
 		return nil, err
 	}
-	s.tables, s.indexes = map[string]string{}, map[string][][]string{}
+	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Key{}
 	for _, m := range all {
 		name := m.Table + suffix
 		s.tables[m.Table] = name
 		for _, ix := range m.Indexes {
-			s.indexes[name] = append(s.indexes[name], []string{ix.Partition, ix.Sort})
+			s.indexes[name] = append(s.indexes[name], ix.Key)
 		}
 	}
 	return s, nil
