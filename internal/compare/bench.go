@@ -13,13 +13,10 @@ import (
 // The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
 // 1 and 10 concurrent consumers, both strategies back to back on the same kind of
-// store, at the run's RTT, with no faults. Each run first warms up — every account
-// sees one movement, as in a consumer that has been running for a while — and then
-// measures the rest: the steady state, which is what a queue consumer spends its life
-// in. Throughput is wall time, so only figures
-// from one process on one backend compare; with the embedded store, whose CPU cost
-// grows with the table (it snapshots it per transaction), the simulated RTT should
-// dominate.
+// store, at the run's RTT, with no faults. Each run first warms up (every account sees
+// one movement, as in a consumer that has been running for a while) and then measures
+// the steady state, which is what a queue consumer spends its life in. Throughput is
+// wall time, so only figures from one process on one backend compare.
 var (
 	benchCases     = []string{"unbatched", "hot-account"}
 	benchConsumers = []int{1, 10}

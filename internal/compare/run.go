@@ -303,19 +303,16 @@ func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 
 // scanAll reads a whole table, page by page, strongly consistent.
 func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[string]types.AttributeValue, error) {
-	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
 	var items []map[string]types.AttributeValue
-	for { // ends at the last page
-		out, err := db.Scan(ctx, in)
+	pages := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for pages.HasMorePages() {
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", table, err)
 		}
 		items = append(items, out.Items...)
-		if len(out.LastEvaluatedKey) == 0 {
-			return items, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	return items, nil
 }
 
 // measure turns what the run did into a Result: effects and capacity counted by the

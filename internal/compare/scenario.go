@@ -58,38 +58,22 @@ type scenario struct {
 }
 
 var scenarios = []scenario{
-	{
-		name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
-		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery",
-	},
-	{
-		name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
-		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later",
-	},
-	{
-		name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
-		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry",
-	},
-	{
-		name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
-		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window",
-	},
-	{
-		name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
-		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production",
-	},
-	{
-		name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
-		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half",
-	},
-	{
-		name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
-		what: "one account takes every movement, in batches of 10: the cost of a busy account",
-	},
-	{
-		name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
-		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)",
-	},
+	{name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
+		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery"},
+	{name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
+		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later"},
+	{name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry"},
+	{name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window"},
+	{name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
+		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production"},
+	{name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
+		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half"},
+	{name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
+		what: "one account takes every movement, in batches of 10: the cost of a busy account"},
+	{name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
+		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)"},
 }
 
 func scenarioNamed(name string) (scenario, bool) {
@@ -101,7 +85,7 @@ func scenarioNamed(name string) (scenario, bool) {
 }
 
 // rngFor is the scenario's random source: the same for both strategies, so both get
-// the same schedule, crash points and sim.
+// the same schedule, crash points and faults.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))

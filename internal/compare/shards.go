@@ -35,13 +35,15 @@ type shardRouter struct {
 // errUnrouted is the error for a request the router cannot send to one shard.
 var errUnrouted = errors.New("compare: the benchmark's sharded store routes single-partition item operations only")
 
+// RoundTrip implements http.RoundTripper.
 func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(req.Body)
 	_ = req.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	shard, err := r.owner(operation(req.Header.Get("X-Amz-Target")), body)
+	target := req.Header.Get("X-Amz-Target") // "DynamoDB_20120810.GetItem"
+	shard, err := r.owner(target[strings.LastIndexByte(target, '.')+1:], body)
 	if err != nil {
 		return nil, err
 	}
@@ -50,12 +52,6 @@ func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return r.base.RoundTrip(out)
-}
-
-// operation is the DynamoDB operation an X-Amz-Target header names
-// ("DynamoDB_20120810.GetItem" → "GetItem").
-func operation(target string) string {
-	return target[strings.LastIndexByte(target, '.')+1:]
 }
 
 // owner is the shard of the partition key an item operation names; a transaction must
