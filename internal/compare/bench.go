@@ -101,20 +101,19 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 // once until the accounts with movements left are fewer than a batch, so a batch holds
 // one movement per account and batches handled at once rarely share one.
 func spread(w sim.Workload) []sim.Message {
-	byAccount := map[string][]int{}
+	byAccount := map[string][]sim.Message{}
 	var names []string
 	for i, m := range w.Movements {
 		if _, ok := byAccount[m.Cuenta]; !ok {
 			names = append(names, m.Cuenta)
 		}
-		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], i)
+		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], direct(i, m))
 	}
-	all := once(w, nil)
-	out := make([]sim.Message, 0, len(all))
-	for len(out) < len(all) { // every round takes at least one movement
+	var out []sim.Message
+	for len(out) < len(w.Movements) { // every round takes at least one movement
 		for _, c := range names {
 			if q := byAccount[c]; len(q) > 0 {
-				out = append(out, all[q[0]])
+				out = append(out, q[0])
 				byAccount[c] = q[1:]
 			}
 		}

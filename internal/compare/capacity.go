@@ -24,11 +24,10 @@ const (
 
 // units is the capacity a call consumes, computed from its request; committed says
 // whether its writes took effect. A failed conditional write and a cancelled
-// transaction are counted as consuming their writes (DynamoDB charges a failed
-// condition; counting a cancelled transaction in full errs against this design). An
-// update or delete is sized by its key and new values, since the stored image is not in
-// the request, and a read as one unit per started 4 KB: the run's largest stored item,
-// checked afterwards (Result.MaxItemBytes), says whether that could matter.
+// transaction count their writes (DynamoDB charges a failed condition; a cancelled
+// transaction in full errs against this design). An update or delete is sized by its
+// key and new values, the stored image not being in the request, and a read as of an
+// item under 4 KB: Result.MaxItemBytes says whether an item got big enough to matter.
 func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 	switch p := in.(type) {
 	case *dynamodb.GetItemInput:

@@ -62,7 +62,6 @@ type Result struct {
 	P99ms            float64         `json:"p99_ms"`
 
 	// Not part of the JSON document: how the run went, for the human report.
-	Deliveries   int            `json:"-"` // messages handled, redeliveries included
 	DeadLetters  map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
 	MaxItemBytes int            `json:"-"` // the largest item stored at the end
 }

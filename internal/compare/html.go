@@ -54,10 +54,9 @@ type chart struct {
 }
 
 type bar struct {
-	Strategy ledger.Strategy
-	Label    string
-	Width    float64 // of barMax
-	Class    string
+	Label string
+	Width float64 // of barMax
+	Class string
 }
 
 // barMax is a bar's length at the largest value of its metric, in SVG units;
@@ -116,8 +115,7 @@ func newPage(rep Report) page {
 		for i, m := range metrics {
 			v := m.value(r)
 			cur.Charts[i].Title = m.title
-			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Strategy: r.Strategy, Label: fmt.Sprintf(m.format, v),
-				Width: scale(v, top[i]), Class: strategyClass[r.Strategy]})
+			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: fmt.Sprintf(m.format, v), Width: scale(v, top[i]), Class: strategyClass[r.Strategy]})
 		}
 	}
 	fastest := 0.0
@@ -130,7 +128,7 @@ func newPage(rep Report) page {
 			p.Bench = append(p.Bench, chart{Title: title})
 		}
 		c := &p.Bench[len(p.Bench)-1]
-		c.Bars = append(c.Bars, bar{Strategy: b.Strategy, Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
+		c.Bars = append(c.Bars, bar{Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
 			Width: scale(b.ThroughputPerS, fastest) * benchBarMax / barMax, Class: strategyClass[b.Strategy]})
 	}
 	return p

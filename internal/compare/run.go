@@ -73,16 +73,18 @@ type rig struct {
 	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
 }
 
-// newRig builds strategy on s for sc: sc.consumers handlers of sc.concurrency accounts
-// each, the baseline keyed on the message id when sc.keyFromMessageID, invocations
-// dying where plan says.
+// newRig builds strategy on s as sc runs it (consumers, concurrency, the baseline's
+// key), its invocations dying where plan says.
 func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, now func() time.Time, rtt time.Duration) (*rig, error) {
 	m := newMeter(s.transport, s.indexes, !s.loopback)
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
+	// Permanent failures are parked at once, nowhere: the scenarios produce none (a
+	// conflicting duplicate would be one).
+	discard := slog.New(slog.DiscardHandler)
 	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, consumers: sc.consumers, tally: tally{last: map[string]string{}},
-		handler: consumer.Options{Concurrency: sc.concurrency, Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy}}
+		handler: consumer.Options{Concurrency: sc.concurrency, Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
 	switch strategy {
 	case ledger.Transaction:
 		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
@@ -121,18 +123,16 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 
 // tally is what the driver saw of the invocations that lived.
 type tally struct {
-	mu         sync.Mutex
-	deliveries int
-	stuck      int
-	latencies  []float64         // ms, one per applied delivery
-	last       map[string]string // message id → why it last failed
+	mu        sync.Mutex
+	stuck     int
+	latencies []float64         // ms, one per applied delivery
+	last      map[string]string // message id → why it last failed
 }
 
 func (t *tally) add(records []consumer.Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, rec := range records {
-		t.deliveries++
 		t.last[rec.Msg.MessageId] = failureReason(rec.Result)
 		if errors.Is(rec.Result.Err, idempotencia.ErrInProgress) {
 			t.stuck++
@@ -223,17 +223,10 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	return r.measure(ctx, sc.name, w, q.Dead())
 }
 
-// parkNowhere stands in for the DLQ: permanent failures are settled there at once
-// (the scenarios produce none; a conflicting duplicate would be one).
-type parkNowhere struct{}
-
-func (parkNowhere) Park(context.Context, events.SQSMessage, consumer.Reason) error { return nil }
-
 // drive runs the rig's consumers until the queue is empty, each batch as one Lambda
 // invocation with its deadline and a handler whose Observer records into it. A dead
 // invocation acknowledges nothing and its records are dropped: its batch comes back
-// after the visibility timeout. Messages in again are delivered once more after they
-// were deleted.
+// after the visibility timeout. Messages in again come once more after their delete.
 func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) error {
 	var mu sync.Mutex
 	redelivered := map[string]bool{}
@@ -320,8 +313,7 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead []sim.Message) (Result, error) {
 	u := r.meter.usage()
 	n := len(w.Movements)
-	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: n, Stuck: r.tally.stuck,
-		Deliveries: r.tally.deliveries, DeadLetters: map[string]int{}}
+	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: n, Stuck: r.tally.stuck, DeadLetters: map[string]int{}}
 	for _, m := range dead {
 		res.DeadLetters[cmp.Or(r.tally.last[m.ID], "no answer (its invocations died)")]++
 	}

@@ -14,14 +14,12 @@ import (
 )
 
 // benchShards is how many embedded servers the benchmark spreads its items over.
-//
-// DynamoDB partitions a table by partition key and serves different partitions in
-// parallel; the embedded store serves one request at a time and copies the whole table
-// in every transaction. Left alone, it would measure its own lock and copying — which
-// grow with the run and hit transactions hardest — rather than the designs' round
-// trips. So the benchmark runs each of its stores as benchShards independent embedded
-// servers and routes every item operation by the hash of its partition key, as
-// DynamoDB routes it to a partition. Both strategies get the same store.
+// DynamoDB serves a table's partitions in parallel; the embedded store serves one
+// request at a time and copies the whole table in every transaction, so alone it would
+// measure its own lock and copying (which grow with the run and hit transactions
+// hardest) rather than the designs' round trips. The benchmark's store routes every
+// item operation by the hash of its partition key, as DynamoDB routes it to a
+// partition. Both strategies get the same store.
 const benchShards = 16
 
 // shardRouter sends each item operation to the shard that owns its partition key.
