@@ -1,11 +1,8 @@
 // This file computes DynamoDB capacity units by the rules DynamoDB documents ("DynamoDB
 // item sizes and formats", "read and write operations"), for backends that return no
-// ConsumedCapacity (the embedded store and moto): an item's size is the sum of its
-// attribute names' and values' lengths; a write consumes one unit per started KB of the
-// item, twice that inside a transaction; a strongly consistent read one unit per
-// started 4 KB, half that when eventually consistent. Number sizes follow the
-// documented approximation, so a figure may differ from DynamoDB's by a byte per
-// number; only items within a few bytes of a KB boundary could round differently.
+// ConsumedCapacity (the embedded store, moto). Number sizes follow the documented
+// approximation: a figure may differ from DynamoDB's by a byte per number, which only
+// an item within a few bytes of a KB boundary would notice.
 
 package compare
 

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,18 +40,18 @@ type crashPlan struct {
 	targets map[string]bool
 }
 
-// fire reports whether one of the movements is a target not crashed yet, and marks
+// fire reports whether one of the deliveries is of a target not crashed yet, and marks
 // them crashed.
-func (p *crashPlan) fire(at idempotencia.Point, movs ...movimiento.Movimiento) bool {
+func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	if p.point == "" || at != p.point {
 		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	hit := false
-	for _, m := range movs {
-		if p.targets[m.ID] {
-			delete(p.targets, m.ID)
+	for _, e := range es {
+		if p.targets[e.Mov.ID] {
+			delete(p.targets, e.Mov.ID)
 			hit = true
 		}
 	}
@@ -64,7 +65,7 @@ func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimient
 	if inv == nil {
 		return nil
 	}
-	if inv.dead.Load() || p.fire(at, m) {
+	if inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m}) {
 		inv.dead.Store(true)
 		return errCrash
 	}
@@ -84,20 +85,13 @@ type probe struct {
 // ApplyAll implements consumer.Applier.
 func (p *probe) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
 	inv := invocationOf(ctx)
-	movs := make([]movimiento.Movimiento, len(es))
-	for i, e := range es {
-		movs[i] = e.Mov
-	}
-	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, movs...)) {
+	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
 		inv.dead.Store(true)
-		rs := make([]ledger.Result, len(es))
-		for i := range rs {
-			rs[i] = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}
-		}
-		return rs
+		died := ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}
+		return slices.Repeat([]ledger.Result{died}, len(es))
 	}
 	rs := p.inner.ApplyAll(ctx, es)
-	if p.around && p.plan.fire(idempotencia.AfterEffect, movs...) {
+	if p.around && p.plan.fire(idempotencia.AfterEffect, es...) {
 		inv.dead.Store(true)
 	}
 	return rs

@@ -41,13 +41,15 @@ const sdkBackoff = 20 * time.Millisecond
 // openStore opens a fresh embedded store, or on endpoint tables of the run's own that
 // close deletes, and migrates them.
 func openStore(ctx context.Context, endpoint string) (*backend, error) {
-	suffix, stop := "-cmp-"+rand.Text(), func() {}
+	suffix, stop := "", func() {}
 	if endpoint == "" {
 		srv, err := sim.StartDynamoDB()
 		if err != nil {
 			return nil, err
 		}
-		endpoint, suffix, stop = srv.URL, "", func() { _ = srv.Close() }
+		endpoint, stop = srv.URL, func() { _ = srv.Close() }
+	} else {
+		suffix = "-cmp-" + rand.Text()
 	}
 	s, err := newStore(ctx, endpoint, suffix, network())
 	if err != nil {
