@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
@@ -14,13 +13,10 @@ import (
 // The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
 // 1 and 10 concurrent consumers, both strategies back to back on the same kind of
-// store, at the run's RTT, with no faults. Each run first warms up — every account
-// sees one movement, as in a consumer that has been running for a while — and then
-// measures the rest: the steady state, which is what a queue consumer spends its life
-// in. Throughput is wall time, so only figures
-// from one process on one backend compare; with the embedded store, whose CPU cost
-// grows with the table (it snapshots it per transaction), the simulated RTT should
-// dominate.
+// store, at the run's RTT, with no faults. Each run first warms up (every account sees
+// one movement, as in a consumer that has been running for a while) and then measures
+// the steady state, which is what a queue consumer spends its life in. Throughput is
+// wall time, so only figures from one process on one backend compare.
 var (
 	benchCases     = []string{"unbatched", "hot-account"}
 	benchConsumers = []int{1, 10}
@@ -70,34 +66,33 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}
 	defer s.close()
 	clk := sim.NewClock()
-	st, err := stack(s, strategy, opts.RTT, clk.Now, &crashPlan{}, false)
+	r, err := newRig(s, strategy, scenario{consumers: consumers}, &crashPlan{}, clk.Now, opts.RTT)
 	if err != nil {
 		return BenchResult{}, err
 	}
-	h := consumer.New(st.probe, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
 	// No visibility delay: a cargo that arrived before its credit comes straight back.
 	q := sim.NewQueue(sim.QueueOptions{Clock: clk, MaxReceive: len(w.Movements)})
 	q.Send(deliveries[:warm]...)
-	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
+	if err := r.drive(ctx, q, nil); err != nil {
 		return BenchResult{}, err
 	}
-	before := st.meter.usage()
-	st.faults.ResetCounts()
+	before := r.meter.usage()
+	r.faults.ResetCounts()
 	q.Send(deliveries[warm:]...)
 	t0 := time.Now()
-	if err := drive(ctx, q, h, consumers, nil, &tally{}); err != nil {
+	if err := r.drive(ctx, q, nil); err != nil {
 		return BenchResult{}, err
 	}
 	elapsed := time.Since(t0)
-	u := st.meter.usage()
+	u := r.meter.usage()
 	measured := len(deliveries) - warm
-	n := float64(measured)
+	n, calls := float64(measured), r.faults.TotalCalls()
 	return BenchResult{
 		Case: name, Strategy: strategy, Consumers: consumers, Movements: measured,
-		CallsPerMovement: float64(st.faults.TotalCalls()) / n,
+		CallsPerMovement: float64(calls) / n,
 		WCUPerMovement:   (u.wcu - before.wcu) / n,
 		ThroughputPerS:   n / elapsed.Seconds(),
-		StoreMsPerCall:   ms(u.busy-before.busy) / float64(max(u.calls-before.calls, 1)),
+		StoreMsPerCall:   ms(u.busy-before.busy) / float64(max(calls, 1)),
 	}, nil
 }
 
@@ -106,20 +101,19 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 // once until the accounts with movements left are fewer than a batch, so a batch holds
 // one movement per account and batches handled at once rarely share one.
 func spread(w sim.Workload) []sim.Message {
-	byAccount := map[string][]int{}
+	byAccount := map[string][]sim.Message{}
 	var names []string
 	for i, m := range w.Movements {
 		if _, ok := byAccount[m.Cuenta]; !ok {
 			names = append(names, m.Cuenta)
 		}
-		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], i)
+		byAccount[m.Cuenta] = append(byAccount[m.Cuenta], direct(i, m))
 	}
-	all := once(w, nil)
-	out := make([]sim.Message, 0, len(all))
-	for len(out) < len(all) { // every round takes at least one movement
+	var out []sim.Message
+	for len(out) < len(w.Movements) { // every round takes at least one movement
 		for _, c := range names {
 			if q := byAccount[c]; len(q) > 0 {
-				out = append(out, all[q[0]])
+				out = append(out, q[0])
 				byAccount[c] = q[1:]
 			}
 		}

@@ -1,19 +1,15 @@
-// This file computes DynamoDB capacity units from item sizes, by the rules
-// DynamoDB documents ("DynamoDB item sizes and formats", "read and write operations"):
-// an item's size is the sum of its attribute names' and values' lengths; a write
-// consumes one unit per started KB of the item, twice that inside a transaction; a
-// strongly consistent read one unit per started 4 KB, half that when eventually
-// consistent. The comparison harness uses it where a backend returns no
-// ConsumedCapacity (the embedded store and moto return none). Number sizes follow the
-// documented approximation (one byte per two significant digits, plus one), so a
-// figure may differ from DynamoDB's by a byte per number; only items within a few
-// bytes of a KB boundary could round differently.
+// This file computes DynamoDB capacity units by the rules DynamoDB documents ("DynamoDB
+// item sizes and formats", "read and write operations"), for backends that return no
+// ConsumedCapacity (the embedded store, moto). Number sizes follow the documented
+// approximation: a figure may differ from DynamoDB's by a byte per number, which only
+// an item within a few bytes of a KB boundary would notice.
 
 package compare
 
 import (
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -23,12 +19,69 @@ const (
 	readUnitBytes  = 4096
 )
 
+// units is the capacity a call consumes, computed from its request; committed says
+// whether its writes took effect. A failed conditional write and a cancelled
+// transaction count their writes (DynamoDB charges a failed condition; a cancelled
+// transaction in full errs against this design). An update or delete is sized by its
+// key and new values, the stored image not being in the request, and a read as of an
+// item under 4 KB: Result.MaxItemBytes says whether an item got big enough to matter.
+func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
+	switch p := in.(type) {
+	case *dynamodb.GetItemInput:
+		return readUnits(0, p.ConsistentRead != nil && *p.ConsistentRead), 0
+	case *dynamodb.PutItemInput:
+		return 0, m.put(*p.TableName, p.Item, writeUnits, committed)
+	case *dynamodb.UpdateItemInput:
+		return 0, writeUnits(itemSize(p.Key) + valuesSize(p.ExpressionAttributeValues))
+	case *dynamodb.DeleteItemInput:
+		return 0, writeUnits(itemSize(p.Key))
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range p.TransactItems {
+			switch {
+			case it.Put != nil:
+				wcu += m.put(*it.Put.TableName, it.Put.Item, transactWriteUnits, committed)
+			case it.Update != nil:
+				wcu += transactWriteUnits(itemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues))
+			case it.Delete != nil:
+				wcu += transactWriteUnits(itemSize(it.Delete.Key))
+			case it.ConditionCheck != nil:
+				wcu += transactWriteUnits(itemSize(it.ConditionCheck.Key))
+			}
+		}
+	}
+	return rcu, wcu
+}
+
+// put is a put's writes: the item, plus, once committed, one standard write per global
+// secondary index whose key the item carries (DynamoDB propagates it there).
+func (m *meter) put(table string, item map[string]types.AttributeValue, units func(int) float64, committed bool) float64 {
+	size := itemSize(item)
+	w := units(size)
+	for _, key := range m.indexes[table] {
+		_, hasPartition := item[key.Partition]
+		_, hasSort := item[key.Sort]
+		if committed && hasPartition && (hasSort || key.Sort == "") {
+			w += writeUnits(size)
+		}
+	}
+	return w
+}
+
 // itemSize is the size of item in bytes: for every attribute, the UTF-8 length of its
 // name plus the size of its value.
 func itemSize(item map[string]types.AttributeValue) int {
 	n := 0
 	for name, v := range item {
 		n += len(name) + valueSize(v)
+	}
+	return n
+}
+
+// valuesSize is the size of the values alone.
+func valuesSize(values map[string]types.AttributeValue) int {
+	n := 0
+	for _, v := range values {
+		n += valueSize(v)
 	}
 	return n
 }
@@ -48,37 +101,26 @@ func valueSize(v types.AttributeValue) int {
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
 		return 1
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return sum(v.Value, func(s string) int { return len(s) })
 	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberSize(s)
-		}
-		return n
+		return sum(v.Value, numberSize)
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return sum(v.Value, func(b []byte) int { return len(b) })
 	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
+		return 3 + sum(v.Value, func(e types.AttributeValue) int { return 1 + valueSize(e) })
 	case *types.AttributeValueMemberM:
-		n := 3
-		for name, e := range v.Value {
-			n += 1 + len(name) + valueSize(e)
-		}
-		return n
+		return 3 + len(v.Value) + itemSize(v.Value)
 	}
 	return 0
+}
+
+// sum adds up size over xs.
+func sum[T any](xs []T, size func(T) int) int {
+	n := 0
+	for _, x := range xs {
+		n += size(x)
+	}
+	return n
 }
 
 // numberSize is the size of a number given as DynamoDB's text form ("-12.50",

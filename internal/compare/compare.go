@@ -1,20 +1,20 @@
 // Package compare is the comparison harness behind `ledger compare`: it runs this
 // service's design (strategy "transaction") and the separate-table baseline
-// (internal/idempotencia, strategy "separate-table") through the same consumer code
-// (consumer.Handler), on the same seeded workload (internal/sim), under the same
-// faults, and measures what each does to the money and what it costs.
+// (internal/idempotencia) through the same consumer code (consumer.Handler), on the same
+// seeded workload (internal/sim), under the same faults, and measures what each does to
+// the money and what it costs.
 //
-// Faults are injected in-process: an http.RoundTripper around the DynamoDB client
-// (sim.Transport) fails calls or loses their answers after they committed, and crash
-// points end an invocation part-way (the baseline between its steps, through its Hook;
-// the transaction strategy before or after its single transaction), so that its batch
-// is never acknowledged and comes back after the visibility timeout. Time is simulated
-// (sim.Clock and sim.Queue): visibility timeouts, in-progress expiries and record expiries
-// pass in an instant. Every figure comes from the run: effects and capacity are counted
-// by a transport that sees what DynamoDB committed (meter), balances are read back.
+// Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
+// answers after they committed, and crash points end an invocation part-way (the
+// baseline between its steps, the transaction strategy before or after its single
+// transaction), so that its batch comes back after the visibility timeout. Time is
+// simulated (sim.Clock, sim.Queue): timeouts and expiries pass in an instant. Every
+// figure comes from the run: effects and capacity are counted by a transport that sees
+// what DynamoDB committed (meter), balances are read back.
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,10 +62,8 @@ type Result struct {
 	P99ms            float64         `json:"p99_ms"`
 
 	// Not part of the JSON document: how the run went, for the human report.
-	Deliveries    int            `json:"-"` // messages handled, redeliveries included
-	DeadLetters   map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
-	MaxItemBytes  int            `json:"-"` // the largest item stored at the end
-	ReportedUnits bool           `json:"-"` // capacity came from ConsumedCapacity, not computed
+	DeadLetters  map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
+	MaxItemBytes int            `json:"-"` // the largest item stored at the end
 }
 
 // Correct reports whether the money came out right: nothing applied twice, nothing
@@ -127,18 +125,11 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	o.Scenarios = slices.Compact(o.Scenarios)
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
-	if o.Movements <= 0 {
-		o.Movements = 100
-	}
-	if o.Accounts <= 0 {
-		o.Accounts = 8
-	}
-	if o.BenchMovements <= 0 {
-		o.BenchMovements = 400
-	}
+	// Zero (or below): the default.
+	o.Seed = cmp.Or(o.Seed, 1)
+	o.Movements = cmp.Or(max(o.Movements, 0), 100)
+	o.Accounts = cmp.Or(max(o.Accounts, 0), 8)
+	o.BenchMovements = cmp.Or(max(o.BenchMovements, 0), 400)
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}

@@ -26,8 +26,8 @@ func TestScenarios(t *testing.T) {
 			got[r.Scenario] = map[ledger.Strategy]Result{}
 		}
 		got[r.Scenario][r.Strategy] = r
-		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d calls=%.2f wcu=%.2f rcu=%.2f deliveries=%d dead=%v maxitem=%d",
-			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.Deliveries, r.DeadLetters, r.MaxItemBytes)
+		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d calls=%.2f wcu=%.2f rcu=%.2f dead=%v maxitem=%d",
+			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.DeadLetters, r.MaxItemBytes)
 	}
 	if len(rep.Results) != 2*len(Names()) {
 		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))

@@ -3,9 +3,11 @@ package compare
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
-	"time"
+	"sync/atomic"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -15,20 +17,12 @@ import (
 // the batch is never acknowledged.
 var errCrash = errors.New("compare: the invocation died here")
 
-// invocation is one batch's handling, shared through its context by the probe and
-// the baseline's hook: whether it died, and what each ApplyAll call returned.
+// invocation is one batch's handling: whether it died (set by the probe and the
+// baseline's hook, which find it in the context), and what the consumer's Observer
+// reported of each record.
 type invocation struct {
-	mu    sync.Mutex
-	dead  bool
-	calls []applied
-}
-
-// applied is one ApplyAll call's results, the message each came from, and how long
-// the call took.
-type applied struct {
-	origins []string
-	results []ledger.Result
-	took    time.Duration
+	dead    atomic.Bool
+	records []consumer.Record
 }
 
 type invocationKey struct{}
@@ -36,33 +30,6 @@ type invocationKey struct{}
 func invocationOf(ctx context.Context) *invocation {
 	inv, _ := ctx.Value(invocationKey{}).(*invocation)
 	return inv
-}
-
-func (inv *invocation) died() bool {
-	if inv == nil {
-		return false
-	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	return inv.dead
-}
-
-func (inv *invocation) kill() {
-	if inv == nil {
-		return
-	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.dead = true
-}
-
-func (inv *invocation) record(a applied) {
-	if inv == nil {
-		return
-	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.calls = append(inv.calls, a)
 }
 
 // crashPlan says where invocations die: at point, the first time each target movement
@@ -73,18 +40,18 @@ type crashPlan struct {
 	targets map[string]bool
 }
 
-// fire reports whether one of the movements is a target not crashed yet, and marks
+// fire reports whether one of the deliveries is of a target not crashed yet, and marks
 // them crashed.
-func (p *crashPlan) fire(at idempotencia.Point, movs ...movimiento.Movimiento) bool {
+func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	if p.point == "" || at != p.point {
 		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	hit := false
-	for _, m := range movs {
-		if p.targets[m.ID] {
-			delete(p.targets, m.ID)
+	for _, e := range es {
+		if p.targets[e.Mov.ID] {
+			delete(p.targets, e.Mov.ID)
 			hit = true
 		}
 	}
@@ -98,25 +65,19 @@ func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimient
 	if inv == nil {
 		return nil
 	}
-	if inv.died() {
-		return errCrash
-	}
-	if p.fire(at, m) {
-		inv.kill()
+	if inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m}) {
+		inv.dead.Store(true)
 		return errCrash
 	}
 	return nil
 }
 
 // probe wraps a strategy as the consumer sees it. It refuses work in a dead
-// invocation, records every call's results and duration, and for the transaction
-// strategy (around, true) is its crash point: a crash can only come before or after
-// its single transaction, so "after reserve" is before the call and "after effect"
-// right after it.
+// invocation, and for the transaction strategy (around) it is the crash point: a crash
+// can only come before or after its single transaction, so "after reserve" is before
+// the call and "after effect" right after it.
 type probe struct {
-	inner interface {
-		ApplyAll(context.Context, []ledger.Entrega) []ledger.Result
-	}
+	inner  consumer.Applier
 	plan   *crashPlan
 	around bool
 }
@@ -124,28 +85,14 @@ type probe struct {
 // ApplyAll implements consumer.Applier.
 func (p *probe) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
 	inv := invocationOf(ctx)
-	movs, origins := make([]movimiento.Movimiento, len(es)), make([]string, len(es))
-	for i, e := range es {
-		movs[i], origins[i] = e.Mov, e.Origen
+	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
+		inv.dead.Store(true)
+		died := ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}
+		return slices.Repeat([]ledger.Result{died}, len(es))
 	}
-	if inv.died() || (p.around && p.plan.fire(idempotencia.AfterReserve, movs...)) {
-		inv.kill()
-		return deadResults(len(es))
-	}
-	t0 := time.Now()
 	rs := p.inner.ApplyAll(ctx, es)
-	took := time.Since(t0)
-	if p.around && p.plan.fire(idempotencia.AfterEffect, movs...) {
-		inv.kill()
-	}
-	inv.record(applied{origins: origins, results: rs, took: took})
-	return rs
-}
-
-func deadResults(n int) []ledger.Result {
-	rs := make([]ledger.Result, n)
-	for i := range rs {
-		rs[i] = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}
+	if p.around && p.plan.fire(idempotencia.AfterEffect, es...) {
+		inv.dead.Store(true)
 	}
 	return rs
 }

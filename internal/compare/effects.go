@@ -7,12 +7,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // movementKey names a movement in the effect counts.
 func movementKey(cuenta, id string) string { return cuenta + "/" + id }
 
-// The item layouts the effects are read from (internal/ledger and internal/idempotencia
+// The item layouts the effects are read from (internal/store and internal/idempotencia
 // write them). The scenario test fails if they drift: every movement would count as
 // lost.
 const (
@@ -21,41 +23,33 @@ const (
 	baselineAccountPrefix = "SALDO#"
 )
 
-// transactionEffects reads a committed TransactWriteItems: each movement item written
-// with estado "aplicado" is one movement's effect (it is written in the same
-// transaction as the balance it moved). The token tells an SDK retry that DynamoDB
-// answered from memory.
-func transactionEffects(in any) ([]string, string) {
-	p, ok := in.(*dynamodb.TransactWriteItemsInput)
-	if !ok {
-		return nil, ""
-	}
-	var movs []string
-	for _, it := range p.TransactItems {
-		if it.Put == nil {
-			continue
+// effects names the movements whose effect a committed request carries, and the
+// request's idempotency token if it has one (a repeated token is DynamoDB answering an
+// SDK retry from memory, not a second write). The transaction strategy's effects are
+// the movement items a TransactWriteItems writes with estado "aplicado", in the same
+// transaction as the balance they moved; the baseline's, an UpdateItem on one of its
+// accounts: the ADD of one movement's delta, naming the movement (:mov). UpdateItem has
+// no idempotency token, so an SDK retry of it is a second write.
+func effects(in any) (movements []string, token string) {
+	switch p := in.(type) {
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range p.TransactItems {
+			if it.Put == nil {
+				continue
+			}
+			cuenta, isAccount := strings.CutPrefix(text(it.Put.Item["pk"]), ledgerAccountPrefix)
+			id, isMovement := strings.CutPrefix(text(it.Put.Item["sk"]), ledgerMovementPrefix)
+			if isAccount && isMovement && text(it.Put.Item["estado"]) == string(ledger.Aplicado) {
+				movements = append(movements, movementKey(cuenta, id))
+			}
 		}
-		pk, sk, estado := text(it.Put.Item["pk"]), text(it.Put.Item["sk"]), text(it.Put.Item["estado"])
-		if strings.HasPrefix(pk, ledgerAccountPrefix) && strings.HasPrefix(sk, ledgerMovementPrefix) && estado == "aplicado" {
-			movs = append(movs, movementKey(pk[len(ledgerAccountPrefix):], sk[len(ledgerMovementPrefix):]))
+		return movements, aws.ToString(p.ClientRequestToken)
+	case *dynamodb.UpdateItemInput:
+		if cuenta, ok := strings.CutPrefix(text(p.Key["pk"]), baselineAccountPrefix); ok {
+			return []string{movementKey(cuenta, text(p.ExpressionAttributeValues[":mov"]))}, ""
 		}
 	}
-	return movs, aws.ToString(p.ClientRequestToken)
-}
-
-// baselineEffects reads a committed UpdateItem on a baseline account: the ADD of one
-// movement's delta, which names the movement it applies (:mov). UpdateItem has no
-// idempotency token: an SDK retry of it is a second write.
-func baselineEffects(in any) ([]string, string) {
-	p, ok := in.(*dynamodb.UpdateItemInput)
-	if !ok {
-		return nil, ""
-	}
-	pk := text(p.Key["pk"])
-	if !strings.HasPrefix(pk, baselineAccountPrefix) {
-		return nil, ""
-	}
-	return []string{movementKey(pk[len(baselineAccountPrefix):], text(p.ExpressionAttributeValues[":mov"]))}, ""
+	return nil, ""
 }
 
 // text is v's string, or "" when v is not a string.

@@ -54,10 +54,9 @@ type chart struct {
 }
 
 type bar struct {
-	Strategy ledger.Strategy
-	Label    string
-	Width    float64 // of barMax
-	Class    string
+	Label string
+	Width float64 // of barMax
+	Class string
 }
 
 // barMax is a bar's length at the largest value of its metric, in SVG units;
@@ -110,15 +109,13 @@ func newPage(rep Report) page {
 	for _, r := range rep.Results {
 		if len(p.Rows) == 0 || p.Rows[len(p.Rows)-1].Scenario != r.Scenario {
 			p.Rows = append(p.Rows, row{Scenario: r.Scenario, What: Describe(r.Scenario), Charts: make([]chart, len(metrics))})
-			for i, m := range metrics {
-				p.Rows[len(p.Rows)-1].Charts[i].Title = m.title
-			}
 		}
 		cur := &p.Rows[len(p.Rows)-1]
-		cur.Verdicts = append(cur.Verdicts, verdictView{Strategy: r.Strategy, Verdict: r.Verdict(), Class: verdictClass(r.Verdict())})
+		cur.Verdicts = append(cur.Verdicts, verdictView{Strategy: r.Strategy, Verdict: r.Verdict(), Class: verdictClass[r.Verdict()]})
 		for i, m := range metrics {
 			v := m.value(r)
-			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Strategy: r.Strategy, Label: fmt.Sprintf(m.format, v), Width: scale(v, top[i]), Class: strategyClass(r.Strategy)})
+			cur.Charts[i].Title = m.title
+			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: fmt.Sprintf(m.format, v), Width: scale(v, top[i]), Class: strategyClass[r.Strategy]})
 		}
 	}
 	fastest := 0.0
@@ -131,8 +128,8 @@ func newPage(rep Report) page {
 			p.Bench = append(p.Bench, chart{Title: title})
 		}
 		c := &p.Bench[len(p.Bench)-1]
-		c.Bars = append(c.Bars, bar{Strategy: b.Strategy, Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
-			Width: scale(b.ThroughputPerS, fastest) * benchBarMax / barMax, Class: strategyClass(b.Strategy)})
+		c.Bars = append(c.Bars, bar{Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
+			Width: scale(b.ThroughputPerS, fastest) * benchBarMax / barMax, Class: strategyClass[b.Strategy]})
 	}
 	return p
 }
@@ -145,19 +142,8 @@ func scale(v, top float64) float64 {
 	return max(2, barMax*v/top)
 }
 
-func verdictClass(v Verdict) string {
-	switch v {
-	case ExactlyOnce:
-		return "ok"
-	case Delayed:
-		return "slow"
-	}
-	return "bad"
-}
-
-func strategyClass(s ledger.Strategy) string {
-	if s == ledger.Transaction {
-		return "tx"
-	}
-	return "sep"
-}
+// The CSS classes the page colours verdicts and strategies by.
+var (
+	verdictClass  = map[Verdict]string{ExactlyOnce: "ok", Delayed: "slow", WrongMoney: "bad"}
+	strategyClass = map[ledger.Strategy]string{ledger.Transaction: "tx", ledger.SeparateTable: "sep"}
+)

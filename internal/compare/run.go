@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,10 +35,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{RTTms: ms(opts.RTT), Seed: opts.Seed, Movements: opts.Movements, Accounts: opts.Accounts, Backend: "embedded (minidyn)"}
-	if opts.Endpoint != "" {
-		rep.Backend = opts.Endpoint
-	}
+	rep := Report{RTTms: ms(opts.RTT), Seed: opts.Seed, Movements: opts.Movements, Accounts: opts.Accounts,
+		Backend: cmp.Or(opts.Endpoint, "embedded (minidyn)")}
 	for _, name := range opts.Scenarios {
 		sc, _ := scenarioNamed(name)
 		for _, strategy := range ledger.Strategies {
@@ -60,28 +58,33 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// setup is one strategy's stack on one store: the metered client, the applier the
-// consumer calls, and a balance reader that bypasses the meter.
-type setup struct {
-	backend *backend
-	faults  *sim.Transport
-	meter   *meter
-	probe   *probe
-	saldo   func(ctx context.Context, cuenta string) (decimal.Decimal, error)
+// rig is one strategy's stack on one store, as a run drives it: the strategy behind
+// its probe, its calls through the fault injector and then the meter, the consumer's
+// options, what the driver saw, and a balance reader that bypasses the meter.
+type rig struct {
+	store     *backend
+	strategy  ledger.Strategy
+	faults    *sim.Transport
+	meter     *meter
+	probe     *probe
+	consumers int
+	handler   consumer.Options
+	tally     tally
+	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
 }
 
-// stack builds strategy on s, its calls going through the fault injector and the
-// meter; the baseline keys on the message id when fromMessageID.
-func stack(s *backend, strategy ledger.Strategy, rtt time.Duration, now func() time.Time, plan *crashPlan, fromMessageID bool) (*setup, error) {
-	effects := transactionEffects
-	if strategy == ledger.SeparateTable {
-		effects = baselineEffects
-	}
-	m := newMeter(s.transport, effects, s.indexes, !s.loopback)
+// newRig builds strategy on s as sc runs it (consumers, concurrency, the baseline's
+// key), its invocations dying where plan says.
+func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, now func() time.Time, rtt time.Duration) (*rig, error) {
+	m := newMeter(s.transport, s.indexes, !s.loopback)
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
-	st := &setup{backend: s, faults: ft, meter: m}
+	// Permanent failures are parked at once, nowhere: the scenarios produce none (a
+	// conflicting duplicate would be one).
+	discard := slog.New(slog.DiscardHandler)
+	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, consumers: sc.consumers, tally: tally{last: map[string]string{}},
+		handler: consumer.Options{Concurrency: sc.concurrency, Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
 	switch strategy {
 	case ledger.Transaction:
 		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
@@ -89,8 +92,8 @@ func stack(s *backend, strategy ledger.Strategy, rtt time.Duration, now func() t
 			return nil, err
 		}
 		reader := store.NewReader(s.admin, s.tables["ledger"])
-		st.probe = &probe{inner: svc, plan: plan, around: true}
-		st.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
+		r.probe = &probe{inner: svc, plan: plan, around: true}
+		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			acct, err := reader.Cuenta(ctx, c)
 			if errors.Is(err, ledger.ErrNotFound) {
 				return decimal.Zero, nil
@@ -98,7 +101,7 @@ func stack(s *backend, strategy ledger.Strategy, rtt time.Duration, now func() t
 			return acct.Saldo, err
 		}
 	case ledger.SeparateTable:
-		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: fromMessageID}
+		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
 		svc, err := idempotencia.New(db, cfg)
 		if err != nil {
 			return nil, err
@@ -107,43 +110,35 @@ func stack(s *backend, strategy ledger.Strategy, rtt time.Duration, now func() t
 		if err != nil {
 			return nil, err
 		}
-		st.probe = &probe{inner: svc, plan: plan}
-		st.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
+		r.probe = &probe{inner: svc, plan: plan}
+		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			saldo, _, _, err := reader.Saldo(ctx, c)
 			return saldo, err
 		}
 	default:
 		return nil, fmt.Errorf("unknown strategy %q", strategy)
 	}
-	return st, nil
+	return r, nil
 }
 
-// tally is what the driver saw of the handled batches that lived.
+// tally is what the driver saw of the invocations that lived.
 type tally struct {
-	mu         sync.Mutex
-	deliveries int
-	stuck      int
-	latencies  []float64         // ms, one per applied delivery
-	last       map[string]string // message id → why it last failed
+	mu        sync.Mutex
+	stuck     int
+	latencies []float64         // ms, one per applied delivery
+	last      map[string]string // message id → why it last failed
 }
 
-func (t *tally) add(inv *invocation) {
+func (t *tally) add(records []consumer.Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.last == nil {
-		t.last = map[string]string{}
-	}
-	for _, call := range inv.calls {
-		for i, r := range call.results {
-			t.last[call.origins[i]] = failureReason(r)
-
-			t.deliveries++
-			if errors.Is(r.Err, idempotencia.ErrInProgress) {
-				t.stuck++
-			}
-			if r.Outcome == ledger.Applied {
-				t.latencies = append(t.latencies, ms(call.took))
-			}
+	for _, rec := range records {
+		t.last[rec.Msg.MessageId] = failureReason(rec.Result)
+		if errors.Is(rec.Result.Err, idempotencia.ErrInProgress) {
+			t.stuck++
+		}
+		if rec.Result.Outcome == ledger.Applied {
+			t.latencies = append(t.latencies, ms(rec.Duration))
 		}
 	}
 }
@@ -192,13 +187,13 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	}
 	defer s.close()
 	clk := sim.NewClock()
-	st, err := stack(s, strategy, opts.RTT, clk.Now, plan, sc.keyFromMessageID)
+	r, err := newRig(s, strategy, sc, plan, clk.Now, opts.RTT)
 	if err != nil {
 		return Result{}, err
 	}
 	if sc.lostResponses > 0 {
 		faultRng, mu := rngFor(opts.Seed, sc.name, 2), sync.Mutex{}
-		st.faults.SetChooser(func(op string) sim.Fault {
+		r.faults.SetChooser(func(op string) sim.Fault {
 			switch op {
 			case "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
 				mu.Lock()
@@ -210,11 +205,9 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 			return 0
 		})
 	}
-	h := consumer.New(st.probe, consumer.Options{Concurrency: sc.concurrency, Logger: slog.New(slog.DiscardHandler), Parker: parkNowhere{}, Strategy: strategy})
 	q := sim.NewQueue(sim.QueueOptions{Clock: clk, Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
-	t := &tally{}
 	q.Send(deliveries...)
-	if err := drive(ctx, q, h, sc.consumers, again, t); err != nil {
+	if err := r.drive(ctx, q, again); err != nil {
 		return Result{}, err
 	}
 	if len(late) > 0 {
@@ -223,41 +216,33 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 			return Result{}, err
 		}
 		q.Send(late...)
-		if err := drive(ctx, q, h, sc.consumers, nil, t); err != nil {
+		if err := r.drive(ctx, q, nil); err != nil {
 			return Result{}, err
 		}
 	}
-	dead := map[string]int{}
-	for _, m := range q.Dead() {
-		dead[cmp.Or(t.last[m.ID], "no answer (its invocations died)")]++
-	}
-	return measure(ctx, sc, strategy, w, st, t, dead)
+	return r.measure(ctx, sc.name, w, q.Dead())
 }
 
-// parkNowhere stands in for the DLQ: permanent failures are settled there at once
-// (the scenarios produce none; a conflicting duplicate would be one).
-type parkNowhere struct{}
-
-func (parkNowhere) Park(context.Context, events.SQSMessage, consumer.Reason) error { return nil }
-
-// drive runs consumers batch handlers until the queue is empty, each batch as one
-// Lambda invocation with its deadline. A dead invocation, or one that failed as a
-// whole, acknowledges nothing: its batch comes back after the visibility timeout.
-// Messages in again are delivered once more after they were deleted.
-func drive(ctx context.Context, q *sim.Queue, h *consumer.Handler, consumers int, again map[string]bool, t *tally) error {
+// drive runs the rig's consumers until the queue is empty, each batch as one Lambda
+// invocation with its deadline and a handler whose Observer records into it. A dead
+// invocation acknowledges nothing and its records are dropped: its batch comes back
+// after the visibility timeout. Messages in again come once more after their delete.
+func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) error {
 	var mu sync.Mutex
 	redelivered := map[string]bool{}
-	return q.Drain(ctx, consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+	return q.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
 		inv := &invocation{}
+		opts := r.handler
+		opts.Observer = func(rec consumer.Record) { inv.records = append(inv.records, rec) }
 		ictx, cancel := context.WithTimeout(context.WithValue(ctx, invocationKey{}, inv), invocationTimeout)
-		back := h.Settle(ictx, batch)
+		back := consumer.New(r.probe, opts).Settle(ictx, batch)
 		cancel()
-		if inv.died() {
+		if inv.dead.Load() {
 			for _, m := range batch {
 				back[m.MessageId] = true
 			}
 		} else {
-			t.add(inv)
+			r.tally.add(inv.records)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -294,7 +279,7 @@ func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 			}
 		}
 		slices.SortFunc(expired, func(a, b map[string]types.AttributeValue) int {
-			return compareText(text(a[m.Key.Partition]), text(b[m.Key.Partition]))
+			return strings.Compare(text(a[m.Key.Partition]), text(b[m.Key.Partition]))
 		})
 		for i := 0; i < len(expired); i += 2 {
 			key := map[string]types.AttributeValue{m.Key.Partition: expired[i][m.Key.Partition]}
@@ -309,49 +294,39 @@ func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 	return nil
 }
 
-func compareText(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // scanAll reads a whole table, page by page, strongly consistent.
 func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[string]types.AttributeValue, error) {
-	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
 	var items []map[string]types.AttributeValue
-	for { // ends at the last page
-		out, err := db.Scan(ctx, in)
+	pages := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for pages.HasMorePages() {
+		out, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", table, err)
 		}
 		items = append(items, out.Items...)
-		if len(out.LastEvaluatedKey) == 0 {
-			return items, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	return items, nil
 }
 
-// measure turns what the run did into a Result: effects counted by the meter, balances
-// read back, calls counted by the fault injector's transport.
-func measure(ctx context.Context, sc scenario, strategy ledger.Strategy, w sim.Workload, st *setup, t *tally, dead map[string]int) (Result, error) {
-	u := st.meter.usage()
+// measure turns what the run did into a Result: effects and capacity counted by the
+// meter, calls by the fault injector, balances and item sizes read back.
+func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead []sim.Message) (Result, error) {
+	u := r.meter.usage()
 	n := len(w.Movements)
-	r := Result{Scenario: sc.name, Strategy: strategy, Movements: n, Deliveries: t.deliveries, DeadLetters: dead, Stuck: t.stuck, ReportedUnits: u.reported > 0}
+	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: n, Stuck: r.tally.stuck, DeadLetters: map[string]int{}}
+	for _, m := range dead {
+		res.DeadLetters[cmp.Or(r.tally.last[m.ID], "no answer (its invocations died)")]++
+	}
 	for _, m := range w.Movements {
 		switch k := u.applied[movementKey(m.Cuenta, m.ID)]; {
 		case k == 0:
-			r.Lost++
+			res.Lost++
 		case k > 1:
-			r.DoubleApplied++
+			res.DoubleApplied++
 		}
 	}
 	for c, want := range w.Saldos {
-		got, err := st.saldo(ctx, c)
+		got, err := r.saldo(ctx, c)
 		if err != nil {
 			return Result{}, err
 		}
@@ -359,22 +334,22 @@ func measure(ctx context.Context, sc scenario, strategy ledger.Strategy, w sim.W
 		// (0.1 + 0.2 = 0.30000000000000004); no movement moves less than a cent, so
 		// rounding cannot hide one applied twice or lost.
 		if !got.Round(2).Equal(want) {
-			r.BalanceErrors++
+			res.BalanceErrors++
 		}
 	}
-	r.CallsPerMovement = float64(st.faults.TotalCalls()) / float64(n)
-	r.WCUPerMovement, r.RCUPerMovement = u.wcu/float64(n), u.rcu/float64(n)
-	r.P50ms, r.P99ms = percentile(t.latencies, 50), percentile(t.latencies, 99)
-	for _, table := range st.backend.tables {
-		items, err := scanAll(ctx, st.backend.admin, table)
+	res.CallsPerMovement = float64(r.faults.TotalCalls()) / float64(n)
+	res.WCUPerMovement, res.RCUPerMovement = u.wcu/float64(n), u.rcu/float64(n)
+	res.P50ms, res.P99ms = percentile(r.tally.latencies, 50), percentile(r.tally.latencies, 99)
+	for _, table := range r.store.tables {
+		items, err := scanAll(ctx, r.store.admin, table)
 		if err != nil {
 			return Result{}, err
 		}
 		for _, item := range items {
-			r.MaxItemBytes = max(r.MaxItemBytes, itemSize(item))
+			res.MaxItemBytes = max(res.MaxItemBytes, itemSize(item))
 		}
 	}
-	return r, nil
+	return res, nil
 }
 
 // percentile is the nearest-rank p-th percentile of xs (0 for none).
@@ -388,5 +363,3 @@ func percentile(xs []float64, p float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-var _ http.RoundTripper = (*meter)(nil)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -57,38 +58,22 @@ type scenario struct {
 }
 
 var scenarios = []scenario{
-	{
-		name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
-		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery",
-	},
-	{
-		name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
-		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later",
-	},
-	{
-		name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
-		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry",
-	},
-	{
-		name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
-		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window",
-	},
-	{
-		name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
-		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production",
-	},
-	{
-		name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
-		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half",
-	},
-	{
-		name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
-		what: "one account takes every movement, in batches of 10: the cost of a busy account",
-	},
-	{
-		name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
-		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)",
-	},
+	{name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
+		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery"},
+	{name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
+		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later"},
+	{name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry"},
+	{name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
+		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window"},
+	{name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
+		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production"},
+	{name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
+		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half"},
+	{name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
+		what: "one account takes every movement, in batches of 10: the cost of a busy account"},
+	{name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
+		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)"},
 }
 
 func scenarioNamed(name string) (scenario, bool) {
@@ -100,7 +85,7 @@ func scenarioNamed(name string) (scenario, bool) {
 }
 
 // rngFor is the scenario's random source: the same for both strategies, so both get
-// the same schedule, crash points and sim.
+// the same schedule, crash points and faults.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
@@ -111,7 +96,7 @@ func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 	out := make([]sim.Message, len(w.Movements))
 	for i, m := range w.Movements {
-		out[i] = sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
+		out[i] = direct(i, m)
 	}
 	return out
 }
@@ -121,29 +106,21 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
 		type placed struct {
-			at float64
-			d  sim.Message
+			at  float64
+			msg sim.Message
 		}
 		var all []placed
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}})
+			all = append(all, placed{float64(i), direct(i, m)})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
-				all = append(all, placed{float64(i+gap) + 0.5, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(m, i)}})
+				all = append(all, placed{float64(i+gap) + 0.5, viaSNS("sns", i, m)})
 			}
 		}
-		slices.SortStableFunc(all, func(a, b placed) int {
-			switch {
-			case a.at < b.at:
-				return -1
-			case a.at > b.at:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
 		out := make([]sim.Message, len(all))
 		for i, p := range all {
-			out[i] = p.d
+			out[i] = p.msg
 		}
 		return out
 	}
@@ -154,20 +131,26 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
-		end := min(start+consumer.MaxBatch, len(w.Movements))
-		for i := start; i < end; i++ {
-			out = append(out, sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(w.Movements[i])})
+		batch := w.Movements[start:min(start+consumer.MaxBatch, len(w.Movements))]
+		for i, m := range batch {
+			out = append(out, direct(start+i, m))
 		}
-		for i := start; i < end; i++ {
-			out = append(out, sim.Message{ID: fmt.Sprintf("sns-%06d", i), Body: snsEnvelope(w.Movements[i], i)})
+		for i, m := range batch {
+			out = append(out, viaSNS("sns", start+i, m))
 		}
 	}
 	return out
 }
 
-// snsEnvelope is m as SNS delivers it to a queue without raw message delivery.
-func snsEnvelope(m movimiento.Movimiento, i int) string {
-	b, err := json.Marshal(map[string]string{
+// direct is the i-th movement as its producer sends it.
+func direct(i int, m movimiento.Movimiento) sim.Message {
+	return sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
+}
+
+// viaSNS is the i-th movement as SNS delivers it to a queue without raw message
+// delivery, under a message id of its own starting with prefix.
+func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
+	body, err := json.Marshal(map[string]string{
 		"Type":      "Notification",
 		"MessageId": fmt.Sprintf("sns-%06d", i),
 		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
@@ -176,7 +159,7 @@ func snsEnvelope(m movimiento.Movimiento, i int) string {
 	if err != nil {
 		panic(err) // a map of strings always marshals
 	}
-	return string(b)
+	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: string(body)}
 }
 
 // pick returns a share of the movements' ids, drawn from rng.
@@ -195,7 +178,7 @@ func lateCopies(w sim.Workload, ids map[string]bool) []sim.Message {
 	var out []sim.Message
 	for i, m := range w.Movements {
 		if ids[m.ID] {
-			out = append(out, sim.Message{ID: fmt.Sprintf("late-%06d", i), Body: snsEnvelope(m, i)})
+			out = append(out, viaSNS("late", i, m))
 		}
 	}
 	return out

@@ -11,22 +11,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
-
-	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/migrate"
-	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // benchShards is how many embedded servers the benchmark spreads its items over.
-//
-// DynamoDB partitions a table by partition key and serves different partitions in
-// parallel; the embedded store serves one request at a time and copies the whole table
-// in every transaction. Left alone, it would measure its own lock and copying — which
-// grow with the run and hit transactions hardest — rather than the designs' round
-// trips. So the benchmark runs each of its stores as benchShards independent embedded
-// servers and routes every item operation by the hash of its partition key, as
-// DynamoDB routes it to a partition. Both strategies get the same store.
+// DynamoDB serves a table's partitions in parallel; the embedded store serves one
+// request at a time and copies the whole table in every transaction, so alone it would
+// measure its own lock and copying (which grow with the run and hit transactions
+// hardest) rather than the designs' round trips. The benchmark's store routes every
+// item operation by the hash of its partition key, as DynamoDB routes it to a
+// partition. Both strategies get the same store.
 const benchShards = 16
 
 // shardRouter sends each item operation to the shard that owns its partition key.
@@ -40,13 +33,15 @@ type shardRouter struct {
 // errUnrouted is the error for a request the router cannot send to one shard.
 var errUnrouted = errors.New("compare: the benchmark's sharded store routes single-partition item operations only")
 
+// RoundTrip implements http.RoundTripper.
 func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(req.Body)
 	_ = req.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	shard, err := r.owner(operation(req.Header.Get("X-Amz-Target")), body)
+	target := req.Header.Get("X-Amz-Target") // "DynamoDB_20120810.GetItem"
+	shard, err := r.owner(target[strings.LastIndexByte(target, '.')+1:], body)
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +50,6 @@ func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return r.base.RoundTrip(out)
-}
-
-// operation is the DynamoDB operation an X-Amz-Target header names
-// ("DynamoDB_20120810.GetItem" → "GetItem").
-func operation(target string) string {
-	return target[strings.LastIndexByte(target, '.')+1:]
 }
 
 // owner is the shard of the partition key an item operation names; a transaction must
@@ -107,37 +96,27 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 	return owner, nil
 }
 
-// openShardedStore is openStore's embedded store for the benchmark: n embedded servers
-// behind a shardRouter, each migrated with the run's tables.
+// openShardedStore is openStore's embedded store for the benchmark: n embedded stores,
+// each migrated with the run's tables, behind a shardRouter.
 func openShardedStore(ctx context.Context, n int) (*backend, error) {
-	var servers []*sim.DynamoDB
+	var shards []*backend
 	closeAll := func() {
-		for _, srv := range servers {
-			_ = srv.Close()
+		for _, shard := range shards {
+			shard.close()
 		}
 	}
 	router := shardRouter{base: network()}
-	tables := map[string]string{}
 	for range n {
-		srv, err := sim.StartDynamoDB()
+		shard, err := openStore(ctx, "")
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
-		servers = append(servers, srv)
-		u, _ := url.Parse(srv.URL) // sim.Start made it
+		shards = append(shards, shard)
+		u, _ := url.Parse(shard.endpoint) // sim.StartDynamoDB made it
 		router.shards = append(router.shards, u)
-		cfg, err := awsconf.Load(ctx, srv.URL)
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		if _, err := migrate.Run(ctx, awsconf.DynamoDB(cfg, srv.URL), migrate.Options{Tables: tables, Poll: 10 * time.Millisecond}); err != nil {
-			closeAll()
-			return nil, fmt.Errorf("compare: migrate a shard: %w", err)
-		}
 	}
-	s, err := newStore(ctx, servers[0].URL, "", router)
+	s, err := newStore(ctx, shards[0].endpoint, "", router)
 	if err != nil {
 		closeAll()
 		return nil, err

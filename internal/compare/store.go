@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"time"
@@ -28,9 +27,9 @@ type backend struct {
 	cfg       aws.Config
 	admin     *dynamodb.Client
 	transport http.RoundTripper
-	tables    map[string]string     // logical → physical
-	indexes   map[string][][]string // physical → key attributes of each index
-	loopback  bool                  // an emulator on this machine, not DynamoDB
+	tables    map[string]string           // logical → physical
+	indexes   map[string][]migrations.Key // physical → key of each global secondary index
+	loopback  bool                        // an emulator on this machine, not DynamoDB
 	close     func()
 }
 
@@ -39,9 +38,10 @@ type backend struct {
 // run slow without changing what it shows. Both strategies get the same.
 const sdkBackoff = 20 * time.Millisecond
 
+// openStore opens a fresh embedded store, or on endpoint tables of the run's own that
+// close deletes, and migrates them.
 func openStore(ctx context.Context, endpoint string) (*backend, error) {
-	stop := func() {}
-	suffix := ""
+	suffix, stop := "", func() {}
 	if endpoint == "" {
 		srv, err := sim.StartDynamoDB()
 		if err != nil {
@@ -49,9 +49,7 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 		}
 		endpoint, stop = srv.URL, func() { _ = srv.Close() }
 	} else {
-		b := make([]byte, 5)
-		_, _ = rand.Read(b)
-		suffix = "-cmp-" + hex.EncodeToString(b)
+		suffix = "-cmp-" + rand.Text()
 	}
 	s, err := newStore(ctx, endpoint, suffix, network())
 	if err != nil {
@@ -60,14 +58,7 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	}
 	s.close = stop
 	if suffix != "" {
-		s.close = func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			for _, name := range s.tables {
-				_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-			}
-			stop()
-		}
+		s.close = s.dropTables
 	}
 	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
 		s.close()
@@ -76,19 +67,27 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	return s, nil
 }
 
+// dropTables deletes the run's tables from its endpoint, as far as it can.
+func (s *backend) dropTables() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, name := range s.tables {
+		_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	}
+}
+
 // newStore describes the run's tables (the migrations' logical names plus suffix) on
 // endpoint, reached through transport; it creates nothing.
 func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*backend, error) {
-	s := &backend{endpoint: endpoint, transport: transport, close: func() {}}
 	cfg, err := awsconf.Load(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
 	// The harness reports what goes wrong itself; the SDK's own warnings (a body left
 	// unread on a connection the embedded store closed at the end of a run) are noise.
 	cfg.Logger = logging.Nop{}
-	s.cfg = cfg
+	s := &backend{endpoint: endpoint, cfg: cfg, transport: transport, close: func() {}}
+	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
 	admin := cfg.Copy()
 	admin.HTTPClient = &http.Client{Transport: transport}
 	s.admin = awsconf.DynamoDB(admin, endpoint)
@@ -96,12 +95,12 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 	if err != nil {
 		return nil, err
 	}
-	s.tables, s.indexes = map[string]string{}, map[string][][]string{}
+	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Key{}
 	for _, m := range all {
 		name := m.Table + suffix
 		s.tables[m.Table] = name
 		for _, ix := range m.Indexes {
-			s.indexes[name] = append(s.indexes[name], []string{ix.Partition, ix.Sort})
+			s.indexes[name] = append(s.indexes[name], ix.Key)
 		}
 	}
 	return s, nil
