@@ -22,7 +22,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{}, os.Stdout, nil)
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{}, app.LambdaLogs(os.Stdout))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -16,44 +15,47 @@ var auditCommand = command{
 	run:     runAudit,
 }
 
+// maxAuditSegments bounds --segments; see store.AuditOptions.
+const maxAuditSegments = 64
+
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("audit", "[--endpoint URL] [--table T] [--segments N] [--json]", `
-ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stderr)
+ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	segments := fs.Int("segments", 4, "parallel scan segments (1–64)")
 	asJSON := fs.Bool("json", false, "print the verdict as one JSON document on stdout")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	if *segments < 1 || *segments > 64 {
-		fmt.Fprintln(stderr, "ledger audit: --segments must be within 1–64")
-		return 2
+	if *segments < 1 || *segments > maxAuditSegments {
+		return fs.usageError("--segments must be within 1–%d, not %d", maxAuditSegments, *segments)
 	}
-	cfg, ok := envConfig("audit", *table, stderr)
+	cfg, ok := fs.envConfig(*table)
 	if !ok {
 		return 2
 	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	db, err := dynamoDB(ctx, *endpoint)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
-	report, err := store.Audit(ctx, awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table, store.AuditOptions{Segments: *segments})
+	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
+	}
+	report, err := store.Audit(ctx, db, cfg.Table, store.AuditOptions{Segments: *segments})
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger audit: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(report); err != nil {
-			fmt.Fprintf(stderr, "ledger audit: %v\n", err)
-			return 1
+			return fs.fail(err)
 		}
+	} else {
+		for _, b := range report.Broken {
+			fmt.Fprintf(stdout, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
+		}
+		fmt.Fprintf(stdout, "audit of %s: %d accounts, %d applied movements, %d broken\n", cfg.Table, report.Accounts, report.Movements, len(report.Broken))
 	}
-	for _, b := range report.Broken {
-		fmt.Fprintf(stderr, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
-	}
-	fmt.Fprintf(stderr, "audit of %s: %d accounts, %d applied movements, %d broken\n", cfg.Table, report.Accounts, report.Movements, len(report.Broken))
 	if !report.OK {
 		return 1
 	}

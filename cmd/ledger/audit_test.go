@@ -33,14 +33,18 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 		entregas = append(entregas, ledger.Entrega{Mov: m})
 	}
 	svc.ApplyAll(ctx, entregas)
+	// audit runs the command with --json and without: the verdict, and what a person reads.
 	audit := func() (int, store.AuditReport, string) {
-		var stdout, stderr bytes.Buffer
+		var stdout, human, stderr bytes.Buffer
 		code := run(ctx, []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table(), "--json"}, &stdout, &stderr)
 		var r store.AuditReport
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("audit --json printed %q: %v", stdout.String(), err)
 		}
-		return code, r, stderr.String()
+		if again := run(ctx, []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table()}, &human, &stderr); again != code {
+			t.Fatalf("audit exits %d with --json, %d without", code, again)
+		}
+		return code, r, human.String()
 	}
 	if code, r, _ := audit(); code != 0 || !r.OK {
 		t.Fatalf("healthy table: exit %d, %+v", code, r)
@@ -80,6 +84,6 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 		t.Errorf("%s: reason %q, want the missing movement noticed", lose, names[lose])
 	}
 	if !strings.Contains(human, "BROKEN "+corrupt) || !strings.Contains(human, "BROKEN "+lose) {
-		t.Errorf("stderr = %q, want both accounts named", human)
+		t.Errorf("stdout = %q, want both accounts named", human)
 	}
 }

@@ -19,38 +19,54 @@ var compareCommand = command{
 	run:     runCompare,
 }
 
+// maxRTT bounds --rtt: a longer simulated round trip only makes a run slower.
+const maxRTT = time.Second
+
 func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("compare", "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", `
 ledger compare --bench --html compare.html
 ledger compare --scenarios crash-after-effect,messageid-key --json
-ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stderr)
+ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout, stderr)
 	scenarios := fs.String("scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
 	seed := fs.Uint64("seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
 	rtt := fs.Duration("rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
 	movements := fs.Int("movements", 100, "movements per scenario")
 	accounts := fs.Int("accounts", 8, "accounts per scenario (hot-account always uses one)")
 	bench := fs.Bool("bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
-	benchMovements := fs.Int("bench-movements", 400, "movements per benchmark run (the issue's target scale is 10000)")
-	asJSON := fs.Bool("json", false, "print the report as one JSON document on stdout")
-	htmlFile := fs.String("html", "", "write a self-contained HTML report to this file")
+	benchMovements := fs.Int("bench-movements", 400, "movements per benchmark run (10000 shows the steady state; it takes minutes)")
+	asJSON := fs.Bool("json", false, "print the report as one JSON document on stdout instead of the tables")
+	htmlFile := fs.String("html", "", "also write a self-contained HTML report to this file")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: a fresh embedded store per run)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	if *movements < 1 || *accounts < 1 || *benchMovements < 1 || *seed == 0 || *rtt < 0 || *rtt > time.Second {
-		fmt.Fprintln(stderr, "ledger compare: --movements, --accounts, --bench-movements and --seed must be at least 1; --rtt within 0–1s")
-		fs.Usage()
-		return 2
+	for name, v := range map[string]int{"--movements": *movements, "--accounts": *accounts, "--bench-movements": *benchMovements} {
+		if v < 1 {
+			return fs.usageError("%s must be at least 1, not %d", name, v)
+		}
+	}
+	switch {
+	case *seed == 0:
+		return fs.usageError("--seed must be at least 1")
+	case *rtt < 0 || *rtt > maxRTT:
+		return fs.usageError("--rtt must be within 0–%v, not %v", maxRTT, *rtt)
 	}
 	var names []string
 	if *scenarios != "" {
 		names = strings.Split(*scenarios, ",")
 		for _, n := range names {
 			if compare.Describe(n) == "" {
-				fmt.Fprintf(stderr, "ledger compare: unknown scenario %q: want some of %s\n", n, strings.Join(compare.Names(), ","))
-				return 2
+				return fs.usageError("unknown scenario %q: want some of %s", n, strings.Join(compare.Names(), ","))
 			}
 		}
+	}
+	var html *os.File
+	if *htmlFile != "" { // a path that cannot be written is said now, not after the run
+		var err error
+		if html, err = os.Create(*htmlFile); err != nil {
+			return fs.usageError("--html: %v", err)
+		}
+		defer html.Close()
 	}
 	rep, err := compare.Run(ctx, compare.Options{
 		Scenarios: names, Seed: *seed, RTT: *rtt, Movements: *movements, Accounts: *accounts,
@@ -58,44 +74,29 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stderr)
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "ledger compare: "+format, args...) },
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger compare: %v\n", err)
-		return 1
-	}
-	fmt.Fprintln(stderr)
-	if err := compare.WriteText(stderr, rep); err != nil {
-		fmt.Fprintf(stderr, "ledger compare: %v\n", err)
-		return 1
-	}
-	if *htmlFile != "" {
-		if err := writeHTML(*htmlFile, rep); err != nil {
-			fmt.Fprintf(stderr, "ledger compare: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "\nHTML report: %s\n", *htmlFile)
+		return fs.fail(err)
 	}
 	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "ledger compare: %v\n", err)
-			return 1
+		err = json.NewEncoder(stdout).Encode(rep)
+	} else {
+		err = compare.WriteText(stdout, rep)
+	}
+	if err != nil {
+		return fs.fail(err)
+	}
+	if html != nil {
+		if err := compare.WriteHTML(html, rep); err != nil {
+			return fs.fail(err)
 		}
+		if err := html.Close(); err != nil {
+			return fs.fail(err)
+		}
+		fmt.Fprintf(stderr, "ledger compare: HTML report in %s\n", *htmlFile)
 	}
 	for _, r := range rep.Results {
 		if r.Strategy == ledger.Transaction && !r.Correct() {
-			fmt.Fprintf(stderr, "ledger compare: the transaction strategy got the money wrong in %s\n", r.Scenario)
-			return 1
+			return fs.fail(fmt.Errorf("the transaction strategy got the money wrong in %s", r.Scenario))
 		}
 	}
 	return 0
-}
-
-func writeHTML(name string, rep compare.Report) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := compare.WriteHTML(f, rep); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }

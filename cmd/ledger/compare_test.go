@@ -61,8 +61,8 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 			t.Errorf("transaction: %+v", r)
 		}
 	}
-	if !strings.Contains(stderr.String(), "verdict") {
-		t.Errorf("no human table on stderr: %s", stderr.String())
+	if strings.Contains(stdout.String(), "verdict") {
+		t.Errorf("the human table went to stdout with --json: %s", stdout.String())
 	}
 	html, err := os.ReadFile(page)
 	if err != nil || !bytes.Contains(html, []byte("<svg")) {

@@ -18,10 +18,17 @@ var consumeCommand = command{
 	run:     runConsume,
 }
 
+// The worker's flag limits: SQS long-polls for at most 20 s and keeps a message
+// invisible for at most 12 h.
+const (
+	maxWait       = 20 * time.Second
+	maxRetryDelay = 12 * time.Hour
+)
+
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--drain]", `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
-  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`, stderr)
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "the movements queue (required)")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: --endpoint)")
@@ -29,17 +36,22 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until maxReceiveCount)")
 	pollers := fs.Int("pollers", 2, "concurrent receive loops; at most 10 messages in flight each")
 	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back")
-	wait := fs.Duration("wait", 20*time.Second, "long-poll wait per receive (at most 20s)")
+	wait := fs.Duration("wait", maxWait, "long-poll wait per receive (1s–20s)")
 	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	if *queueURL == "" || *pollers < 1 || *wait < time.Second || *wait > 20*time.Second || *retryDelay < 0 || *retryDelay > 12*time.Hour {
-		fmt.Fprintln(stderr, "ledger consume: --queue-url is required; --pollers ≥ 1; --wait within 1s–20s; --retry-delay within 0–12h")
-		fs.Usage()
-		return 2
+	switch {
+	case *queueURL == "":
+		return fs.usageError("--queue-url is required")
+	case *pollers < 1:
+		return fs.usageError("--pollers must be at least 1, not %d", *pollers)
+	case *wait < time.Second || *wait > maxWait:
+		return fs.usageError("--wait must be within 1s–%v, not %v", maxWait, *wait)
+	case *retryDelay < 0 || *retryDelay > maxRetryDelay:
+		return fs.usageError("--retry-delay must be within 0–%v, not %v", maxRetryDelay, *retryDelay)
 	}
-	cfg, ok := envConfig("consume", *table, stderr)
+	cfg, ok := fs.envConfig(*table)
 	if !ok {
 		return 2
 	}
@@ -48,29 +60,32 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
+	}
+	if err := checkTable(ctx, awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
 	}
 	if *sqsEndpoint == "" {
 		*sqsEndpoint = *endpoint
 	}
-	ep := app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}
-	h, err := app.Consumer(cfg, awsCfg, ep, stderr, nil)
+	tally := &consumer.Tally{}
+	opts := app.LambdaLogs(stderr)
+	opts.Observer = tally.Observe
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}, opts)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
 	w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{
 		QueueURL: *queueURL, Pollers: *pollers, WaitTime: *wait, RetryDelay: *retryDelay, Drain: *drain,
 		Logger: slog.New(slog.NewJSONHandler(stderr, nil)),
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
-	if err := w.Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "ledger consume: %v\n", err)
-		return 1
+	err = w.Run(ctx)
+	fmt.Fprintf(stdout, "consumed %s: %v\n", *queueURL, tally.Outcomes())
+	if err != nil {
+		return fs.fail(err)
 	}
 	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/demo"
 	"github.com/ledger-dev/ledger/internal/store"
 )
@@ -18,44 +19,45 @@ var demoCommand = command{
 	run:     runDemo,
 }
 
-// demoJSON is `ledger demo --json`'s document (DESIGN.md, "Commands and configuration").
+// demoJSON is `ledger demo --json`'s document (docs/design.md, "Commands").
 type demoJSON struct {
 	Accounts   int               `json:"accounts"`
 	Movements  int               `json:"movements"`
 	Deliveries int               `json:"deliveries"`
-	Outcomes   demo.Outcomes     `json:"outcomes"`
+	Outcomes   consumer.Outcomes `json:"outcomes"`
 	Audit      store.AuditReport `json:"audit"`
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", `
-ledger demo --accounts 50 --movements 5000 --seed 7`, stderr)
+ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 	accounts := fs.Int("accounts", 20, "accounts in the workload")
 	movements := fs.Int("movements", 1000, "movements in the workload (each delivered at least once)")
 	seed := fs.Uint64("seed", 1, "seed of the workload and of the delivery schedule (same seed, same run)")
 	consumers := fs.Int("consumers", 4, "batches handled concurrently")
 	asJSON := fs.Bool("json", false, "print one JSON document on stdout instead of the human summary")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	if *accounts < 1 || *movements < 1 || *consumers < 1 || *seed == 0 {
-		fmt.Fprintln(stderr, "ledger demo: --accounts, --movements, --consumers and --seed must be at least 1")
-		fs.Usage()
-		return 2
+	for name, v := range map[string]int{"--accounts": *accounts, "--movements": *movements, "--consumers": *consumers} {
+		if v < 1 {
+			return fs.usageError("%s must be at least 1, not %d", name, v)
+		}
+	}
+	if *seed == 0 {
+		return fs.usageError("--seed must be at least 1")
 	}
 	s, err := demo.Run(ctx, demo.Options{Accounts: *accounts, Movements: *movements, Seed: *seed, Consumers: *consumers,
 		Progress: stderr, Terminal: isTerminal(stderr)})
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger demo: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(demoJSON{Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Outcomes: s.Outcomes, Audit: s.Audit}); err != nil {
-			fmt.Fprintf(stderr, "ledger demo: %v\n", err)
-			return 1
+			return fs.fail(err)
 		}
 	} else {
-		printDemo(stderr, s)
+		printDemo(stdout, s)
 	}
 	if !s.ExactlyOnce {
 		return 1
@@ -65,12 +67,12 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stderr)
 
 func printDemo(w io.Writer, s demo.Summary) {
 	o := s.Outcomes
-	fmt.Fprintf(w, "\n%d movements on %d accounts, sent as %d messages: duplicates under new message ids, SNS envelopes,\n", s.Movements, s.Accounts, s.Deliveries)
-	fmt.Fprintf(w, "redeliveries, shuffled order, %d handled in concurrent batches (retries included).\n\n", s.Handled)
+	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)
+	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches.\n\n", s.Handled)
 	fmt.Fprintf(w, "  applied                %6d\n  duplicate              %6d   recognised, nothing changed\n", o.Applied, o.Duplicate)
-	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked with the reason\n", o.ConflictingDuplicate)
+	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
 	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed messages, parked with the reason\n\n", o.Rejected, o.Failed)
-	fmt.Fprintln(w, "  balance          expected")
+	fmt.Fprintln(w, "  cuenta            balance     expected")
 	for i, b := range s.Balances {
 		if i == 5 {
 			fmt.Fprintf(w, "  … and %d more accounts\n", len(s.Balances)-5)
@@ -80,11 +82,11 @@ func printDemo(w io.Writer, s demo.Summary) {
 		if !b.Saldo.Equal(b.Expected) {
 			mark = "WRONG"
 		}
-		fmt.Fprintf(w, "  %-10s %12s %12s  %s\n", b.Cuenta, b.Saldo.StringFixed(2), b.Expected.StringFixed(2), mark)
+		fmt.Fprintf(w, "  %-12s %12s %12s  %s\n", b.Cuenta, b.Saldo.StringFixed(2), b.Expected.StringFixed(2), mark)
 	}
 	fmt.Fprintln(w)
 	if s.Audit.OK {
-		fmt.Fprintf(w, "audit: ok — %d accounts, %d applied movements: every saldo is the sum of its movements, seq is 1..n, saldo_tras runs\n", s.Audit.Accounts, s.Audit.Movements)
+		fmt.Fprintf(w, "audit: ok — %d accounts, %d applied movements, every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
 	} else {
 		var names []string
 		for _, b := range s.Audit.Broken {

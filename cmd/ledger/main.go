@@ -100,22 +100,25 @@ func version() string {
 // on stdout; a bad flag is one line on stderr.
 type flags struct {
 	*flag.FlagSet
-	name   string
-	stdout io.Writer
-	stderr io.Writer
+	name              string
+	synopsis, example string
+	stdout, stderr    io.Writer
 }
 
 func newFlags(name, synopsis, example string, stdout, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet("ledger "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parse errors are reported by parse, in one line
-	fs.Usage = func() {
-		fs.SetOutput(stdout)
-		defer fs.SetOutput(io.Discard)
-		fmt.Fprintf(stdout, "Usage: ledger %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
-		fmt.Fprintf(stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(example), "\n", "\n  "))
-	}
-	return &flags{FlagSet: fs, name: name, stdout: stdout, stderr: stderr}
+	fs.Usage = func() {}     // and help by help, on stdout
+	return &flags{FlagSet: fs, name: name, synopsis: synopsis, example: example, stdout: stdout, stderr: stderr}
+}
+
+// help prints the synopsis, the flags and an example on stdout.
+func (f *flags) help() {
+	fmt.Fprintf(f.stdout, "Usage: ledger %s %s\n\nFlags:\n", f.name, f.synopsis)
+	f.SetOutput(f.stdout)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
+	fmt.Fprintf(f.stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(f.example), "\n", "\n  "))
 }
 
 // parse parses args; ok is false when the command must stop with code: 0 after --help,
@@ -125,7 +128,7 @@ func (f *flags) parse(args []string, want int) (code int, ok bool) {
 	err := f.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		f.Usage()
+		f.help()
 		return 0, false
 	case err != nil:
 		return f.usageError("%v", err), false

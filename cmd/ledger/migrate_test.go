@@ -14,25 +14,46 @@ func TestMigrateCommandIsIdempotent(t *testing.T) {
 	table := env.Table() + "-cli"
 	var out, errOut bytes.Buffer
 	for i, want := range []string{"created", "unchanged"} {
-		errOut.Reset()
+		out.Reset()
 		if code := run(context.Background(), []string{"migrate", "--endpoint", env.Endpoint, "--table", table}, &out, &errOut); code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i, code, errOut.String())
 		}
-		if !strings.Contains(errOut.String(), "0001_ledger") || !strings.Contains(errOut.String(), want) {
-			t.Errorf("run %d printed %q, want 0001_ledger %s", i, errOut.String(), want)
+		if !strings.Contains(out.String(), "0001_ledger") || !strings.Contains(out.String(), want) {
+			t.Errorf("run %d printed %q, want 0001_ledger %s", i, out.String(), want)
 		}
 	}
-	if out.Len() != 0 {
-		t.Errorf("human output went to stdout: %q", out.String())
+	if errOut.Len() != 0 {
+		t.Errorf("stderr = %q, want the result on stdout alone", errOut.String())
 	}
 }
 
-func TestUsageErrorsExitTwo(t *testing.T) {
-	cases := [][]string{{}, {"nonsense"}, {"migrate", "--no-such-flag"}, {"migrate", "stray"}, {"migrate", "--table", "a b"}}
-	for _, args := range cases {
+// A usage error names the one thing wrong, in one line, then says where help is; it
+// exits 2 and prints nothing on stdout.
+func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
+	cases := []struct {
+		args []string
+		says string
+	}{
+		{nil, "give a command"},
+		{[]string{"nonsense"}, `unknown command "nonsense"`},
+		{[]string{"migrate", "--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"migrate", "stray"}, `unexpected argument "stray"`},
+		{[]string{"migrate", "--table", "a b"}, "--table: table name"},
+		{[]string{"demo", "--movements", "0"}, "--movements must be at least 1, not 0"},
+		{[]string{"send", "--queue-url", "q", "--generate", "3", "--duplicates", "11"}, "--duplicates must be within 0–10"},
+		{[]string{"send", "--queue-url", "q", "--from", "."}, "--from: . is a directory"},
+		{[]string{"up", "--from", "no-such-file.jsonl"}, "--from: stat no-such-file.jsonl"},
+		{[]string{"compare", "--html", "/no/such/dir/r.html"}, "--html: open /no/such/dir/r.html"},
+		{[]string{"cuenta"}, "give the account"},
+		{[]string{"cuenta", "ES76", "--limite", "-5"}, "--limite must be a decimal ≥ 0"},
+		{[]string{"cuenta", "ES76", "--bloquear", "--desbloquear"}, "not both"},
+	}
+	for _, tc := range cases {
 		var out, errOut bytes.Buffer
-		if code := run(context.Background(), args, &out, &errOut); code != 2 || errOut.Len() == 0 {
-			t.Errorf("ledger %v: exit %d, stderr %q; want 2 and a message", args, code, errOut.String())
+		code := run(context.Background(), tc.args, &out, &errOut)
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		if code != 2 || !strings.Contains(lines[0], tc.says) || len(lines) > 2 || out.Len() != 0 {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 2 and one line saying %q", tc.args, code, errOut.String(), tc.says)
 		}
 	}
 }
@@ -42,11 +63,21 @@ func TestHelpShowsAnExample(t *testing.T) {
 	if code := run(context.Background(), []string{"migrate", "--help"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), "Example:") || !strings.Contains(errOut.String(), "--endpoint") {
-		t.Errorf("help = %q", errOut.String())
+	if !strings.Contains(out.String(), "Example:") || !strings.Contains(out.String(), "--endpoint") || errOut.Len() != 0 {
+		t.Errorf("help = %q on stdout, %q on stderr; want it all on stdout", out.String(), errOut.String())
 	}
 	out.Reset()
 	if code := run(context.Background(), []string{"help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "migrate") {
 		t.Errorf("ledger help: exit %d, %q", code, out.String())
+	}
+	for _, c := range commands() {
+		out.Reset()
+		if code := run(context.Background(), []string{c.name, "--help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "Usage: ledger "+c.name) {
+			t.Errorf("ledger %s --help: exit %d, stdout %q", c.name, code, out.String())
+		}
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"--version"}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "ledger ") {
+		t.Errorf("ledger --version: exit %d, %q", code, out.String())
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
@@ -34,10 +35,13 @@ const maxLine = 256 << 10
 // transient failure of one entry).
 const sendAttempts = 3
 
+// maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
+const maxDuplicates = 10
+
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("send", "(--queue-url U | --topic-arn A) [--from FILE|-] [--generate N [--accounts K] [--seed S] [--duplicates F]] [--endpoint URL]", `
+	fs := newFlags("send", "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F]) [--endpoint URL]", `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
-ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from movimientos.jsonl`, stderr)
+ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "send to this SQS queue")
 	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
@@ -46,18 +50,27 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from mo
 	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates")
 	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
 	endpoint := fs.String("endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	if (*queueURL == "") == (*topicARN == "") || (*from == "") == (*generate == 0) || *generate < 0 || *accounts < 1 || *duplicates < 0 || *duplicates > 10 {
-		fmt.Fprintln(stderr, "ledger send: give exactly one of --queue-url and --topic-arn, and exactly one of --from and --generate (N > 0); --accounts ≥ 1; --duplicates within 0–10")
-		fs.Usage()
-		return 2
+	switch {
+	case (*queueURL == "") == (*topicARN == ""):
+		return fs.usageError("give exactly one of --queue-url and --topic-arn")
+	case (*from == "") == (*generate == 0):
+		return fs.usageError("give exactly one of --from and --generate")
+	case *generate < 0:
+		return fs.usageError("--generate must be positive, not %d", *generate)
+	case *accounts < 1:
+		return fs.usageError("--accounts must be at least 1, not %d", *accounts)
+	case *duplicates < 0 || *duplicates > maxDuplicates:
+		return fs.usageError("--duplicates must be within 0–%d, not %v", maxDuplicates, *duplicates)
+	}
+	if err := checkFile(*from); err != nil {
+		return fs.usageError("--from: %v", err)
 	}
 	bodies, err := sendBodies(*from, *generate, *accounts, *seed, *duplicates)
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger send: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
 	invalid := 0
 	for _, b := range bodies {
@@ -67,14 +80,12 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from mo
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
 	start := time.Now()
 	var sent int
-	var dest string
+	dest := *queueURL
 	if *queueURL != "" {
-		dest = *queueURL
 		sent, err = sendSQS(ctx, app.SQS(awsCfg, *endpoint), *queueURL, bodies)
 	} else {
 		dest = *topicARN
@@ -85,16 +96,35 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from mo
 		})
 		sent, err = publishSNS(ctx, client, *topicARN, bodies)
 	}
-	fmt.Fprintf(stderr, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
 	if invalid > 0 {
-		fmt.Fprintf(stderr, " (%d of them are not valid movements: the consumer will park them)", invalid)
+		fmt.Fprintf(stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
 	}
-	fmt.Fprintln(stderr)
+	fmt.Fprintln(stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger send: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
 	return 0
+}
+
+// checkFile makes sure name ("" and "-" aside: nothing, and stdin) is a file that can be
+// read, before any work starts.
+func checkFile(name string) error {
+	if name == "" || name == "-" {
+		return nil
+	}
+	st, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return err
+	case st.IsDir():
+		return fmt.Errorf("%s is a directory, not a file of JSON lines", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // sendBodies reads the message bodies from a JSON-lines file, or generates them.
@@ -141,14 +171,14 @@ func jsonLines(r io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
+// batchSend sends bodies ten at a time (the batch APIs' limit, as SQS's receive's) through send, which
 // returns the ids of the entries it accepted; refused entries go again, at most
 // sendAttempts times.
 func batchSend(bodies []string, send func(batch map[string]string) (accepted []string, err error)) (int, error) {
 	sent := 0
-	for start := 0; start < len(bodies); start += 10 {
+	for start := 0; start < len(bodies); start += consumer.MaxBatch {
 		pending := map[string]string{}
-		for i, b := range bodies[start:min(start+10, len(bodies))] {
+		for i, b := range bodies[start:min(start+consumer.MaxBatch, len(bodies))] {
 			pending[strconv.Itoa(i)] = b
 		}
 		for attempt := 1; len(pending) > 0; attempt++ {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/api"
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -21,38 +20,44 @@ var serveCommand = command{
 	run:     runServe,
 }
 
-// shutdownGrace is how long a stopping server waits for requests in flight.
-const shutdownGrace = 10 * time.Second
+// The local API server's timeouts: a slow client never holds a connection for long,
+// and a stopping server waits shutdownGrace for requests in flight.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = time.Minute
+	shutdownGrace     = 10 * time.Second
+)
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", "[--addr A] [--endpoint URL] [--table T]", `
 ledger serve --endpoint http://127.0.0.1:5000 --table ledger
-curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
+curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback unless something in front authenticates callers, as the API has no authentication of its own")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	cfg, ok := envConfig("serve", *table, stderr)
+	cfg, ok := fs.envConfig(*table)
 	if !ok {
 		return 2
 	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	db, err := dynamoDB(ctx, *endpoint)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
+	}
+	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
-	reader := store.NewReader(awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table)
 	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
-	if err := serveAPI(ctx, ln, reader, stderr); err != nil {
-		fmt.Fprintf(stderr, "ledger serve: %v\n", err)
-		return 1
+	if err := serveAPI(ctx, ln, store.NewReader(db, cfg.Table), stderr); err != nil {
+		return fs.fail(err)
 	}
 	fmt.Fprintln(stderr, "ledger serve: stopped")
 	return 0
@@ -63,10 +68,10 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stderr)
 func serveAPI(ctx context.Context, ln net.Listener, reader *store.Reader, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           api.New(reader, slog.New(slog.NewTextHandler(stderr, nil))),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       time.Minute,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

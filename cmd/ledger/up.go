@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,34 +29,44 @@ var upCommand = command{
 }
 
 // Retrying a line that must come back: at most lineAttempts deliveries, waiting
-// lineRetry, doubled each time (1 s, 2 s, 4 s …), in between.
+// lineRetry, doubled each time (1 s, 2 s, 4 s, 8 s, 16 s: about 31 s in all), in
+// between; then the line is dropped with an error line in the log. lineBatchPause is
+// how long a batch waits for more lines when the input pauses.
 const (
-	lineAttempts = 6
-	lineRetry    = time.Second
+	lineAttempts   = 6
+	lineRetry      = time.Second
+	lineBatchPause = 200 * time.Millisecond
+	// lineDeadline is a batch of lines' deadline, as a Lambda function's timeout.
+	lineDeadline = 30 * time.Second
+	// localPoll is how often a local table is checked while it is being created, and
+	// how often due retries are looked for once the input is done.
+	localPoll = 100 * time.Millisecond
 )
 
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
-ledger up --from movimientos.jsonl
-ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stderr)
+ledger up --from examples/movimientos.jsonl
+ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
-	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes)")
+	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes); keeps serving after it")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: --endpoint, else AWS)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	cfg, ok := envConfig("up", *table, stderr)
+	if err := checkFile(*from); err != nil {
+		return fs.usageError("--from: %v", err)
+	}
+	cfg, ok := fs.envConfig(*table)
 	if !ok {
 		return 2
 	}
 	if *endpoint == "" {
 		store, err := sim.StartDynamoDB()
 		if err != nil {
-			fmt.Fprintf(stderr, "ledger up: %v\n", err)
-			return 1
+			return fs.fail(err)
 		}
 		defer store.Close()
 		*endpoint = store.URL
@@ -68,26 +79,27 @@ ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: 100 * time.Millisecond}); err != nil {
-		fmt.Fprintf(stderr, "ledger up: %v\n", err)
-		return 1
+	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil && !errors.Is(err, errNoTable) {
+		return fs.fail(err)
 	}
-	// Without a DLQ, a message that can never succeed is parked in the log: one error
-	// line with its body and the reason, instead of coming back forever.
-	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}, stderr,
-		consumer.LogParker{Logger: slog.New(slog.NewJSONHandler(stderr, nil))})
+	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
+		return fs.fail(err)
+	}
+	// A local session logs in text and, without a DLQ, parks a message that can never
+	// succeed in the log: one line with its body and the reason.
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	tally := &consumer.Tally{}
+	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
+		consumer.Options{Logger: logger, Parker: consumer.LogParker{Logger: logger}, Observer: tally.Observe})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return fs.usageError("%v", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "ledger up: %v\n", err)
-		return 1
+		return fs.fail(err)
 	}
 	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
 
@@ -104,24 +116,23 @@ ledger send --generate 100 --queue-url … && ledger up --endpoint http://127.0.
 				defer f.Close()
 				in = f
 			}
-			n, err := feedLines(gctx, in, h, slog.New(slog.NewTextHandler(stderr, nil)))
-			fmt.Fprintf(stderr, "ledger up: %d lines from %s consumed; still serving\n", n, *from)
+			n, err := feedLines(gctx, in, h, logger)
+			fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
 			return err
 		})
 	}
 	if *queueURL != "" {
-		w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: slog.New(slog.NewJSONHandler(stderr, nil))})
+		w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: logger})
 		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
+			return fs.usageError("%v", err)
 		}
 		g.Go(func() error { return w.Run(gctx) })
 	}
-	if err := g.Wait(); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "ledger up: %v\n", err)
-		return 1
+	err = g.Wait()
+	fmt.Fprintf(stdout, "ledger up: stopped; messages: %v\n", tally.Outcomes())
+	if err != nil && ctx.Err() == nil {
+		return fs.fail(err)
 	}
-	fmt.Fprintln(stderr, "ledger up: stopped")
 	return 0
 }
 
@@ -169,7 +180,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			}
 		}
 		waiting = later
-		pause := time.NewTimer(200 * time.Millisecond)
+		pause := time.NewTimer(lineBatchPause)
 	collect:
 		for open && len(batch) < consumer.MaxBatch {
 			select {
@@ -191,11 +202,11 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		pause.Stop()
 		if len(batch) == 0 {
 			if !open && len(waiting) > 0 {
-				time.Sleep(100 * time.Millisecond) // only retries left, none due yet
+				time.Sleep(localPoll) // only retries left, none due yet
 			}
 			continue
 		}
-		bctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		bctx, cancel := context.WithTimeout(ctx, lineDeadline)
 		back := h.Settle(bctx, batch)
 		cancel()
 		for _, m := range batch {

@@ -21,7 +21,7 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request) {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s not found", id))
 		return
 	}
-	writeJSON(w, http.StatusOK, newCuentaBody(c))
+	writeJSON(w, http.StatusOK, NewCuentaBody(c))
 }
 
 // movimiento answers GET /cuentas/{cuenta}/movimientos/{id}: one recorded movement,

@@ -14,7 +14,9 @@ import (
 // never JSON numbers, so no client reads money through a float; times are RFC 3339 in
 // UTC.
 
-type cuentaBody struct {
+// CuentaBody is an account as the API answers it (api/openapi.yaml, Cuenta); `ledger
+// cuenta --json` prints the same.
+type CuentaBody struct {
 	Cuenta      string `json:"cuenta"`
 	Saldo       string `json:"saldo"`
 	Moneda      string `json:"moneda"`
@@ -54,8 +56,9 @@ type movimientoBody struct {
 	AnuladoPor    string `json:"anulado_por,omitempty"`
 }
 
-func newCuentaBody(c cuenta.Cuenta) cuentaBody {
-	return cuentaBody{
+// NewCuentaBody is c as the API answers it.
+func NewCuentaBody(c cuenta.Cuenta) CuentaBody {
+	return CuentaBody{
 		Cuenta:      c.ID,
 		Saldo:       amount(c.Saldo, c.Moneda),
 		Moneda:      c.Moneda,

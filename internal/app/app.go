@@ -50,26 +50,26 @@ func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Appli
 	return nil, fmt.Errorf("app: strategy %q is not available", cfg.Strategy)
 }
 
-// Consumer returns the SQS batch handler for cfg: its applier, its parker (the DLQ when
-// cfg.DLQ is set, else fallback, which may be nil: permanent failures then come back
-// until the queue's redrive policy moves them), structured JSON logs and EMF metrics
-// on out.
-func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, out io.Writer, fallback consumer.Parker) (*consumer.Handler, error) {
+// Consumer returns the SQS batch handler for cfg: its applier, its concurrency and
+// strategy, and its parker — the DLQ when cfg.DLQ is set, else opts.Parker, which may
+// be nil (permanent failures then come back until the queue's redrive policy moves
+// them). opts gives the rest: the logs, the metrics, an observer.
+func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, opts consumer.Options) (*consumer.Handler, error) {
 	applier, err := Applier(cfg, awsCfg, ep)
 	if err != nil {
 		return nil, err
 	}
-	opts := consumer.Options{
-		Concurrency: cfg.Concurrency,
-		Logger:      slog.New(slog.NewJSONHandler(out, nil)),
-		Metrics:     out,
-		Strategy:    cfg.Strategy,
-		Parker:      fallback,
-	}
+	opts.Concurrency, opts.Strategy = cfg.Concurrency, cfg.Strategy
 	if cfg.DLQ != "" {
 		opts.Parker = &consumer.SQSParker{Client: SQS(awsCfg, ep.SQS), QueueURL: cfg.DLQ}
 	}
 	return consumer.New(applier, opts), nil
+}
+
+// LambdaLogs are a Lambda function's consumer options: one JSON log line per record and
+// one Embedded Metric Format document per batch on out, which CloudWatch Logs reads.
+func LambdaLogs(out io.Writer) consumer.Options {
+	return consumer.Options{Logger: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out}
 }
 
 // SQS returns an SQS client, sent to endpoint when it is not empty.

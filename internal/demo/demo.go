@@ -43,7 +43,7 @@ type Summary struct {
 	Movements   int
 	Deliveries  int
 	Handled     int // deliveries handled, counting every retry and redelivery
-	Outcomes    Outcomes
+	Outcomes    consumer.Outcomes
 	DeadLetters int
 	Audit       store.AuditReport
 	Balances    []Balance // every account, sorted
@@ -101,9 +101,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	counts := newTally()
+	counts := &consumer.Tally{}
 	dlq := &parked{}
-	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq, Observer: counts.observe})
+	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq, Observer: counts.Observe})
 
 	total := len(schedule.Deliveries) + len(schedule.Late)
 	bar := newProgress(opts.Progress, opts.Terminal, total)
@@ -137,7 +137,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total,
-		Handled: counts.deliveriesHandled(), Outcomes: counts.outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()), Audit: report,
+		Handled: counts.Handled(), Outcomes: counts.Outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()), Audit: report,
 	}
 	reader := store.NewReader(client, table)
 	exact := true

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
+)
+
+// errNoTable is the error checkTable returns, wrapped, for a table that does not exist.
+var errNoTable = errors.New("no such table")
+
+// checkTimeout bounds the check that a command's table is there before it starts.
+const checkTimeout = 10 * time.Second
+
+// dynamoDB is a DynamoDB client for endpoint ("": AWS, or AWS_ENDPOINT_URL_DYNAMODB).
+func dynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
+	cfg, err := awsconf.Load(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return awsconf.DynamoDB(cfg, endpoint), nil
+}
+
+// checkTable makes sure table is there before a command starts long work on it, so a
+// typo in --endpoint or --table is one line at start, not a failure on every request.
+func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string) error {
+	where := endpoint
+	if where == "" {
+		where = "AWS (region " + db.Options().Region + ")"
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	var missing *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &missing):
+		return fmt.Errorf("%w: table %s does not exist at %s; create it with 'ledger migrate'", errNoTable, table, where)
+	case err != nil:
+		return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+func TestCuentaShowsAndChangesAnAccount(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := movimiento.New(movimiento.Datos{ID: "a", Cuenta: "ES76", Tipo: movimiento.Abono, Importe: "50.00", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); err != nil {
+		t.Fatal(err)
+	}
+	cuenta := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"cuenta"}, append(args, "--endpoint", env.Endpoint, "--table", env.Table())...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+
+	code, out, _ := cuenta("ES76")
+	if code != 0 || !strings.Contains(out, "saldo        50.00 EUR") || !strings.Contains(out, "limite       0.00") || !strings.Contains(out, "version      1") {
+		t.Fatalf("show: exit %d\n%s", code, out)
+	}
+	code, out, _ = cuenta("ES76", "--limite", "100", "--bloquear", "--json")
+	var change struct {
+		Antes, Despues struct {
+			Limite    string
+			Bloqueada bool
+			Version   int64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &change); err != nil || code != 0 {
+		t.Fatalf("change: exit %d, %q: %v", code, out, err)
+	}
+	if change.Antes.Limite != "0.00" || change.Antes.Bloqueada || change.Despues.Limite != "100.00" || !change.Despues.Bloqueada || change.Despues.Version != 2 {
+		t.Errorf("change = %+v, want limite 0.00 → 100.00, frozen, version 1 → 2", change)
+	}
+	if code, out, _ = cuenta("ES76", "--desbloquear"); code != 0 || !strings.Contains(out, "bloqueada  true → false") || !strings.Contains(out, "version    2 → 3") {
+		t.Errorf("unfreeze: exit %d\n%s", code, out)
+	}
+	if code, out, _ = cuenta("ES76", "--desbloquear"); code != 0 || !strings.Contains(out, "unchanged") {
+		t.Errorf("unfreeze again: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := cuenta("ES76", "--limite", "1.005"); code != 1 || !strings.Contains(errOut, "EUR allows at most 2 decimals") {
+		t.Errorf("too many decimals: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := cuenta("NADIE", "--bloquear"); code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "account NADIE not found") {
+		t.Errorf("unknown account: exit %d, %q; want 1 and one line", code, errOut)
+	}
+}

@@ -1,0 +1,83 @@
+package consumer
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// Outcomes counts messages by what became of them. A message handled several times
+// counts once: by its first outcome other than a failure (a failure that came back and
+// then succeeded, or a redelivery of an applied message that found itself a duplicate),
+// or as failed if it never got another. Parked counts the messages parked in the DLQ,
+// whatever their outcome.
+type Outcomes struct {
+	Applied              int `json:"applied"`
+	Duplicate            int `json:"duplicate"`
+	ConflictingDuplicate int `json:"conflicting_duplicate"`
+	Rejected             int `json:"rejected"`
+	Failed               int `json:"failed"`
+	Parked               int `json:"-"`
+}
+
+// Tally counts what a handler decided, message by message; its Observe is an Observer.
+// It is safe for concurrent use.
+type Tally struct {
+	mu      sync.Mutex
+	outcome map[string]ledger.Outcome // by message id
+	parked  map[string]bool
+	handled int
+}
+
+// Observe counts one record.
+func (t *Tally) Observe(r Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.outcome == nil {
+		t.outcome, t.parked = map[string]ledger.Outcome{}, map[string]bool{}
+	}
+	id := r.Msg.MessageId
+	if prev, seen := t.outcome[id]; !seen || prev == ledger.Failed {
+		t.outcome[id] = r.Result.Outcome
+	}
+	if r.Action == Parked {
+		t.parked[id] = true
+	}
+	t.handled++
+}
+
+// Handled counts the records observed, every redelivery included.
+func (t *Tally) Handled() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.handled
+}
+
+// Outcomes counts the messages observed by outcome.
+func (t *Tally) Outcomes() Outcomes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o := Outcomes{Parked: len(t.parked)}
+	for _, outcome := range t.outcome {
+		switch outcome {
+		case ledger.Applied:
+			o.Applied++
+		case ledger.Duplicate:
+			o.Duplicate++
+		case ledger.ConflictingDuplicate:
+			o.ConflictingDuplicate++
+		case ledger.Rejected:
+			o.Rejected++
+		default:
+			o.Failed++
+		}
+	}
+	return o
+}
+
+// String is the one-line summary the CLI prints when a consumer stops.
+func (o Outcomes) String() string {
+	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting, %d rejected, %d failed, %d parked",
+		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.Rejected, o.Failed, o.Parked)
+}
