@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -79,7 +80,7 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 		if err != nil {
 			return fs.fail(err)
 		}
-		return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(c), nil)
+		return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(c, time.Now()), nil)
 	}
 	l, err := store.New(db, store.Config{Table: cfg.Table})
 	if err != nil {
@@ -98,8 +99,8 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	if err != nil {
 		return fs.fail(err)
 	}
-	after := api.NewCuentaBody(despues)
-	return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(antes), &after)
+	after := api.NewCuentaBody(despues, time.Now())
+	return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(antes, time.Now()), &after)
 }
 
 // printCuenta prints an account, or an account before and after a change.
@@ -115,8 +116,8 @@ func printCuenta(fs *flags, w io.Writer, asJSON bool, c api.CuentaBody, after *a
 		return 0
 	}
 	if after == nil {
-		fmt.Fprintf(w, "cuenta       %s\nsaldo        %s %s\nlimite       %s\nbloqueada    %v\nmovimientos  %d\nversion      %d\nactualizada  %s\n",
-			c.Cuenta, c.Saldo, c.Moneda, c.Limite, c.Bloqueada, c.Movimientos, c.Version, c.Actualizada)
+		fmt.Fprintf(w, "cuenta       %s\nsaldo        %s %s\nretenido     %s\ndisponible   %s\nlimite       %s\nbloqueada    %v\nmovimientos  %d\nversion      %d\nactualizada  %s\n",
+			c.Cuenta, c.Saldo, c.Moneda, c.Retenido, c.Disponible, c.Limite, c.Bloqueada, c.Movimientos, c.Version, c.Actualizada)
 		return 0
 	}
 	if after.Version == c.Version {

@@ -433,3 +433,46 @@ func TestAccountOperationsTransfersAndReversalsShowInTheAPI(t *testing.T) {
 		t.Errorf("original = %+v, reversal = %+v", original, reversal)
 	}
 }
+
+// An account with holds answers retenido and disponible (a lapsed hold no longer
+// counts); a hold looked up by id shows what became of it, expirada once past expira.
+func TestHoldsShowInTheAPI(t *testing.T) {
+	f := newFixture(t)
+	hold := func(id, importe string, expira time.Time) movimiento.Movimiento {
+		m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: "H", Tipo: movimiento.Retencion, Importe: importe, Moneda: "EUR", Expira: expira.Format(time.RFC3339)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	capture, err := movimiento.New(movimiento.Datos{ID: "cap", Cuenta: "H", Tipo: movimiento.Captura, Retencion: "aut-c", Importe: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store's clock is appliedAt; these holds lapse an hour after it (long gone by
+	// the time the API is asked) and four weeks after it (still held).
+	f.apply(t, mov(t, "H", "a", movimiento.Abono, "100", "EUR"), hold("aut-gone", "10", appliedAt.Add(time.Hour)),
+		hold("aut-held", "30", appliedAt.Add(28*24*time.Hour)), hold("aut-c", "20", appliedAt.Add(28*24*time.Hour)))
+	f.apply(t, capture)
+
+	var acct struct{ Saldo, Retenido, Disponible string }
+	f.get(t, "/cuentas/H").decode(t, &acct)
+	if acct.Saldo != "95.00" || acct.Retenido != "30.00" || acct.Disponible != "65.00" {
+		t.Errorf("account = %+v, want saldo 95.00, retenido 30.00 (the lapsed hold no longer counts), disponible 65.00", acct)
+	}
+	for id, want := range map[string]string{"aut-gone": "expirada", "aut-held": "retenida", "aut-c": "capturada"} {
+		var h struct{ Estado, Expira, Tipo string }
+		f.get(t, "/cuentas/H/movimientos/"+id).decode(t, &h)
+		if h.Estado != want || h.Tipo != "retencion" || h.Expira == "" {
+			t.Errorf("%s = %+v, want estado %s", id, h, want)
+		}
+	}
+	var c struct {
+		Tipo, Retencion string
+		Seq             int64
+	}
+	f.get(t, "/cuentas/H/movimientos/cap").decode(t, &c)
+	if c.Tipo != "cargo" || c.Retencion != "aut-c" || c.Seq != 2 {
+		t.Errorf("capture = %+v", c)
+	}
+}

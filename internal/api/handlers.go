@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
@@ -21,7 +22,7 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request) {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s not found", id))
 		return
 	}
-	writeJSON(w, http.StatusOK, NewCuentaBody(c))
+	writeJSON(w, http.StatusOK, NewCuentaBody(c, time.Now()))
 }
 
 // movimiento answers GET /cuentas/{cuenta}/movimientos/{id}: one recorded movement,
@@ -40,7 +41,7 @@ func (s *server) movimiento(w http.ResponseWriter, r *http.Request) {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s has no movement %s", cuenta, id))
 		return
 	}
-	writeJSON(w, http.StatusOK, newMovimientoBody(a))
+	writeJSON(w, http.StatusOK, newMovimientoBody(a, time.Now()))
 }
 
 // extracto answers GET /cuentas/{cuenta}/movimientos: a page of the statement, newest
@@ -69,7 +70,7 @@ func (s *server) extracto(w http.ResponseWriter, r *http.Request) {
 	}
 	body := extractoBody{Cuenta: cuenta, Movimientos: make([]movimientoBody, 0, len(movs))}
 	for _, a := range movs {
-		body.Movimientos = append(body.Movimientos, newMovimientoBody(a))
+		body.Movimientos = append(body.Movimientos, newMovimientoBody(a, time.Now()))
 	}
 	if more {
 		body.Cursor = encodeCursor(cuenta, movs[len(movs)-1].Seq)

@@ -22,6 +22,8 @@ type CuentaBody struct {
 	Moneda      string `json:"moneda"`
 	Limite      string `json:"limite"`
 	Bloqueada   bool   `json:"bloqueada"`
+	Retenido    string `json:"retenido"`
+	Disponible  string `json:"disponible"`
 	Version     int64  `json:"version"`
 	Movimientos int64  `json:"movimientos"`
 	Actualizada string `json:"actualizada"`
@@ -36,7 +38,8 @@ type extractoBody struct {
 // movimientoBody is a recorded movement. Seq and SaldoTras are set only for an applied
 // one, Motivo only for a rejected one; Fecha is the producer's, as it was sent.
 // Contrapartida is a transfer leg's other account, Anula the movement a reversal undoes,
-// AnuladoPor the reversal that undid this one.
+// AnuladoPor the reversal that undid this one; a hold has its Expira and who captured
+// or released it, a capture or release the hold it settled (Retencion).
 type movimientoBody struct {
 	ID        string `json:"id"`
 	Cuenta    string `json:"cuenta"`
@@ -54,23 +57,33 @@ type movimientoBody struct {
 	Contrapartida string `json:"contrapartida,omitempty"`
 	Anula         string `json:"anula,omitempty"`
 	AnuladoPor    string `json:"anulado_por,omitempty"`
+	Retencion     string `json:"retencion,omitempty"`
+	Expira        string `json:"expira,omitempty"`
+	CapturadaPor  string `json:"capturada_por,omitempty"`
+	LiberadaPor   string `json:"liberada_por,omitempty"`
 }
 
-// NewCuentaBody is c as the API answers it.
-func NewCuentaBody(c cuenta.Cuenta) CuentaBody {
+// NewCuentaBody is c as the API answers it at now: its holds that lapsed by then no
+// longer count, as the next write of the account drops them.
+func NewCuentaBody(c cuenta.Cuenta, now time.Time) CuentaBody {
+	c = c.Vigente(now)
 	return CuentaBody{
 		Cuenta:      c.ID,
 		Saldo:       amount(c.Saldo, c.Moneda),
 		Moneda:      c.Moneda,
 		Limite:      amount(c.Limite, c.Moneda),
 		Bloqueada:   c.Bloqueada,
+		Retenido:    amount(c.Retenido(), c.Moneda),
+		Disponible:  amount(c.Disponible(), c.Moneda),
 		Version:     c.Version,
 		Movimientos: c.Movimientos,
 		Actualizada: timestamp(c.Actualizada),
 	}
 }
 
-func newMovimientoBody(a ledger.Apunte) movimientoBody {
+// newMovimientoBody is a as the API answers it at now: a hold still held past its
+// expira reads expirada.
+func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 	m := a.Movimiento
 	b := movimientoBody{
 		ID:       m.ID,
@@ -80,18 +93,24 @@ func newMovimientoBody(a ledger.Apunte) movimientoBody {
 		Moneda:   m.Moneda,
 		Concepto: m.Concepto,
 		Fecha:    m.Fecha,
-		Estado:   string(a.Estado),
+		Estado:   string(a.EstadoAt(now)),
 		Aplicado: timestamp(a.Aplicado),
 
 		Contrapartida: a.Contrapartida,
 		Anula:         m.Anula,
 		AnuladoPor:    a.AnuladoPor,
+		Retencion:     m.Retencion,
+		CapturadaPor:  a.CapturadaPor,
+		LiberadaPor:   a.LiberadaPor,
 	}
-	switch a.Estado {
-	case ledger.Aplicado:
+	switch {
+	case a.Posted():
 		b.Seq, b.SaldoTras = a.Seq, amount(a.SaldoTras, m.Moneda)
-	case ledger.Rechazado:
+	case a.Estado == ledger.Rechazado:
 		b.Motivo = a.Motivo
+	}
+	if !m.Expira.IsZero() {
+		b.Expira = timestamp(m.Expira)
 	}
 	return b
 }

@@ -21,17 +21,20 @@ const MaxDigits = 38
 // caller, never a property of the message.
 var ErrOtraCuenta = errors.New("cuenta: movement names another account")
 
-// Cuenta is an account as the ledger keeps it. Saldo may go down to -Limite (the allowed
-// overdraft, 0 unless an operator sets it); while Bloqueada (frozen by an operator) it
-// takes credits but no debit. Movimientos counts applied movements and is therefore the
-// seq of the last one. Version is the optimistic-locking counter as read from the store;
-// the store, not Mover, advances it.
+// Cuenta is an account as the ledger keeps it. Its active holds (Retenciones, by hold
+// id) reserve funds without moving Saldo; what a debit may take is Disponible: Saldo
+// minus the holds plus Limite (the allowed overdraft, 0 unless an operator sets it).
+// While Bloqueada (frozen by an operator) it takes credits but no debit. Movimientos
+// counts applied movements and is therefore the seq of the last one. Version is the
+// optimistic-locking counter as read from the store; the store, not Mover, advances it.
+// A Cuenta's map is never changed in place: methods return a changed copy.
 type Cuenta struct {
 	ID          string
 	Moneda      string
 	Saldo       decimal.Decimal
 	Limite      decimal.Decimal
 	Bloqueada   bool
+	Retenciones map[string]Retencion
 	Movimientos int64
 	Version     int64
 	Creada      time.Time
@@ -67,11 +70,8 @@ func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
 	}
 	saldo := c.Saldo.Add(delta)
 	if delta.Sign() < 0 {
-		if c.Bloqueada {
-			return c, &BloqueadaError{Cuenta: c.ID}
-		}
-		if saldo.Add(c.Limite).Sign() < 0 { // below -limite
-			return c, &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Importe: delta.Neg()}
+		if err := c.debitable(delta.Neg()); err != nil {
+			return c, err
 		}
 	}
 	if exceedsPrecision(saldo) {
@@ -80,6 +80,18 @@ func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
 	c.Saldo = saldo
 	c.Movimientos++
 	return c, nil
+}
+
+// debitable checks that the account may take a debit of importe: it is not frozen, and
+// its available funds cover it.
+func (c Cuenta) debitable(importe decimal.Decimal) error {
+	if c.Bloqueada {
+		return &BloqueadaError{Cuenta: c.ID}
+	}
+	if c.Disponible().LessThan(importe) {
+		return &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Retenido: c.Retenido(), Importe: importe}
+	}
+	return nil
 }
 
 // ConLimite returns the account with the allowed overdraft limite: not negative, and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -147,5 +148,41 @@ func TestConLimiteChecksTheLimit(t *testing.T) {
 	}
 	if c.Limite.Sign() != 0 {
 		t.Error("ConLimite changed the receiver")
+	}
+}
+
+func TestHoldsReserveFundsAndLapse(t *testing.T) {
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	c := Nueva("ES01", "EUR")
+	c.Saldo, c.Limite = dec("100"), dec("10")
+	held, err := c.Retener("aut", dec("60"), "EUR", now.Add(time.Hour), now)
+	if err != nil || !held.Retenido().Equal(dec("60")) || !held.Disponible().Equal(dec("50")) || !held.Saldo.Equal(dec("100")) || held.Movimientos != 0 {
+		t.Fatalf("hold: %+v, %v; want 60 held, 50 available, saldo untouched", held, err)
+	}
+	if len(c.Retenciones) != 0 {
+		t.Fatal("Retener changed the receiver's holds")
+	}
+	if _, err := held.Mover(dec("-50.01"), "EUR"); !errors.Is(err, ErrDebitRefused) {
+		t.Errorf("a debit beyond disponible: %v", err)
+	}
+	captured, err := held.Capturar("aut", dec("60"), dec("45"))
+	if err != nil || !captured.Saldo.Equal(dec("55")) || captured.Retenido().Sign() != 0 || captured.Movimientos != 1 {
+		t.Errorf("capture of 45: %+v, %v; want saldo 55, nothing held", captured, err)
+	}
+	var re *RetencionError
+	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) {
+		t.Errorf("a capture over the hold: %v", err)
+	}
+	if lapsed := held.Vigente(now.Add(time.Hour)); lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
+		t.Errorf("at expira the hold lapses (and the receiver keeps it): %v / %v", lapsed.Retenido(), held.Retenido())
+	}
+	for name, expira := range map[string]time.Time{"now": now, "31 days": now.Add(31 * 24 * time.Hour)} {
+		if _, err := c.Retener("x", dec("1"), "EUR", expira, now); !errors.As(err, &re) {
+			t.Errorf("expira %s: %v, want a RetencionError", name, err)
+		}
+	}
+	c.Bloqueada = true
+	if _, err := c.Retener("y", dec("1"), "EUR", now.Add(time.Hour), now); !errors.Is(err, ErrDebitRefused) {
+		t.Errorf("a hold on a frozen account: %v", err)
 	}
 }

@@ -28,15 +28,19 @@ func (e *MonedaDistintaError) Error() string {
 // may pass later (a credit can still be on its way, out of order), so the ledger's
 // policy decides whether it is retried or recorded as rejected.
 type SaldoInsuficienteError struct {
-	Cuenta  string
-	Saldo   decimal.Decimal
-	Limite  decimal.Decimal
-	Importe decimal.Decimal
+	Cuenta   string
+	Saldo    decimal.Decimal
+	Limite   decimal.Decimal
+	Retenido decimal.Decimal
+	Importe  decimal.Decimal
 }
 
 func (e *SaldoInsuficienteError) Error() string {
-	return fmt.Sprintf("cuenta %s: insufficient funds: cargo of %s with balance %s and overdraft limit %s",
-		e.Cuenta, e.Importe, e.Saldo, e.Limite)
+	msg := fmt.Sprintf("cuenta %s: insufficient funds: cargo of %s with balance %s and overdraft limit %s", e.Cuenta, e.Importe, e.Saldo, e.Limite)
+	if e.Retenido.Sign() > 0 {
+		msg += fmt.Sprintf(", %s held", e.Retenido)
+	}
+	return msg
 }
 
 // Is makes errors.Is(err, ErrDebitRefused) true.
@@ -52,6 +56,19 @@ func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
 
 // Is makes errors.Is(err, ErrDebitRefused) true.
 func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefused }
+
+// RetencionError reports a hold the account cannot take or give back — too many
+// active, expira out of range, unknown, expired, or a capture over its amount — and
+// why. It is permanent: no redelivery changes it.
+type RetencionError struct {
+	Cuenta    string
+	Retencion string
+	Reason    string
+}
+
+func (e *RetencionError) Error() string {
+	return fmt.Sprintf("cuenta %s: hold %s %s", e.Cuenta, e.Retencion, e.Reason)
+}
 
 // LimiteError reports an overdraft limit an operator may not set, and why.
 type LimiteError struct {

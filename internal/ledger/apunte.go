@@ -13,18 +13,25 @@ import (
 // Estado is a recorded movement's state.
 type Estado string
 
-// The states a movement item can be in.
+// The states a movement item can be in: applied or rejected; a hold held, captured or
+// released. Expirada is never stored: a hold still Retenida past its expira reads so.
 const (
 	Aplicado  Estado = "aplicado"
 	Rechazado Estado = "rechazado"
+	Retenida  Estado = "retenida"
+	Capturada Estado = "capturada"
+	Liberada  Estado = "liberada"
+	Expirada  Estado = "expirada"
 )
 
-// Estados lists every state a recorded movement can be in; the audit reports any other.
-var Estados = []Estado{Aplicado, Rechazado}
+// Estados lists every state a recorded movement can be stored in; the audit reports any
+// other.
+var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 
 // Apunte is a movement as the ledger recorded it: the movement itself, and what the
 // ledger made of it. Seq and SaldoTras are set only when Estado is Aplicado; Motivo
-// only when it is Rechazado; AnuladoPor when a reversal has undone it. A reversal is
+// only when it is Rechazado; AnuladoPor when a reversal has undone it; for a hold, who
+// captured or released it (CapturadaPor, LiberadaPor). A reversal is
 // recorded as the opposite abono or cargo whose Movimiento.Anula names the original; a
 // transfer as two legs, the cargo on the debited account and the abono on the credited
 // one, each naming the other account in Contrapartida. A stored Apunte is read without
@@ -41,6 +48,25 @@ type Apunte struct {
 	Origen        string
 	AnuladoPor    string
 	Contrapartida string
+	CapturadaPor  string
+	LiberadaPor   string
+}
+
+// Posted reports whether the recorded movement moved its account's balance: an applied
+// abono or cargo (a transfer leg, a reversal, a capture are recorded as one), which
+// takes the account's next seq. Holds and releases move no balance and have no seq.
+func (a Apunte) Posted() bool {
+	t := a.Movimiento.Tipo
+	return a.Estado == Aplicado && (t == movimiento.Abono || t == movimiento.Cargo)
+}
+
+// EstadoAt is the state a reader sees at now: a hold still held past its expiry has
+// lapsed.
+func (a Apunte) EstadoAt(now time.Time) Estado {
+	if a.Estado == Retenida && !a.Movimiento.Expira.After(now) {
+		return Expirada
+	}
+	return a.Estado
 }
 
 // ErrNotFound is matched, with errors.Is, by the *NotFoundError readers return for an

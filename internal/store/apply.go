@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,11 +111,11 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		}
 		return l.still(pending, resolved, res, r.Attempts)
 	case errors.As(err, &changed):
-		// A record a reversal marks changed since it was read (another reversal won):
-		// the next round decides on what it holds now.
+		// A record a reversal or a settlement marks changed since it was read (another
+		// won the race): the next round decides on what it holds now.
 		for _, rec := range changed.Records {
 			m := es[p.decisions[p.replaced[rec.Index]].entrega].Mov
-			records[movID{m.Cuenta, m.Anula}] = rec.Item
+			records[movID{m.Cuenta, referred(m)}] = rec.Item
 		}
 		return l.still(pending, nil, res, r.Attempts)
 	default:
@@ -144,13 +145,18 @@ func (l *Ledger) still(pending []int, resolved map[int]bool, res []ledger.Result
 	return out
 }
 
+// referred is the id of the record m refers to and marks: the movement a reversal
+// undoes, the hold a capture or release settles; "" for none.
+func referred(m movimiento.Movimiento) string { return cmp.Or(m.Anula, m.Retencion) }
+
 // read fetches, strongly consistent, the records the chunk refers to (the movements its
-// reversals undo) that no earlier round read.
+// reversals undo, the holds its captures and releases settle) that no earlier round
+// read.
 func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, records map[movID]versioned.Item) error {
 	for _, i := range chunk {
 		m := es[i].Mov
-		k := movID{m.Cuenta, m.Anula}
-		if _, seen := records[k]; m.Anula == "" || seen {
+		k := movID{m.Cuenta, referred(m)}
+		if _, seen := records[k]; k.id == "" || seen {
 			continue
 		}
 		out, err := l.db.GetItem(ctx, getInput(l.table, movKey(k.cuenta, k.id)))
@@ -181,7 +187,8 @@ func classify(err error, attempts int) error {
 // nextChunk is the longest prefix of pending that fits one transaction, and the
 // accounts it touches in order of first appearance: at most versioned.MaxActions
 // actions (one per record a movement writes or checks: two for a transfer's legs, two
-// for a reversal and the original it marks; one per account), and no item named twice —
+// for a reversal or a hold's capture or release and the record it marks; one per
+// account), and no item named twice —
 // DynamoDB allows one action per item in a transaction, so a movement naming an item
 // named earlier in the chunk (a reversal of a movement written in it, a movement with a
 // transfer leg's id on the other account) waits for the next one.
@@ -194,8 +201,8 @@ func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []strin
 		switch {
 		case m.Destino != "":
 			names = append(names, movID{m.Destino, m.ID})
-		case m.Anula != "":
-			names = append(names, movID{m.Cuenta, m.Anula})
+		case referred(m) != "":
+			names = append(names, movID{m.Cuenta, referred(m)})
 		}
 		touched := slices.DeleteFunc([]string{m.Cuenta, m.Destino}, func(c string) bool { return c == "" || slices.Contains(cuentas, c) })
 		clash := slices.ContainsFunc(names, func(k movID) bool { return named[k] })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -44,10 +45,12 @@ type Broken struct {
 }
 
 // AuditOptions tune the scan. Segments is the number of parallel scan segments (1 to
-// 64, default 4). PageSize caps the items per Scan page (0: DynamoDB's 1 MB pages).
+// 64, default 4). PageSize caps the items per Scan page (0: DynamoDB's 1 MB pages). Now
+// is the clock holds expire by (nil: time.Now).
 type AuditOptions struct {
 	Segments int
 	PageSize int32
+	Now      func() time.Time
 }
 
 const (
@@ -66,7 +69,8 @@ const (
 // applied movements' abonos minus cargos, movimientos equals their number, their seq
 // values are exactly 1..movimientos, each one's saldo_tras is the running balance at
 // its seq, every estado is a known one, reversals and reversed movements name each
-// other, and every transfer leg has its counterpart on the other account. It is safe on a live table: a parallel,
+// other, every transfer leg has its counterpart on the other account, and the holds
+// agree with the account's active holds (checkHolds). It is safe on a live table: a parallel,
 // strongly consistent Scan reads everything once, and an account that looks broken is
 // read again from one point of view — its account item and movements in one Query,
 // then its version once more, redone (bounded) if the account moved meanwhile — before
@@ -76,6 +80,10 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	if err != nil {
 		return AuditReport{}, err
 	}
+	now := time.Now()
+	if opts.Now != nil {
+		now = opts.Now()
+	}
 	report := AuditReport{OK: true, Accounts: len(accounts), Broken: []Broken{}}
 	for id, b := range accounts {
 		report.Movements += len(b.applied)
@@ -83,7 +91,7 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 		if err != nil {
 			return AuditReport{}, err
 		}
-		reasons = append(b.check(), reasons...)
+		reasons = append(b.check(now), reasons...)
 		if len(reasons) > 0 {
 			if b, err = reread(ctx, db, table, id); err != nil {
 				return AuditReport{}, err
@@ -91,7 +99,7 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 			if reasons, err = pairs(ctx, db, table, nil, b); err != nil {
 				return AuditReport{}, err
 			}
-			reasons = append(b.check(), reasons...)
+			reasons = append(b.check(now), reasons...)
 		}
 		if len(reasons) > 0 {
 			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(reasons, "; ")})
@@ -106,18 +114,21 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 type books struct {
 	account  cuenta.Cuenta
 	hasItem  bool
-	applied  map[string]ledger.Apunte // by sort key: an item two scan segments both see counts once
+	version  int64                    // the account item's, read even when the rest cannot be
+	applied  map[string]ledger.Apunte // posted movements by sort key: an item two scan segments both see counts once
+	holds    map[string]ledger.Apunte // holds by hold id
 	problems map[string]string        // by sort key: items that cannot be read, or in no known state
 	unstable bool                     // it kept moving while it was read again
 }
 
 func newBooks() *books {
-	return &books{applied: map[string]ledger.Apunte{}, problems: map[string]string{}}
+	return &books{applied: map[string]ledger.Apunte{}, holds: map[string]ledger.Apunte{}, problems: map[string]string{}}
 }
 
 // add files one item of the account's partition.
 func (b *books) add(sk string, item versioned.Item) {
 	if sk == cuentaSK {
+		b.version = versionOf(item)
 		c, _, err := decodeCuenta(item)
 		if err != nil {
 			b.problems[sk] = fmt.Sprintf("account item: %v", err)
@@ -132,13 +143,15 @@ func (b *books) add(sk string, item versioned.Item) {
 		b.problems[sk] = fmt.Sprintf("item %s: %v", sk, err)
 	case !slices.Contains(ledger.Estados, a.Estado):
 		b.problems[sk] = fmt.Sprintf("movement %s has estado %q, which is none of %v", a.Movimiento.ID, a.Estado, ledger.Estados)
-	case a.Estado == ledger.Aplicado:
+	case a.Posted():
 		b.applied[sk] = a
+	case a.Movimiento.Tipo == movimiento.Retencion:
+		b.holds[a.Movimiento.ID] = a
 	}
 }
 
-// check lists the invariants the account breaks.
-func (b *books) check() []string {
+// check lists the invariants the account breaks, holds expiring by now.
+func (b *books) check(now time.Time) []string {
 	reasons := slices.Sorted(maps.Values(b.problems))
 	if b.unstable {
 		reasons = append(reasons, fmt.Sprintf("it changed during each of %d attempts to read it from one point of view; audit it again", maxRereads))
@@ -162,6 +175,7 @@ func (b *books) check() []string {
 		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", b.account.Movimientos, n))
 	}
 	reasons = append(reasons, b.checkReversals(applied)...)
+	reasons = append(reasons, b.checkHolds(now)...)
 	running := decimal.Zero
 	for i, a := range applied {
 		if want := int64(i + 1); a.Seq != want {
@@ -172,6 +186,36 @@ func (b *books) check() []string {
 		if !a.SaldoTras.Equal(running) {
 			reasons = append(reasons, fmt.Sprintf("saldo_tras of seq %d is %s, but the running balance is %s", a.Seq, a.SaldoTras, running))
 			break
+		}
+	}
+	return reasons
+}
+
+// checkHolds checks the holds: every active hold in the account item is a hold held
+// for that importe until that expira; every hold held and not expired at now is among
+// them (so retenido is the sum of the unexpired holds); every captured hold has its
+// capture, a posted cargo of at most its importe naming it.
+func (b *books) checkHolds(now time.Time) []string {
+	var reasons []string
+	for _, id := range slices.Sorted(maps.Keys(b.account.Retenciones)) {
+		r := b.account.Retenciones[id]
+		h, ok := b.holds[id]
+		if !ok || h.Estado != ledger.Retenida || !h.Movimiento.Importe.Equal(r.Importe) || !h.Movimiento.Expira.Equal(r.Expira) {
+			reasons = append(reasons, fmt.Sprintf("active hold %s (%s until %s) has no hold held for it", id, r.Importe, r.Expira.UTC().Format(time.RFC3339)))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.holds)) {
+		h := b.holds[id]
+		switch {
+		case h.EstadoAt(now) == ledger.Retenida:
+			if _, ok := b.account.Retenciones[id]; !ok {
+				reasons = append(reasons, fmt.Sprintf("hold %s is held until %s, but not among the account's active holds", id, h.Movimiento.Expira.UTC().Format(time.RFC3339)))
+			}
+		case h.Estado == ledger.Capturada:
+			c, ok := b.applied[movSK+h.CapturadaPor]
+			if !ok || c.Movimiento.Retencion != id || c.Movimiento.Tipo != movimiento.Cargo || c.Movimiento.Importe.GreaterThan(h.Movimiento.Importe) {
+				reasons = append(reasons, fmt.Sprintf("hold %s is captured by %s, which is no posted capture of it", id, h.CapturadaPor))
+			}
 		}
 	}
 	return reasons
@@ -348,18 +392,21 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 		if err != nil {
 			return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
 		}
-		var now struct {
-			Version int64 `dynamodbav:"version"`
-		}
-		if err := attributevalue.UnmarshalMap(out.Item, &now); err != nil {
-			return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
-		}
-		if now.Version == b.account.Version {
+		if versionOf(out.Item) == b.version {
 			return b, nil
 		}
 	}
 	b.unstable = true
 	return b, nil
+}
+
+// versionOf is an account item's version, 0 for none (or one that cannot be read).
+func versionOf(item versioned.Item) int64 {
+	var v struct {
+		Version int64 `dynamodbav:"version"`
+	}
+	_ = attributevalue.UnmarshalMap(item, &v) // an unreadable version reads as 0
+	return v.Version
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

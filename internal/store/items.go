@@ -28,9 +28,13 @@ const (
 	// attrAnuladoPor marks a reversed movement with its reversal's id; a movement is
 	// reversed at most once because it is set only where it is missing.
 	attrAnuladoPor = "anulado_por"
-	cuentaPK       = "CUENTA#"
-	cuentaSK       = "CUENTA"
-	movSK          = "MOV#"
+	// attrCapturadaPor and attrLiberadaPor mark a settled hold with the message that
+	// settled it; a hold is settled once, while its estado is still retenida.
+	attrCapturadaPor = "capturada_por"
+	attrLiberadaPor  = "liberada_por"
+	cuentaPK         = "CUENTA#"
+	cuentaSK         = "CUENTA"
+	movSK            = "MOV#"
 	// indexPorSeq is the sparse global secondary index (pk, seq) over applied
 	// movements: an account's statement in ledger order (migrations/0001_ledger.json).
 	indexPorSeq = "por_seq"
@@ -45,22 +49,30 @@ func Table(name string) versioned.Table {
 // cuentaItem is an account item. Version is the optimistic-locking counter: read here,
 // written only by versioned (omitted when zero).
 type cuentaItem struct {
-	PK          string           `dynamodbav:"pk"`
-	SK          string           `dynamodbav:"sk"`
-	Moneda      string           `dynamodbav:"moneda"`
-	Saldo       versioned.Number `dynamodbav:"saldo"`
-	Limite      versioned.Number `dynamodbav:"limite"`
-	Bloqueada   bool             `dynamodbav:"bloqueada,omitempty"`
-	Movimientos int64            `dynamodbav:"movimientos"`
-	Version     int64            `dynamodbav:"version,omitempty"`
-	Creada      time.Time        `dynamodbav:"creada"`
-	Actualizada time.Time        `dynamodbav:"actualizada"`
+	PK          string                   `dynamodbav:"pk"`
+	SK          string                   `dynamodbav:"sk"`
+	Moneda      string                   `dynamodbav:"moneda"`
+	Saldo       versioned.Number         `dynamodbav:"saldo"`
+	Limite      versioned.Number         `dynamodbav:"limite"`
+	Bloqueada   bool                     `dynamodbav:"bloqueada,omitempty"`
+	Retenciones map[string]retencionItem `dynamodbav:"retenciones,omitempty"`
+	Movimientos int64                    `dynamodbav:"movimientos"`
+	Version     int64                    `dynamodbav:"version,omitempty"`
+	Creada      time.Time                `dynamodbav:"creada"`
+	Actualizada time.Time                `dynamodbav:"actualizada"`
+}
+
+// retencionItem is an active hold in its account's item.
+type retencionItem struct {
+	Importe versioned.Number `dynamodbav:"importe"`
+	Expira  time.Time        `dynamodbav:"expira"`
 }
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
 // movement, so the por_seq index holds exactly the statement. A reversal names the
 // movement it reverses (Anula); a reversed movement its reversal (AnuladoPor); a
-// transfer leg the other account (Contrapartida).
+// transfer leg the other account (Contrapartida); a hold its expiry and who captured
+// or released it; a capture or release the hold (Retencion).
 type movItem struct {
 	PK            string            `dynamodbav:"pk"`
 	SK            string            `dynamodbav:"sk"`
@@ -79,6 +91,10 @@ type movItem struct {
 	Anula         string            `dynamodbav:"anula,omitempty"`
 	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
 	Contrapartida string            `dynamodbav:"contrapartida,omitempty"`
+	Retencion     string            `dynamodbav:"retencion,omitempty"`
+	Expira        *time.Time        `dynamodbav:"expira,omitempty"`
+	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
+	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
 }
 
 // accountAttrs are the attributes cuentaItem knows. An account item's other attributes
@@ -112,6 +128,7 @@ func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 		Saldo:       versioned.NumberOf(c.Saldo),
 		Limite:      versioned.NumberOf(c.Limite),
 		Bloqueada:   c.Bloqueada,
+		Retenciones: retencionItems(c.Retenciones),
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
@@ -146,11 +163,34 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		Saldo:       it.Saldo.Decimal,
 		Limite:      it.Limite.Decimal,
 		Bloqueada:   it.Bloqueada,
+		Retenciones: retenciones(it.Retenciones),
 		Movimientos: it.Movimientos,
 		Version:     it.Version,
 		Creada:      it.Creada,
 		Actualizada: it.Actualizada,
 	}, true, nil
+}
+
+func retencionItems(rs map[string]cuenta.Retencion) map[string]retencionItem {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make(map[string]retencionItem, len(rs))
+	for id, r := range rs {
+		out[id] = retencionItem{Importe: versioned.NumberOf(r.Importe), Expira: r.Expira.UTC()}
+	}
+	return out
+}
+
+func retenciones(items map[string]retencionItem) map[string]cuenta.Retencion {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make(map[string]cuenta.Retencion, len(items))
+	for id, r := range items {
+		out[id] = cuenta.Retencion{Importe: r.Importe.Decimal, Expira: r.Expira}
+	}
+	return out
 }
 
 // encodeApunte is the movement's item.
@@ -171,8 +211,15 @@ func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 		Origen:        a.Origen,
 		Anula:         m.Anula,
 		Contrapartida: a.Contrapartida,
+		Retencion:     m.Retencion,
+		CapturadaPor:  a.CapturadaPor,
+		LiberadaPor:   a.LiberadaPor,
 	}
-	if a.Estado == ledger.Aplicado {
+	if !m.Expira.IsZero() {
+		expira := m.Expira.UTC()
+		it.Expira = &expira
+	}
+	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
 		it.Seq, it.SaldoTras = a.Seq, &saldo
 	}
@@ -198,14 +245,15 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	}
 	a := ledger.Apunte{
 		Movimiento: movimiento.Movimiento{
-			ID:       id,
-			Cuenta:   cuentaID,
-			Tipo:     movimiento.Tipo(it.Tipo),
-			Importe:  it.Importe.Decimal,
-			Moneda:   it.Moneda,
-			Concepto: it.Concepto,
-			Fecha:    it.Fecha,
-			Anula:    it.Anula,
+			ID:        id,
+			Cuenta:    cuentaID,
+			Tipo:      movimiento.Tipo(it.Tipo),
+			Importe:   it.Importe.Decimal,
+			Moneda:    it.Moneda,
+			Concepto:  it.Concepto,
+			Fecha:     it.Fecha,
+			Anula:     it.Anula,
+			Retencion: it.Retencion,
 		},
 		Huella:        it.Huella,
 		Estado:        ledger.Estado(it.Estado),
@@ -215,6 +263,11 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 		Origen:        it.Origen,
 		AnuladoPor:    it.AnuladoPor,
 		Contrapartida: it.Contrapartida,
+		CapturadaPor:  it.CapturadaPor,
+		LiberadaPor:   it.LiberadaPor,
+	}
+	if it.Expira != nil {
+		a.Movimiento.Expira = *it.Expira
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

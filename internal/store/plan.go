@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -89,7 +90,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	for i, item := range st.Items {
 		if p.known != nil {
 			if c, ok := p.known(p.cuentas[i]); ok && item != nil && c.Version == st.Versions[i] {
-				accts[i] = account{c: c, exists: true}
+				accts[i] = account{c: c.Vigente(p.now), exists: true}
 				continue
 			}
 		}
@@ -97,7 +98,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 		if err != nil {
 			return versioned.Txn{}, &ledger.PermanentError{Err: err}
 		}
-		accts[i] = account{c: c, exists: ok}
+		accts[i] = account{c: c.Vigente(p.now), exists: ok}
 	}
 	var txn versioned.Txn
 	var absent []int
@@ -167,6 +168,24 @@ func (p *planner) decide(i int, accts []account) decision {
 		next, err = base.Mover(original.Movimiento.Delta().Neg(), original.Movimiento.Moneda)
 	case movimiento.Traspaso:
 		return p.transfer(d, base, a, &accts[slices.Index(p.cuentas, m.Destino)])
+	case movimiento.Retencion:
+		next, err = base.Retener(m.ID, m.Importe, m.Moneda, m.Expira, p.now)
+	case movimiento.Captura, movimiento.Liberacion:
+		var hold ledger.Apunte
+		if hold, d.replace, err = p.settlement(m); err != nil {
+			return d.fail(err)
+		}
+		d.apunte.Movimiento.Moneda = hold.Movimiento.Moneda
+		if m.Tipo == movimiento.Liberacion {
+			next = base.Liberar(hold.Movimiento.ID)
+			break
+		}
+		importe := m.Importe
+		if importe.IsZero() { // omitted: all of it
+			importe = hold.Movimiento.Importe
+		}
+		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
+		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
 	default:
 		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", m.Tipo)})
 	}
@@ -179,7 +198,13 @@ func (d decision) settle(policy ledger.FundsPolicy, a *account, next cuenta.Cuen
 	switch {
 	case err == nil:
 		a.c, a.exists, a.changed = next, true, true
-		d.outcome, d.apunte.Estado, d.apunte.Seq, d.apunte.SaldoTras = ledger.Applied, ledger.Aplicado, next.Movimientos, next.Saldo
+		d.outcome, d.apunte.Estado = ledger.Applied, ledger.Aplicado
+		switch {
+		case d.apunte.Movimiento.Tipo == movimiento.Retencion:
+			d.apunte.Estado = ledger.Retenida
+		case d.apunte.Posted():
+			d.apunte.Seq, d.apunte.SaldoTras = next.Movimientos, next.Saldo
+		}
 	case errors.Is(err, cuenta.ErrDebitRefused) && policy == ledger.Reject:
 		d.outcome, d.apunte.Estado, d.apunte.Motivo, d.replace = ledger.Rejected, ledger.Rechazado, err.Error(), nil
 	default:
@@ -266,6 +291,64 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 	return original, &versioned.Replace{Item: marked, If: []versioned.Cond{
 		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor),
 	}}, nil
+}
+
+// settlement checks that m (a captura or a liberacion) may settle the hold it names, as
+// recorded before this plan, and returns that hold and the Replace that marks it
+// settled by m: only while it is still held, so capture and release race safely and a
+// hold is settled at most once. A capture must come before the hold expires; a release
+// of an expired hold is allowed (it frees nothing, and says so in the hold's state).
+func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
+	stored := p.records[movID{m.Cuenta, m.Retencion}]
+	if stored == nil { // it may be on its way, out of order
+		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("%w: hold %s of cuenta %s, which %s settles, is not recorded (yet)", ledger.ErrWaiting, m.Retencion, m.Cuenta, m.ID)}
+	}
+	hold, err := decodeApunte(stored)
+	if err != nil {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+	}
+	h := hold.Movimiento
+	var why string
+	switch {
+	case hold.CapturadaPor == m.ID || hold.LiberadaPor == m.ID: // this very message is recorded: its record answers
+	case h.Tipo != movimiento.Retencion:
+		why = "is a " + string(h.Tipo) + ", not a hold"
+	case hold.Estado == ledger.Capturada:
+		why = "is already captured by " + hold.CapturadaPor
+	case hold.Estado == ledger.Liberada:
+		why = "is already released by " + hold.LiberadaPor
+	case hold.Estado != ledger.Retenida:
+		why = "was not held (estado " + string(hold.Estado) + ")"
+	case m.Tipo == movimiento.Captura && !h.Expira.After(p.now):
+		why = "expired at " + h.Expira.UTC().Format(time.RFC3339) + "; it can no longer be captured"
+	case m.Moneda != "" && m.Moneda != h.Moneda:
+		why = fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
+	case m.Importe.GreaterThan(h.Importe):
+		why = fmt.Sprintf("holds %s; a capture of %s is more", h.Importe, m.Importe)
+	case !m.Importe.IsZero() && tooPrecise(m.Importe, h.Moneda):
+		why = fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", h.Moneda, m.Importe)
+	}
+	if why != "" {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Reason: why}}
+	}
+	settled := maps.Clone(stored)
+	by, state := attrCapturadaPor, ledger.Capturada
+	if m.Tipo == movimiento.Liberacion {
+		by, state = attrLiberadaPor, ledger.Liberada
+	}
+	for attr, v := range map[string]string{by: m.ID, attrEstado: string(state)} {
+		if settled[attr], err = attributevalue.Marshal(v); err != nil {
+			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+		}
+	}
+	return hold, &versioned.Replace{Item: settled, If: []versioned.Cond{versioned.Equals(attrEstado, string(ledger.Retenida))}}, nil
+}
+
+// tooPrecise reports whether importe has more decimals than moneda's minor units (an
+// unknown currency, from an older ledger, takes any).
+func tooPrecise(importe decimal.Decimal, moneda string) bool {
+	units, ok := movimiento.MinorUnits(moneda)
+	return ok && !importe.Equal(importe.Truncate(units))
 }
 
 // reversalOf is the movement recorded for the reversal m of original: the opposite

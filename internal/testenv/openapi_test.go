@@ -20,7 +20,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 func TestCheckRejectsWhatTheContractDoesNotDescribe(t *testing.T) {
 	spec := LoadOpenAPI(t)
 	jsonHeader := http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
-	balance := `{"cuenta":"ES76","saldo":"50.00","moneda":"EUR","limite":"0.00","bloqueada":false,"version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`
+	balance := `{"cuenta":"ES76","saldo":"50.00","moneda":"EUR","limite":"0.00","bloqueada":false,"retenido":"0.00","disponible":"50.00","version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`
 	cases := []struct {
 		name         string
 		method, path string
@@ -30,7 +30,7 @@ func TestCheckRejectsWhatTheContractDoesNotDescribe(t *testing.T) {
 		ok           bool
 	}{
 		{"a documented balance", "GET", "/cuentas/ES76", 200, jsonHeader, balance, true},
-		{"saldo as a JSON number", "GET", "/cuentas/ES76", 200, jsonHeader, `{"cuenta":"ES76","saldo":50.0,"moneda":"EUR","limite":"0.00","bloqueada":false,"version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`, false},
+		{"saldo as a JSON number", "GET", "/cuentas/ES76", 200, jsonHeader, `{"cuenta":"ES76","saldo":50.0,"moneda":"EUR","limite":"0.00","bloqueada":false,"retenido":"0.00","disponible":"50.00","version":1,"movimientos":1,"actualizada":"2026-12-02T10:15:00Z"}`, false},
 		{"an undocumented status", "GET", "/cuentas/ES76", 418, jsonHeader, `{"error":"internal","message":"x"}`, false},
 		{"no Cache-Control", "GET", "/cuentas/ES76", 200, http.Header{"Content-Type": {"application/json"}}, balance, false},
 		{"an applied movement without seq", "GET", "/cuentas/ES76/movimientos/m-1", 200, jsonHeader,

@@ -1,0 +1,103 @@
+package cuenta
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Limits of holds: an account keeps at most MaxRetenciones active holds in its item (an
+// item is at most 400 KB, and every write carries them), and a hold lapses at most
+// MaxExpira after it is taken.
+const (
+	MaxRetenciones = 200
+	MaxExpira      = 30 * 24 * time.Hour
+)
+
+// Retencion is an active hold: funds reserved until Expira.
+type Retencion struct {
+	Importe decimal.Decimal
+	Expira  time.Time
+}
+
+// Retenido is the sum of the account's active holds.
+func (c Cuenta) Retenido() decimal.Decimal {
+	sum := decimal.Zero
+	for _, r := range c.Retenciones {
+		sum = sum.Add(r.Importe)
+	}
+	return sum
+}
+
+// Disponible is what a debit may take: Saldo − Retenido + Limite.
+func (c Cuenta) Disponible() decimal.Decimal {
+	return c.Saldo.Sub(c.Retenido()).Add(c.Limite)
+}
+
+// Vigente returns the account without the holds that lapsed by now: every write of the
+// account drops them, and every read computes alike, so an expired hold needs no timer.
+func (c Cuenta) Vigente(now time.Time) Cuenta {
+	lapsed := func(_ string, r Retencion) bool { return !r.Expira.After(now) }
+	for id, r := range c.Retenciones {
+		if lapsed(id, r) {
+			c.Retenciones = maps.Clone(c.Retenciones)
+			maps.DeleteFunc(c.Retenciones, lapsed)
+			break
+		}
+	}
+	return c
+}
+
+// Retener returns the account holding importe until expira under id: a debit's rules
+// against Disponible (a freeze, the funds), expira after now and at most MaxExpira
+// ahead, at most MaxRetenciones active. Saldo does not move.
+func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expira, now time.Time) (Cuenta, error) {
+	if moneda != c.Moneda {
+		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
+	}
+	switch {
+	case !expira.After(now):
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: "expires at or before it is taken (" + expira.UTC().Format(time.RFC3339) + ")"}
+	case expira.Sub(now) > MaxExpira:
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("expires more than %d days ahead", MaxExpira/(24*time.Hour))}
+	case len(c.Retenciones) >= MaxRetenciones:
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("cannot be taken: too many active holds (at most %d)", MaxRetenciones)}
+	}
+	if err := c.debitable(importe); err != nil {
+		return c, err
+	}
+	c.Retenciones = maps.Clone(c.Retenciones)
+	if c.Retenciones == nil {
+		c.Retenciones = map[string]Retencion{}
+	}
+	c.Retenciones[id] = Retencion{Importe: importe, Expira: expira}
+	return c, nil
+}
+
+// Capturar returns the account with the hold id, of held, posted as a debit of importe
+// (at most held; the rest is released) and gone from its active holds. The amount was
+// reserved, so neither the funds nor a freeze that came later can refuse it.
+func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
+	if importe.GreaterThan(held) {
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
+	}
+	c = c.Liberar(id)
+	saldo := c.Saldo.Sub(importe)
+	if exceedsPrecision(saldo) {
+		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
+	}
+	c.Saldo = saldo
+	c.Movimientos++
+	return c, nil
+}
+
+// Liberar returns the account without the active hold id, if it has it.
+func (c Cuenta) Liberar(id string) Cuenta {
+	if _, ok := c.Retenciones[id]; ok {
+		c.Retenciones = maps.Clone(c.Retenciones)
+		delete(c.Retenciones, id)
+	}
+	return c
+}

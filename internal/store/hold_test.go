@@ -1,0 +1,296 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+// clock is a settable clock, so holds expire without waiting.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func clocked(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy, c *clock) *store.Ledger {
+	t.Helper()
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func hold(t *testing.T, id, cta, importe string, expira time.Time) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Retencion, Importe: importe, Moneda: "EUR", Expira: expira.Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// settle is a captura (importe optional) or a liberacion of the hold retencion.
+func settleHold(t *testing.T, tipo movimiento.Tipo, id, cta, retencion, importe string) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: tipo, Retencion: retencion, Importe: importe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func retenido(t *testing.T, env *testenv.DynamoDB, cta string) (saldo, held string) {
+	t.Helper()
+	c, err := store.NewReader(env.Client, env.Table()).Cuenta(context.Background(), cta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Saldo.String(), c.Retenido().String()
+}
+
+func TestAHoldReservesFundsUntilItIsCapturedOrReleased(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Retry, c)
+	week := c.now().Add(7 * 24 * time.Hour)
+	apply(t, svc, mov(t, "a", "H", movimiento.Abono, "100.00"))
+
+	if r := apply(t, svc, hold(t, "aut-1", "H", "30.00", week)); r.Outcome != ledger.Applied || r.Estado != ledger.Retenida || r.Seq != 0 {
+		t.Fatalf("hold = %+v, want applied, retenida, no seq", r)
+	}
+	if s, h := retenido(t, env, "H"); s != "100" || h != "30" {
+		t.Fatalf("after the hold: saldo %s, retenido %s; want 100 and 30", s, h)
+	}
+	if r := apply(t, svc, mov(t, "b", "H", movimiento.Cargo, "70.01")); !errors.Is(r.Err, cuenta.ErrDebitRefused) {
+		t.Fatalf("a cargo beyond disponible = %+v, want refused", r)
+	}
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-1", "H", "aut-1", "25.00")); r.Outcome != ledger.Applied || r.Seq != 2 || r.SaldoTras.String() != "75" {
+		t.Fatalf("partial capture = %+v, want applied as seq 2 at 75", r)
+	}
+	if s, h := retenido(t, env, "H"); s != "75" || h != "0" {
+		t.Errorf("after the capture: saldo %s, retenido %s; want 75 and 0 (the rest released)", s, h)
+	}
+	h := get(t, env, "CUENTA#H", "MOV#aut-1")
+	if h.str("estado") != "capturada" || h.str("capturada_por") != "cap-1" {
+		t.Errorf("hold item = %v, want capturada by cap-1", h)
+	}
+	if cap := get(t, env, "CUENTA#H", "MOV#cap-1"); cap.str("tipo") != "cargo" || cap.str("retencion") != "aut-1" || cap.num("importe").String() != "25" {
+		t.Errorf("capture item = %v", cap)
+	}
+
+	apply(t, svc, hold(t, "aut-2", "H", "40.00", week))
+	if r := apply(t, svc, settleHold(t, movimiento.Liberacion, "lib-2", "H", "aut-2", "")); r.Outcome != ledger.Applied {
+		t.Fatalf("release = %+v", r)
+	}
+	if s, h := retenido(t, env, "H"); s != "75" || h != "0" {
+		t.Errorf("after the release: saldo %s, retenido %s; want 75 and 0", s, h)
+	}
+
+	// Every message again, and late: duplicates, nothing moves.
+	for _, m := range []movimiento.Movimiento{hold(t, "aut-1", "H", "30.00", week), settleHold(t, movimiento.Captura, "cap-1", "H", "aut-1", "25.00"),
+		hold(t, "aut-2", "H", "40.00", week), settleHold(t, movimiento.Liberacion, "lib-2", "H", "aut-2", "")} {
+		if r := apply(t, svc, m); r.Outcome != ledger.Duplicate {
+			t.Errorf("%s again = %+v, want a duplicate", m.ID, r)
+		}
+	}
+	for name, tc := range map[string]struct {
+		m    movimiento.Movimiento
+		want string
+	}{
+		"a second capture under another id": {settleHold(t, movimiento.Captura, "cap-x", "H", "aut-1", ""), "already captured by cap-1"},
+		"a capture of a released hold":      {settleHold(t, movimiento.Captura, "cap-y", "H", "aut-2", ""), "already released by lib-2"},
+		"a release of a captured hold":      {settleHold(t, movimiento.Liberacion, "lib-z", "H", "aut-1", ""), "already captured by cap-1"},
+	} {
+		if r := apply(t, svc, tc.m); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), tc.want) {
+			t.Errorf("%s = %+v, want permanent: %s", name, r, tc.want)
+		}
+	}
+	assertAccount(t, env, "H", "75", 5, 2)
+}
+
+func TestHoldRulesAndExpiry(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Retry, c)
+	apply(t, svc, mov(t, "a", "E", movimiento.Abono, "100.00"))
+	hour := c.now().Add(time.Hour)
+	apply(t, svc, hold(t, "aut-1", "E", "60.00", hour))
+
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "holds 60") {
+		t.Errorf("a capture over the hold = %+v, want permanent", r)
+	}
+	for name, m := range map[string]movimiento.Movimiento{
+		"expira in the past":      hold(t, "aut-p", "E", "1.00", c.now().Add(-time.Minute)),
+		"expira beyond 30 days":   hold(t, "aut-f", "E", "1.00", c.now().Add(31*24*time.Hour)),
+		"a hold of another":       settleHold(t, movimiento.Captura, "cap-a", "E", "a", ""),
+		"another currency's hold": mustNew(t, movimiento.Datos{ID: "cap-u", Cuenta: "E", Tipo: movimiento.Captura, Retencion: "aut-1", Importe: "1", Moneda: "USD"}),
+	} {
+		if r := apply(t, svc, m); !errors.Is(r.Err, ledger.ErrPermanent) {
+			t.Errorf("%s = %+v, want permanent", name, r)
+		}
+	}
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-w", "E", "aut-soon", "")); r.Outcome != ledger.Failed || !r.Retry() || !errors.Is(r.Err, ledger.ErrWaiting) {
+		t.Errorf("a capture before its hold = %+v, want transient: it may be on its way", r)
+	}
+
+	c.advance(2 * time.Hour) // aut-1 has expired: the next write drops it
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-late", "E", "aut-1", "")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "expired") {
+		t.Errorf("a capture after expira = %+v, want refused: expired", r)
+	}
+	if r := apply(t, svc, mov(t, "b", "E", movimiento.Cargo, "100.00")); r.Outcome != ledger.Applied {
+		t.Fatalf("a cargo of all the funds once the hold lapsed = %+v, want applied", r)
+	}
+	if s, h := retenido(t, env, "E"); s != "0" || h != "0" {
+		t.Errorf("after the write: saldo %s, retenido %s; want the lapsed hold dropped", s, h)
+	}
+	if r := apply(t, svc, settleHold(t, movimiento.Liberacion, "lib-late", "E", "aut-1", "")); r.Outcome != ledger.Applied {
+		t.Errorf("a release of a lapsed hold = %+v, want applied (it frees nothing)", r)
+	}
+	report, err := store.Audit(context.Background(), env.Client, env.Table(), store.AuditOptions{Now: c.now})
+	if err != nil || !report.OK {
+		t.Errorf("audit = %+v, %v", report, err)
+	}
+}
+
+func mustNew(t *testing.T, d movimiento.Datos) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestAFrozenAccountTakesNoNewHoldButCapturesItsOwn(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Reject, c)
+	apply(t, svc, mov(t, "a", "Z", movimiento.Abono, "50.00"))
+	apply(t, svc, hold(t, "aut-1", "Z", "20.00", c.now().Add(time.Hour)))
+	if _, _, err := svc.Administrar(context.Background(), "Z", bloqueada(true)); err != nil {
+		t.Fatal(err)
+	}
+	if r := apply(t, svc, hold(t, "aut-2", "Z", "1.00", c.now().Add(time.Hour))); r.Outcome != ledger.Rejected || r.Motivo != "cuenta bloqueada" {
+		t.Errorf("a new hold of a frozen account under reject = %+v, want rejected: cuenta bloqueada", r)
+	}
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-1", "Z", "aut-1", "")); r.Outcome != ledger.Applied {
+		t.Errorf("capturing a hold taken before the freeze = %+v, want applied", r)
+	}
+	if s, h := retenido(t, env, "Z"); s != "30" || h != "0" {
+		t.Errorf("saldo %s retenido %s, want 30 and 0", s, h)
+	}
+}
+
+// A capture and a release of one hold race on two consumers: one wins, the other is
+// refused naming the winner, and money moves at most once.
+func TestCaptureAndReleaseRace(t *testing.T) {
+	for round := range 4 {
+		env := testenv.NewDynamoDB(t)
+		c := &clock{t: fixedNow}
+		setup := clocked(t, env, ledger.Retry, c)
+		apply(t, setup, mov(t, "a", "R", movimiento.Abono, "100.00"))
+		apply(t, setup, hold(t, "aut", "R", "40.00", c.now().Add(time.Hour)))
+		msgs := []movimiento.Movimiento{settleHold(t, movimiento.Captura, "cap", "R", "aut", ""), settleHold(t, movimiento.Liberacion, "lib", "R", "aut", "")}
+		results := make([]ledger.Result, 2)
+		var wg sync.WaitGroup
+		for i := range msgs {
+			svc := clocked(t, env, ledger.Retry, c)
+			wg.Add(1)
+			go func() { defer wg.Done(); results[i] = apply(t, svc, msgs[i]) }()
+		}
+		wg.Wait()
+		winner := -1
+		for i, r := range results {
+			if r.Outcome == ledger.Applied {
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: %+v, want one applied", round, results)
+		}
+		loser := results[1-winner]
+		want := map[int]string{0: "already captured by cap", 1: "already released by lib"}[winner]
+		if !errors.Is(loser.Err, ledger.ErrPermanent) || !strings.Contains(loser.Err.Error(), want) {
+			t.Fatalf("round %d: loser = %+v, want permanent: %s", round, loser, want)
+		}
+		s, h := retenido(t, env, "R")
+		if want := map[int]string{0: "60", 1: "100"}[winner]; s != want || h != "0" {
+			t.Fatalf("round %d: saldo %s retenido %s after %s won; want %s and 0", round, s, h, msgs[winner].ID, want)
+		}
+	}
+}
+
+func TestAnAccountHoldsAtMost200(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Retry, c)
+	apply(t, svc, mov(t, "a", "M", movimiento.Abono, "1000.00"))
+	var batch []ledger.Entrega
+	for i := range cuenta.MaxRetenciones + 1 {
+		batch = append(batch, ledger.Entrega{Mov: hold(t, fmt.Sprintf("aut-%03d", i), "M", "1.00", c.now().Add(time.Hour))})
+	}
+	results := svc.ApplyAll(context.Background(), batch)
+	for i, r := range results[:cuenta.MaxRetenciones] {
+		if r.Outcome != ledger.Applied {
+			t.Fatalf("hold %d = %+v", i, r)
+		}
+	}
+	if r := results[cuenta.MaxRetenciones]; !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "too many active holds") {
+		t.Fatalf("hold 201 = %+v, want permanent: too many active holds", r)
+	}
+	if _, h := retenido(t, env, "M"); !decimal.RequireFromString(h).Equal(decimal.NewFromInt(int64(cuenta.MaxRetenciones))) {
+		t.Errorf("retenido %s, want %d", h, cuenta.MaxRetenciones)
+	}
+}
+
+func TestAuditChecksTheHolds(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Retry, c)
+	ctx := context.Background()
+	apply(t, svc, mov(t, "a", "AH", movimiento.Abono, "100.00"))
+	apply(t, svc, hold(t, "aut-1", "AH", "10.00", c.now().Add(time.Hour)))
+	apply(t, svc, hold(t, "aut-2", "AH", "5.00", c.now().Add(time.Hour)))
+	apply(t, svc, settleHold(t, movimiento.Captura, "cap-2", "AH", "aut-2", "5.00"))
+	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.now}); err != nil || !report.OK {
+		t.Fatalf("healthy holds: %+v, %v", report, err)
+	}
+	_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(env.Table()),
+		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#AH"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+		UpdateExpression: aws.String("SET retenciones = :other"), ExpressionAttributeValues: item{":other": &types.AttributeValueMemberM{Value: item{
+			"aut-9": &types.AttributeValueMemberM{Value: item{"importe": &types.AttributeValueMemberN{Value: "10"}, "expira": &types.AttributeValueMemberS{Value: c.now().Add(time.Hour).Format(time.RFC3339)}}},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.now})
+	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold aut-1 is held until") ||
+		!strings.Contains(report.Broken[0].Reason, "active hold aut-9") {
+		t.Fatalf("the account's holds swapped for one that was never taken: %+v, %v", report, err)
+	}
+}
