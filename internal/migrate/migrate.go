@@ -132,17 +132,15 @@ func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.Ta
 
 // waitActive polls until the table and all its indexes are ACTIVE, bounded by ctx. A
 // status the endpoint does not report (the embedded store reports none) counts as
-// active; DynamoDB always reports one.
+// active; DynamoDB always reports one. A table not found yet is waited for too:
+// DynamoDB documents that DescribeTable right after CreateTable may not see the table.
 func waitActive(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) error {
 	for {
 		desc, err := describe(ctx, db, table)
 		if err != nil {
 			return err
 		}
-		if desc == nil {
-			return fmt.Errorf("table %s vanished while waiting for it", table)
-		}
-		if active(desc) {
+		if desc != nil && active(desc) {
 			return nil
 		}
 		select {

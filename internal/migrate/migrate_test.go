@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -144,5 +145,29 @@ func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
 	}
 	if d := out.TimeToLiveDescription; d.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(d.AttributeName) != "expira" {
 		t.Errorf("TTL = %s on %q, want ENABLED on expira", d.TimeToLiveStatus, aws.ToString(d.AttributeName))
+	}
+}
+
+// DynamoDB may answer DescribeTable right after CreateTable with ResourceNotFoundException;
+// migrate keeps waiting for the table (bounded by its context) instead of calling it gone.
+func TestRunWaitsForAFreshTableDynamoDBDoesNotSeeYet(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	tables := map[string]string{"ledger": env.Table() + "-fresh", "idempotencia": env.Tables["idempotencia"] + "-fresh"}
+	t.Cleanup(func() {
+		for _, name := range tables {
+			_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		}
+	})
+	ft := sim.NewTransport(nil)
+	// The first DescribeTable finds nothing (the table is created); the next two, right
+	// after CreateTable, do not see it yet.
+	ft.Inject("DescribeTable", 0, sim.NotFound, sim.NotFound)
+	steps, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	if err != nil {
+		t.Fatalf("migrate over a table not visible yet: %v", err)
+	}
+	if steps[0].Action != migrate.Created || ft.Injected()[sim.NotFound] != 2 {
+		t.Errorf("steps %+v, %d NotFound answers injected; want the ledger table created after 2", steps, ft.Injected()[sim.NotFound])
 	}
 }

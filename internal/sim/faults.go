@@ -28,6 +28,15 @@ const (
 	// LostResponse sends the call, lets the server commit it, then fails as if the
 	// connection dropped before the answer arrived.
 	LostResponse
+	// Validation answers 400 ValidationException without sending the call: a request
+	// DynamoDB can never accept (a number beyond 38 digits, an item over 400 KB).
+	Validation
+	// ValidationCancelled answers a TransactWriteItems with TransactionCanceledException
+	// whose first reason is ValidationError, without sending it.
+	ValidationCancelled
+	// NotFound answers 400 ResourceNotFoundException without sending the call, as
+	// DescribeTable may right after CreateTable on DynamoDB.
+	NotFound
 )
 
 func (f Fault) String() string {
@@ -40,6 +49,12 @@ func (f Fault) String() string {
 		return "transaction-conflict"
 	case LostResponse:
 		return "lost-response"
+	case Validation:
+		return "validation"
+	case ValidationCancelled:
+		return "validation-cancelled"
+	case NotFound:
+		return "not-found"
 	}
 	return fmt.Sprintf("fault(%d)", int(f))
 }
@@ -50,7 +65,8 @@ var ErrLostResponse = errors.New("sim: connection lost after the request was sen
 
 // Transport injects DynamoDB failures into the real SDK's HTTP traffic, for tests and
 // for `ledger compare`: an http.RoundTripper that can answer a call with an error before
-// it reaches the server (5xx, throttling, a cancelled transaction) or forward it and
+// it reaches the server (5xx, throttling, a cancelled transaction, a validation error, a
+// table not found) or forward it and
 // then lose the response (the write committed, the caller never hears so). It also
 // counts calls per operation, which is how the comparison measures calls per movement.
 // The zero value is not usable; use NewTransport.
@@ -163,7 +179,14 @@ func (t *Transport) send(req *http.Request, fault Fault) (*http.Response, error)
 		return errorResponse(req, http.StatusBadRequest, "ThrottlingException", "injected: rate exceeded", ""), nil
 	case TransactionConflict:
 		return errorResponse(req, http.StatusBadRequest, "TransactionCanceledException",
-			"injected: transaction cancelled [TransactionConflict]", conflictReasons(req)), nil
+			"injected: transaction cancelled [TransactionConflict]", cancellationReasons(req, "TransactionConflict", "Transaction is ongoing for the item")), nil
+	case ValidationCancelled:
+		return errorResponse(req, http.StatusBadRequest, "TransactionCanceledException",
+			"injected: transaction cancelled [ValidationError]", cancellationReasons(req, "ValidationError", "injected: item size has exceeded the maximum allowed size")), nil
+	case Validation:
+		return errorResponse(req, http.StatusBadRequest, "ValidationException", "injected: one or more parameter values were invalid", ""), nil
+	case NotFound:
+		return errorResponse(req, http.StatusBadRequest, "ResourceNotFoundException", "injected: requested resource not found", ""), nil
 	case LostResponse:
 		resp, err := t.base.RoundTrip(req)
 		if err != nil {
@@ -223,16 +246,20 @@ func errorResponse(req *http.Request, status int, code, msg, extra string) *http
 	}
 }
 
-// conflictReasons lists one TransactionConflict reason per action of the request, as
-// DynamoDB does; it reads the request's body, which is not sent anywhere else.
-func conflictReasons(req *http.Request) string {
+// cancellationReasons lists one reason per action of the request, as DynamoDB does:
+// code for every action of a transaction conflict, code for the first and None for the
+// rest otherwise. It reads the request's body, which is not sent anywhere else.
+func cancellationReasons(req *http.Request, code, msg string) string {
 	var in struct{ TransactItems []json.RawMessage }
 	if req.Body != nil {
 		_ = json.NewDecoder(req.Body).Decode(&in)
 	}
 	reasons := make([]string, max(len(in.TransactItems), 1))
 	for i := range reasons {
-		reasons[i] = `{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}`
+		reasons[i] = fmt.Sprintf(`{"Code":%q,"Message":%q}`, code, msg)
+		if i > 0 && code != "TransactionConflict" {
+			reasons[i] = `{"Code":"None"}`
+		}
 	}
 	return `,"CancellationReasons":[` + strings.Join(reasons, ",") + `]`
 }
