@@ -241,8 +241,12 @@ func parkActions(t *testing.T) []string {
 }
 
 // eventSourceActions are what Lambda's SQS event source mapping does with the
-// function's execution role on the queue.
-var eventSourceActions = []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"}
+// function's execution role on the queue (the permissions Lambda documents for it, as
+// AWSLambdaSQSQueueExecutionRole grants them). The handler itself makes no call on the
+// queue: a failed record comes back by its batch item failure, after the visibility
+// timeout, so sqs:ChangeMessageVisibility — which consumer.SQSAPI has for the
+// `ledger consume` worker — is not among them.
+var eventSourceActions = []string{"sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"}
 
 // logActions let a function write to a log group that already exists.
 var logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
