@@ -490,9 +490,10 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 	}
 }
 
-// With CreateTopic, the topic feeds the queue and is the only principal the queue's
-// policy lets send; without it, none of that exists.
-func TestTopicIsTheOnlySender(t *testing.T) {
+// With CreateTopic, the topic feeds the queue and the queue's policy lets it, and
+// only it, send — as one Allow, denying no one: producers of the account keep sending
+// directly under their IAM policies. Without it, none of that exists.
+func TestTopicFeedsTheQueue(t *testing.T) {
 	tpl := load(t)
 	for _, raw := range []string{"true", "false"} {
 		e, res := deployed(t, tpl, map[string]any{"CreateTopic": "true", "RawMessageDelivery": raw})
@@ -516,7 +517,7 @@ func TestTopicIsTheOnlySender(t *testing.T) {
 		}
 		statements := asList(get(pol, "PolicyDocument", "Statement"))
 		if len(statements) != 1 {
-			t.Fatalf("queue policy statements = %v, want one", statements)
+			t.Fatalf("queue policy statements = %v, want one: the topic's Allow (a Deny would cut off direct producers)", statements)
 		}
 		st := statements[0]
 		if get(st, "Effect") != "Allow" || get(st, "Principal", "Service") != "sns.amazonaws.com" ||
