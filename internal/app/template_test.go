@@ -661,7 +661,10 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	}
 }
 
-// The outputs name what a user needs after `sam deploy`.
+// The outputs name what a user needs after `sam deploy`: where to send (the queue's URL,
+// and its ARN for producers' policies and redrives), where parked movements wait (the
+// DLQ's URL, and its ARN for a redrive), the API (its URL, and its id for callers'
+// execute-api:Invoke policies) and the tables.
 func TestOutputsNameWhatUsersNeed(t *testing.T) {
 	tpl := load(t)
 	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
@@ -677,7 +680,10 @@ func TestOutputsNameWhatUsersNeed(t *testing.T) {
 		table, idem := tablesOf(t, res, fn)
 		want := map[string]string{
 			"MovementsQueueUrl":  "!Ref " + queue,
+			"MovementsQueueArn":  "!GetAtt " + queue + ".Arn",
 			"DeadLetterQueueUrl": "!Ref " + dlq,
+			"DeadLetterQueueArn": "!GetAtt " + dlq + ".Arn",
+			"ApiId":              "!Ref " + api,
 			"TableName":          "!Ref " + table,
 		}
 		if idem != "" {
