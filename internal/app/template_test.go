@@ -551,7 +551,8 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 }
 
 // The failures someone must hear about each have an alarm, notifying AlarmTopicArn when
-// one is given.
+// one is given. The API's 5xx count is watched on its stage, not only the function's
+// Errors: the handler answers a failed read with a 500 and returns normally.
 func TestAlarmsWatchTheFailures(t *testing.T) {
 	tpl := load(t)
 	const ops = "arn:aws:sns:eu-west-1:123456789012:ops"
@@ -561,16 +562,19 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 		apiID, _ := function(t, res, apiCode)
 		queue := target(sqsEvent(t, fn)["Queue"])
 		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-		type watch struct{ namespace, metric, dimension string }
+		httpAPIs := ofType(res, "AWS::Serverless::HttpApi")
+		if len(httpAPIs) != 1 {
+			t.Fatalf("HTTP APIs = %v, want one", httpAPIs)
+		}
+		stage := "$default" // SAM's stage when the API names none
+		if name, ok := res[httpAPIs[0]].Properties["StageName"]; ok {
+			stage = fmt.Sprint(name)
+		}
+		type watch struct{ namespace, metric, dimensions string }
 		alarms := map[watch]map[string]any{}
 		for _, id := range ofType(res, "AWS::CloudWatch::Alarm") {
 			p := res[id].Properties
-			dims := asList(p["Dimensions"])
-			if len(dims) != 1 {
-				t.Errorf("%s has dimensions %v, want one", id, dims)
-				continue
-			}
-			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), Symbol(get(dims[0], "Value"))}] = p
+			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), dimensions(p["Dimensions"])}] = p
 			if m := p["TreatMissingData"]; !slices.Contains([]any{"notBreaching", "breaching", "ignore", "missing"}, m) {
 				t.Errorf("%s: TreatMissingData %v", id, m)
 			}
@@ -578,27 +582,40 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 			if topic != "" {
 				wantActions = []string{topic}
 			}
-			if got := Strings(p["AlarmActions"]); !slices.Equal(got, wantActions) {
-				t.Errorf("AlarmTopicArn %q: %s AlarmActions = %v, want %v", topic, id, got, wantActions)
+			for _, actions := range []string{"AlarmActions", "OKActions"} {
+				if got := Strings(p[actions]); !slices.Equal(got, wantActions) {
+					t.Errorf("AlarmTopicArn %q: %s %s = %v, want %v", topic, id, actions, got, wantActions)
+				}
 			}
 		}
 		for w, threshold := range map[watch]float64{
-			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "!GetAtt " + dlq + ".QueueName"}: 0,
-			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "!GetAtt " + queue + ".QueueName"}:    900,
-			{"AWS/Lambda", "Errors", "!Ref " + consumerID}:                                     0,
-			{"AWS/Lambda", "Throttles", "!Ref " + consumerID}:                                  0,
-			{"AWS/Lambda", "Errors", "!Ref " + apiID}:                                          0,
+			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + dlq + ".QueueName"}: 0,
+			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}:    900,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                                  0,
+			{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                               0,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                       0,
+			{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                   0,
 		} {
 			p, ok := alarms[w]
 			if !ok {
-				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimension)
+				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimensions)
 				continue
 			}
 			if got := number(t, "Threshold", p["Threshold"]); got != threshold || p["ComparisonOperator"] != "GreaterThanThreshold" {
-				t.Errorf("alarm on %s of %s: %v %v, want GreaterThanThreshold %v", w.metric, w.dimension, p["ComparisonOperator"], got, threshold)
+				t.Errorf("alarm on %s of %s: %v %v, want GreaterThanThreshold %v", w.metric, w.dimensions, p["ComparisonOperator"], got, threshold)
 			}
 		}
 	}
+}
+
+// dimensions renders an alarm's dimensions as "Name=Value" pairs, sorted by name.
+func dimensions(v any) string {
+	var pairs []string
+	for _, d := range asList(v) {
+		pairs = append(pairs, fmt.Sprintf("%v=%s", get(d, "Name"), Symbol(get(d, "Value"))))
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, " ")
 }
 
 // The consumer starts with the environment the stack gives it, under every combination
