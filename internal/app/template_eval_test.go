@@ -18,6 +18,10 @@ Parameters:
     MaxValue: 9
   Bare:
     Type: String
+  Cap:
+    Type: String
+    Default: none
+    AllowedPattern: "none|[1-9][0-9]*"
 Conditions:
   IsA: !Equals [!Ref Mode, a]
   NotA: !Not [!Condition IsA]
@@ -152,6 +156,8 @@ func TestEnvRefusesWhatCloudFormationWould(t *testing.T) {
 		"unknown":       {"Bare": "x", "Nope": 1},
 		"not allowed":   {"Bare": "x", "Mode": "c"},
 		"allowed wrong": {"Bare": "x", "Mode": "A"},
+		"pattern":       {"Bare": "x", "Cap": "0"},
+		"pattern part":  {"Bare": "x", "Cap": "none1"},
 	} {
 		if _, err := tpl.Env(values); err == nil {
 			t.Errorf("%s: Env(%v) succeeded", name, values)

@@ -718,3 +718,57 @@ func TestOutputsNameWhatUsersNeed(t *testing.T) {
 		}
 	}
 }
+
+// The consumer's concurrency is reserved by default, exactly the event source's
+// MaximumConcurrency (less would throttle its own batches, more would sit idle), so an
+// API burst or any other function cannot leave it throttled; "unreserved" opts out.
+// The API is bounded by its stage's throttling, with an optional cap of its own.
+func TestConcurrencyKeepsTheConsumerRunning(t *testing.T) {
+	tpl := load(t)
+	for name, want := range map[string]string{"ConsumerConcurrency": "reserved", "ApiReservedConcurrency": "unreserved"} {
+		if d := tpl.Parameters[name].Default; d != want {
+			t.Errorf("%s defaults to %v, want %s", name, d, want)
+		}
+	}
+	for _, maxConc := range []int{2, 10, 250} {
+		_, res := deployed(t, tpl, map[string]any{"MaximumConcurrency": maxConc})
+		_, fn := function(t, res, consumerCode)
+		esm := number(t, "MaximumConcurrency", get(sqsEvent(t, fn), "ScalingConfig", "MaximumConcurrency"))
+		if got, ok := fn.Properties["ReservedConcurrentExecutions"]; !ok || number(t, "ReservedConcurrentExecutions", got) != esm {
+			t.Errorf("MaximumConcurrency=%d: the consumer reserves %v, want the event source's %v", maxConc, got, esm)
+		}
+	}
+	_, res := deployed(t, tpl, map[string]any{"ConsumerConcurrency": "unreserved"})
+	if _, fn := function(t, res, consumerCode); fn.Properties["ReservedConcurrentExecutions"] != nil {
+		t.Errorf("ConsumerConcurrency=unreserved: the consumer reserves %v", fn.Properties["ReservedConcurrentExecutions"])
+	}
+
+	for value, want := range map[string]any{"unreserved": nil, "40": "40"} {
+		_, res := deployed(t, tpl, map[string]any{"ApiReservedConcurrency": value})
+		if _, fn := function(t, res, apiCode); fn.Properties["ReservedConcurrentExecutions"] != want {
+			t.Errorf("ApiReservedConcurrency=%s: the API reserves %v, want %v", value, fn.Properties["ReservedConcurrentExecutions"], want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "", "10000", "unreserved5"} {
+		if _, err := tpl.Env(map[string]any{"ApiReservedConcurrency": bad}); err == nil {
+			t.Errorf("ApiReservedConcurrency=%q is accepted: 0 would stop the API, and anything but a count or unreserved fails the deploy", bad)
+		}
+	}
+
+	// Throttling on every route of the stage, from parameters with positive defaults.
+	apis := ofType(tpl.Resources, "AWS::Serverless::HttpApi")
+	if len(apis) != 1 {
+		t.Fatalf("HTTP APIs = %v, want one", apis)
+	}
+	settings := get(tpl.Resources[apis[0]].Properties, "DefaultRouteSettings")
+	for _, knob := range []string{"ThrottlingRateLimit", "ThrottlingBurstLimit"} {
+		param, ok := tpl.Parameters[target(get(settings, knob))]
+		if !ok {
+			t.Errorf("%s DefaultRouteSettings.%s = %v, want a Ref to a parameter", apis[0], knob, Symbol(get(settings, knob)))
+			continue
+		}
+		if d := number(t, knob, param.Default); d < 1 || param.MinValue == nil || *param.MinValue < 1 {
+			t.Errorf("%s: default %v, MinValue %v; want at least 1 (0 would refuse every request)", knob, d, param.MinValue)
+		}
+	}
+}
