@@ -253,9 +253,26 @@ func asList(v any) []any {
 }
 
 // Each role may do exactly what its function's code calls, on exactly the resources it
-// calls it on: no "*", no action to spare, nothing missing (AccessDenied in production).
+// calls it on, and on a table only for the kind of partition key the code names
+// (dynamodb:LeadingKeys): no "*", no action to spare, nothing missing (AccessDenied in
+// production). The calls and keys are found by running the code (ledgerCalls,
+// separateTableActions, transactionTableActions).
 func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 	tpl := load(t)
+	runTable, consumerCalls, apiCalls := ledgerCalls(t)
+	for _, c := range slices.Concat(consumerCalls, apiCalls) {
+		if c.Table != runTable {
+			t.Fatalf("%s on table %q: the code reached a table it was not given", c.Action, c.Table)
+		}
+	}
+	txnActions := transactionTableActions(t)
+	var txnKeys []string
+	for _, c := range consumerCalls {
+		if !slices.Contains(txnActions, c.Action) || c.Index != "" {
+			t.Fatalf("the transaction strategy called %s on %q index %q, which its IAM actions %v do not cover", c.Action, c.Table, c.Index, txnActions)
+		}
+		txnKeys = append(txnKeys, c.Key)
+	}
 	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
 		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
 			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
@@ -266,29 +283,44 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 			var consumerWant []Grant
 			switch strategy {
 			case string(ledger.Transaction):
-				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
+				consumerWant = grants(txnActions, "!GetAtt "+table+".Arn", keyPatterns(t, txnKeys))
 			case string(ledger.SeparateTable):
 				if idemTable == "" {
 					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
 				}
-				actions := separateTableActions(t)
-				consumerWant = grants(actions[idempotencyTable], "!GetAtt "+idemTable+".Arn")
-				consumerWant = append(consumerWant, grants(actions[accountsTable], "!GetAtt "+table+".Arn")...)
+				uses := separateTableActions(t)
+				consumerWant = grants(uses[idempotencyTable].actions, "!GetAtt "+idemTable+".Arn", uses[idempotencyTable].keys)
+				consumerWant = append(consumerWant, grants(uses[accountsTable].actions, "!GetAtt "+table+".Arn", uses[accountsTable].keys)...)
 			default:
 				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
 			}
-			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn")...)
-			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn")...)
-			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn")...)
+			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn", "")...)
+			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn", "")...)
+			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn", "")...)
 			checkRole(t, e, consumerFn, consumerWant)
 
 			_, apiFn := function(t, res, apiCode)
 			if apiTable, apiIdem := tablesOf(t, res, apiFn); apiTable != table || apiIdem != "" {
 				t.Errorf("the API reads %s (and idempotency table %q), want the consumer's ledger table %s only", apiTable, apiIdem, table)
 			}
-			apiWant := grants(apiItemActions, "!GetAtt "+table+".Arn")
-			apiWant = append(apiWant, grants(apiIndexActions, "!Sub ${"+table+".Arn}/index/"+statementIndex(t))...)
-			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn")...)
+			// The API's reads as the handler made them: on the table, or on an index.
+			keys := map[Grant][]string{}
+			for _, c := range apiCalls {
+				g := Grant{Action: c.Action, Resource: "!GetAtt " + table + ".Arn"}
+				if c.Index != "" {
+					if c.Index != statementIndex(t) {
+						t.Fatalf("the API queried index %q, not the statement's %q", c.Index, statementIndex(t))
+					}
+					g.Resource = "!Sub ${" + table + ".Arn}/index/" + c.Index
+				}
+				keys[g] = append(keys[g], c.Key)
+			}
+			var apiWant []Grant
+			for g, k := range keys {
+				g.LeadingKeys = keyPatterns(t, k)
+				apiWant = append(apiWant, g)
+			}
+			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn", "")...)
 			checkRole(t, e, apiFn, apiWant)
 
 			for _, id := range ofType(res, "AWS::Serverless::Function") {
@@ -330,10 +362,12 @@ func checkRole(t *testing.T, e *Env, fn Resource, want []Grant) {
 	}
 }
 
-func grants(actions []string, resource string) []Grant {
+// grants are actions on resource, conditioned on the leading-key patterns keys ("" for
+// none).
+func grants(actions []string, resource, keys string) []Grant {
 	out := make([]Grant, len(actions))
 	for i, a := range actions {
-		out[i] = Grant{Action: a, Resource: resource}
+		out[i] = Grant{Action: a, Resource: resource, LeadingKeys: keys}
 	}
 	return out
 }
