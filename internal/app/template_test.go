@@ -140,7 +140,8 @@ func TestTablesMatchTheMigrations(t *testing.T) {
 
 // checkTable compares the table id with the last migration of the logical table
 // (config.DefaultTable, config.DefaultIdempotencyTable), and holds it to what a table of
-// records needs: point-in-time recovery, deletion protection, encryption, retained.
+// records needs: point-in-time recovery, encryption, retained (deletion protection:
+// TestTablesAreDeletionProtected).
 func checkTable(t *testing.T, id string, table Resource, logical string) {
 	t.Helper()
 	all, err := migrations.All()
@@ -193,15 +194,38 @@ func checkTable(t *testing.T, id string, table Resource, logical string) {
 
 	for what, got := range map[string]any{
 		"PointInTimeRecoveryEnabled": get(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"),
-		"DeletionProtectionEnabled":  p["DeletionProtectionEnabled"],
 		"SSEEnabled":                 get(p, "SSESpecification", "SSEEnabled"),
 	} {
 		if got != true {
 			t.Errorf("%s: %s = %v, want true", id, what, got)
 		}
 	}
-	if table.DeletionPolicy != "Retain" || table.UpdateReplacePolicy != "Retain" {
-		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want Retain for both", id, table.DeletionPolicy, table.UpdateReplacePolicy)
+	// Retained by every stack operation but a rolled-back create, whose new, empty table
+	// would otherwise block every retry by its name; replaced never.
+	if table.DeletionPolicy != "RetainExceptOnCreate" || table.UpdateReplacePolicy != "Retain" {
+		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want RetainExceptOnCreate and Retain", id, table.DeletionPolicy, table.UpdateReplacePolicy)
+	}
+}
+
+// Deletion protection is on unless TableDeletionProtection turns it off, which a
+// stack's first deploy does so that a failed create can delete its table (DynamoDB
+// refuses to delete a protected one, even for a rollback).
+func TestTablesAreDeletionProtected(t *testing.T) {
+	tpl := load(t)
+	if d := tpl.Parameters["TableDeletionProtection"].Default; d != "true" {
+		t.Errorf("TableDeletionProtection defaults to %v, want \"true\"", d)
+	}
+	for _, protect := range []string{"true", "false"} {
+		_, res := deployed(t, tpl, map[string]any{"TableDeletionProtection": protect, "Strategy": string(ledger.SeparateTable)})
+		tables := ofType(res, "AWS::DynamoDB::Table")
+		if len(tables) != 2 {
+			t.Fatalf("tables = %v, want the ledger's and the baseline's", tables)
+		}
+		for _, id := range tables {
+			if got := res[id].Properties["DeletionProtectionEnabled"]; got != (protect == "true") {
+				t.Errorf("TableDeletionProtection=%s: %s DeletionProtectionEnabled = %v", protect, id, got)
+			}
+		}
 	}
 }
 
