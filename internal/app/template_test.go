@@ -830,3 +830,31 @@ func TestConcurrencyKeepsTheConsumerRunning(t *testing.T) {
 		}
 	}
 }
+
+// The deploy guide explains every parameter, reads every output and names every alarm,
+// so that a change to the stack without one to the guide fails here.
+func TestDeployGuideCoversTheStack(t *testing.T) {
+	tpl := load(t)
+	raw, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(raw)
+	for _, name := range slices.Sorted(maps.Keys(tpl.Parameters)) {
+		if !strings.Contains(guide, "`"+name+"`") {
+			t.Errorf("docs/deploy.md does not explain parameter %s", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(tpl.Outputs)) {
+		if !strings.Contains(guide, name) {
+			t.Errorf("docs/deploy.md does not read output %s", name)
+		}
+	}
+	for _, id := range ofType(tpl.Resources, "AWS::CloudWatch::Alarm") {
+		name := Symbol(tpl.Resources[id].Properties["AlarmName"])
+		_, suffix, ok := strings.Cut(name, "${AWS::StackName}")
+		if !ok || !strings.Contains(guide, "`<stack>"+suffix+"`") {
+			t.Errorf("docs/deploy.md does not describe alarm %s (%s)", id, name)
+		}
+	}
+}
