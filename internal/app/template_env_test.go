@@ -3,6 +3,7 @@ package app_test
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 )
 
@@ -19,7 +20,7 @@ type Env struct {
 
 // Env returns the template with values for some parameters and defaults for the rest.
 // It fails on an unknown parameter, a parameter left without a value, a value outside
-// AllowedValues, and a condition it cannot decide.
+// AllowedValues or not matching AllowedPattern, and a condition it cannot decide.
 func (t *Template) Env(values map[string]any) (*Env, error) {
 	e := &Env{Conditions: map[string]bool{}, params: map[string]any{}, t: t}
 	for name, v := range values {
@@ -40,6 +41,15 @@ func (t *Template) Env(values map[string]any) (*Env, error) {
 		}
 		if p.AllowedValues != nil && !slices.ContainsFunc(p.AllowedValues, func(a any) bool { return fmt.Sprint(a) == fmt.Sprint(v) }) {
 			return nil, fmt.Errorf("stack: parameter %s: %v is not one of %v", name, v, p.AllowedValues)
+		}
+		if p.AllowedPattern != "" {
+			re, err := regexp.Compile("^(?:" + p.AllowedPattern + ")$") // the whole value must match
+			if err != nil {
+				return nil, fmt.Errorf("stack: parameter %s: AllowedPattern: %w", name, err)
+			}
+			if !re.MatchString(fmt.Sprint(v)) {
+				return nil, fmt.Errorf("stack: parameter %s: %v does not match %s", name, v, p.AllowedPattern)
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.Conditions)) {

@@ -18,6 +18,10 @@ Parameters:
     MaxValue: 9
   Bare:
     Type: String
+  Cap:
+    Type: String
+    Default: none
+    AllowedPattern: "none|[1-9][0-9]*"
 Conditions:
   IsA: !Equals [!Ref Mode, a]
   NotA: !Not [!Condition IsA]
@@ -152,6 +156,8 @@ func TestEnvRefusesWhatCloudFormationWould(t *testing.T) {
 		"unknown":       {"Bare": "x", "Nope": 1},
 		"not allowed":   {"Bare": "x", "Mode": "c"},
 		"allowed wrong": {"Bare": "x", "Mode": "A"},
+		"pattern":       {"Bare": "x", "Cap": "0"},
+		"pattern part":  {"Bare": "x", "Cap": "none1"},
 	} {
 		if _, err := tpl.Env(values); err == nil {
 			t.Errorf("%s: Env(%v) succeeded", name, values)
@@ -205,6 +211,47 @@ func TestGrantsRefuseWhatTheyCannotAccountFor(t *testing.T) {
         - PolicyDocument:
             Statement:
               - {Effect: Allow, Action: "s3:GetObject", Resource: "*", Condition: {Bool: {aws:SecureTransport: "true"}}}`, "Condition"},
+		"item action without leading keys": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - {Effect: Allow, Action: [dynamodb:GetItem], Resource: !GetAtt T.Arn}`, "without a dynamodb:LeadingKeys condition"},
+		"leading keys beside another condition": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: dynamodb:GetItem
+                Resource: !GetAtt T.Arn
+                Condition:
+                  ForAllValues:StringLike: {dynamodb:LeadingKeys: ["A#*"]}
+                  Bool: {aws:SecureTransport: "true"}`, "not supported"},
+		"leading keys under ForAnyValue": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: dynamodb:GetItem
+                Resource: !GetAtt T.Arn
+                Condition: {ForAnyValue:StringLike: {dynamodb:LeadingKeys: ["A#*"]}}`, "not supported"},
+		"leading keys matching anything": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: dynamodb:GetItem
+                Resource: !GetAtt T.Arn
+                Condition: {ForAllValues:StringLike: {dynamodb:LeadingKeys: "*"}}`, "restricts nothing"},
+		"leading keys on a scan": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: [dynamodb:GetItem, dynamodb:Scan]
+                Resource: !GetAtt T.Arn
+                Condition: {ForAllValues:StringLike: {dynamodb:LeadingKeys: ["A#*"]}}`, "dynamodb:Scan with a dynamodb:LeadingKeys condition"},
+		"wildcard table action": {`Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: dynamodb:*Item
+                Resource: !GetAtt T.Arn
+                Condition: {ForAllValues:StringLike: {dynamodb:LeadingKeys: ["A#*"]}}`, "wildcard"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -220,6 +267,57 @@ func TestGrantsRefuseWhatTheyCannotAccountFor(t *testing.T) {
 				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A statement conditioned on dynamodb:LeadingKeys gives its grants the patterns, sorted;
+// a table action that names no key (Scan) may be granted without them.
+func TestGrantsReadLeadingKeys(t *testing.T) {
+	tpl, err := Parse([]byte(`
+Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+  R:
+    Type: AWS::IAM::Role
+    Properties:
+      Policies:
+        - PolicyDocument:
+            Statement:
+              - Effect: Allow
+                Action: [dynamodb:PutItem, dynamodb:GetItem]
+                Resource: !GetAtt T.Arn
+                Condition:
+                  ForAllValues:StringLike:
+                    dynamodb:LeadingKeys: ["MSG#*", "MOV#*"]
+              - Effect: Allow
+                Action: dynamodb:Query
+                Resource: !Sub ${T.Arn}/index/i
+                Condition: {ForAllValues:StringLike: {dynamodb:LeadingKeys: "A#*"}}
+              - {Effect: Allow, Action: dynamodb:Scan, Resource: !GetAtt T.Arn}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := tpl.Env(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := e.Grants("R")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range gs {
+		got = append(got, g.String())
+	}
+	want := []string{
+		"dynamodb:GetItem on !GetAtt T.Arn for keys MOV#*,MSG#*",
+		"dynamodb:PutItem on !GetAtt T.Arn for keys MOV#*,MSG#*",
+		"dynamodb:Query on !Sub ${T.Arn}/index/i for keys A#*",
+		"dynamodb:Scan on !GetAtt T.Arn",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("grants = %q, want %q", got, want)
 	}
 }
 

@@ -27,13 +27,15 @@ type Template struct {
 }
 
 // Parameter is a template parameter. Default is nil when the parameter has none;
-// MinValue and MaxValue are nil when unbounded.
+// AllowedPattern is empty when there is none; MinValue and MaxValue are nil when
+// unbounded.
 type Parameter struct {
-	Type          string
-	Default       any
-	AllowedValues []any
-	MinValue      *float64
-	MaxValue      *float64
+	Type           string
+	Default        any
+	AllowedValues  []any
+	AllowedPattern string
+	MinValue       *float64
+	MaxValue       *float64
 }
 
 // Resource is a template resource. Condition is empty for an unconditional resource.
@@ -112,6 +114,7 @@ func Parse(data []byte) (*Template, error) {
 func parameter(raw any) (Parameter, error) {
 	m := mapping(raw)
 	p := Parameter{Default: m["Default"]}
+	p.AllowedPattern, _ = m["AllowedPattern"].(string)
 	var ok bool
 	if p.Type, ok = m["Type"].(string); !ok {
 		return Parameter{}, fmt.Errorf("no Type")

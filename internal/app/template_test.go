@@ -140,7 +140,8 @@ func TestTablesMatchTheMigrations(t *testing.T) {
 
 // checkTable compares the table id with the last migration of the logical table
 // (config.DefaultTable, config.DefaultIdempotencyTable), and holds it to what a table of
-// records needs: point-in-time recovery, deletion protection, encryption, retained.
+// records needs: point-in-time recovery, encryption, retained (deletion protection:
+// TestTablesAreDeletionProtected).
 func checkTable(t *testing.T, id string, table Resource, logical string) {
 	t.Helper()
 	all, err := migrations.All()
@@ -193,15 +194,38 @@ func checkTable(t *testing.T, id string, table Resource, logical string) {
 
 	for what, got := range map[string]any{
 		"PointInTimeRecoveryEnabled": get(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"),
-		"DeletionProtectionEnabled":  p["DeletionProtectionEnabled"],
 		"SSEEnabled":                 get(p, "SSESpecification", "SSEEnabled"),
 	} {
 		if got != true {
 			t.Errorf("%s: %s = %v, want true", id, what, got)
 		}
 	}
-	if table.DeletionPolicy != "Retain" || table.UpdateReplacePolicy != "Retain" {
-		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want Retain for both", id, table.DeletionPolicy, table.UpdateReplacePolicy)
+	// Retained by every stack operation but a rolled-back create, whose new, empty table
+	// would otherwise block every retry by its name; replaced never.
+	if table.DeletionPolicy != "RetainExceptOnCreate" || table.UpdateReplacePolicy != "Retain" {
+		t.Errorf("%s: DeletionPolicy %q, UpdateReplacePolicy %q: want RetainExceptOnCreate and Retain", id, table.DeletionPolicy, table.UpdateReplacePolicy)
+	}
+}
+
+// Deletion protection is on unless TableDeletionProtection turns it off, which a
+// stack's first deploy does so that a failed create can delete its table (DynamoDB
+// refuses to delete a protected one, even for a rollback).
+func TestTablesAreDeletionProtected(t *testing.T) {
+	tpl := load(t)
+	if d := tpl.Parameters["TableDeletionProtection"].Default; d != "true" {
+		t.Errorf("TableDeletionProtection defaults to %v, want \"true\"", d)
+	}
+	for _, protect := range []string{"true", "false"} {
+		_, res := deployed(t, tpl, map[string]any{"TableDeletionProtection": protect, "Strategy": string(ledger.SeparateTable)})
+		tables := ofType(res, "AWS::DynamoDB::Table")
+		if len(tables) != 2 {
+			t.Fatalf("tables = %v, want the ledger's and the baseline's", tables)
+		}
+		for _, id := range tables {
+			if got := res[id].Properties["DeletionProtectionEnabled"]; got != (protect == "true") {
+				t.Errorf("TableDeletionProtection=%s: %s DeletionProtectionEnabled = %v", protect, id, got)
+			}
+		}
 	}
 }
 
@@ -253,9 +277,26 @@ func asList(v any) []any {
 }
 
 // Each role may do exactly what its function's code calls, on exactly the resources it
-// calls it on: no "*", no action to spare, nothing missing (AccessDenied in production).
+// calls it on, and on a table only for the kind of partition key the code names
+// (dynamodb:LeadingKeys): no "*", no action to spare, nothing missing (AccessDenied in
+// production). The calls and keys are found by running the code (ledgerCalls,
+// separateTableActions, transactionTableActions).
 func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 	tpl := load(t)
+	runTable, consumerCalls, apiCalls := ledgerCalls(t)
+	for _, c := range slices.Concat(consumerCalls, apiCalls) {
+		if c.Table != runTable {
+			t.Fatalf("%s on table %q: the code reached a table it was not given", c.Action, c.Table)
+		}
+	}
+	txnActions := transactionTableActions(t)
+	var txnKeys []string
+	for _, c := range consumerCalls {
+		if !slices.Contains(txnActions, c.Action) || c.Index != "" {
+			t.Fatalf("the transaction strategy called %s on %q index %q, which its IAM actions %v do not cover", c.Action, c.Table, c.Index, txnActions)
+		}
+		txnKeys = append(txnKeys, c.Key)
+	}
 	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
 		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
 			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
@@ -266,29 +307,44 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 			var consumerWant []Grant
 			switch strategy {
 			case string(ledger.Transaction):
-				consumerWant = grants(transactionTableActions(t), "!GetAtt "+table+".Arn")
+				consumerWant = grants(txnActions, "!GetAtt "+table+".Arn", keyPatterns(t, txnKeys))
 			case string(ledger.SeparateTable):
 				if idemTable == "" {
 					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
 				}
-				actions := separateTableActions(t)
-				consumerWant = grants(actions[idempotencyTable], "!GetAtt "+idemTable+".Arn")
-				consumerWant = append(consumerWant, grants(actions[accountsTable], "!GetAtt "+table+".Arn")...)
+				uses := separateTableActions(t)
+				consumerWant = grants(uses[idempotencyTable].actions, "!GetAtt "+idemTable+".Arn", uses[idempotencyTable].keys)
+				consumerWant = append(consumerWant, grants(uses[accountsTable].actions, "!GetAtt "+table+".Arn", uses[accountsTable].keys)...)
 			default:
 				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
 			}
-			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn")...)
-			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn")...)
-			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn")...)
+			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn", "")...)
+			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn", "")...)
+			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn", "")...)
 			checkRole(t, e, consumerFn, consumerWant)
 
 			_, apiFn := function(t, res, apiCode)
 			if apiTable, apiIdem := tablesOf(t, res, apiFn); apiTable != table || apiIdem != "" {
 				t.Errorf("the API reads %s (and idempotency table %q), want the consumer's ledger table %s only", apiTable, apiIdem, table)
 			}
-			apiWant := grants(apiItemActions, "!GetAtt "+table+".Arn")
-			apiWant = append(apiWant, grants(apiIndexActions, "!Sub ${"+table+".Arn}/index/"+statementIndex(t))...)
-			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn")...)
+			// The API's reads as the handler made them: on the table, or on an index.
+			keys := map[Grant][]string{}
+			for _, c := range apiCalls {
+				g := Grant{Action: c.Action, Resource: "!GetAtt " + table + ".Arn"}
+				if c.Index != "" {
+					if c.Index != statementIndex(t) {
+						t.Fatalf("the API queried index %q, not the statement's %q", c.Index, statementIndex(t))
+					}
+					g.Resource = "!Sub ${" + table + ".Arn}/index/" + c.Index
+				}
+				keys[g] = append(keys[g], c.Key)
+			}
+			var apiWant []Grant
+			for g, k := range keys {
+				g.LeadingKeys = keyPatterns(t, k)
+				apiWant = append(apiWant, g)
+			}
+			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn", "")...)
 			checkRole(t, e, apiFn, apiWant)
 
 			for _, id := range ofType(res, "AWS::Serverless::Function") {
@@ -330,10 +386,12 @@ func checkRole(t *testing.T, e *Env, fn Resource, want []Grant) {
 	}
 }
 
-func grants(actions []string, resource string) []Grant {
+// grants are actions on resource, conditioned on the leading-key patterns keys ("" for
+// none).
+func grants(actions []string, resource, keys string) []Grant {
 	out := make([]Grant, len(actions))
 	for i, a := range actions {
-		out[i] = Grant{Action: a, Resource: resource}
+		out[i] = Grant{Action: a, Resource: resource, LeadingKeys: keys}
 	}
 	return out
 }
@@ -490,9 +548,10 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 	}
 }
 
-// With CreateTopic, the topic feeds the queue and is the only principal the queue's
-// policy lets send; without it, none of that exists.
-func TestTopicIsTheOnlySender(t *testing.T) {
+// With CreateTopic, the topic feeds the queue and the queue's policy lets it, and
+// only it, send — as one Allow, denying no one: producers of the account keep sending
+// directly under their IAM policies. Without it, none of that exists.
+func TestTopicFeedsTheQueue(t *testing.T) {
 	tpl := load(t)
 	for _, raw := range []string{"true", "false"} {
 		e, res := deployed(t, tpl, map[string]any{"CreateTopic": "true", "RawMessageDelivery": raw})
@@ -516,7 +575,7 @@ func TestTopicIsTheOnlySender(t *testing.T) {
 		}
 		statements := asList(get(pol, "PolicyDocument", "Statement"))
 		if len(statements) != 1 {
-			t.Fatalf("queue policy statements = %v, want one", statements)
+			t.Fatalf("queue policy statements = %v, want one: the topic's Allow (a Deny would cut off direct producers)", statements)
 		}
 		st := statements[0]
 		if get(st, "Effect") != "Allow" || get(st, "Principal", "Service") != "sns.amazonaws.com" ||
@@ -550,7 +609,8 @@ func TestTopicIsTheOnlySender(t *testing.T) {
 }
 
 // The failures someone must hear about each have an alarm, notifying AlarmTopicArn when
-// one is given.
+// one is given. The API's 5xx count is watched on its stage, not only the function's
+// Errors: the handler answers a failed read with a 500 and returns normally.
 func TestAlarmsWatchTheFailures(t *testing.T) {
 	tpl := load(t)
 	const ops = "arn:aws:sns:eu-west-1:123456789012:ops"
@@ -560,16 +620,19 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 		apiID, _ := function(t, res, apiCode)
 		queue := target(sqsEvent(t, fn)["Queue"])
 		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-		type watch struct{ namespace, metric, dimension string }
+		httpAPIs := ofType(res, "AWS::Serverless::HttpApi")
+		if len(httpAPIs) != 1 {
+			t.Fatalf("HTTP APIs = %v, want one", httpAPIs)
+		}
+		stage := "$default" // SAM's stage when the API names none
+		if name, ok := res[httpAPIs[0]].Properties["StageName"]; ok {
+			stage = fmt.Sprint(name)
+		}
+		type watch struct{ namespace, metric, dimensions string }
 		alarms := map[watch]map[string]any{}
 		for _, id := range ofType(res, "AWS::CloudWatch::Alarm") {
 			p := res[id].Properties
-			dims := asList(p["Dimensions"])
-			if len(dims) != 1 {
-				t.Errorf("%s has dimensions %v, want one", id, dims)
-				continue
-			}
-			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), Symbol(get(dims[0], "Value"))}] = p
+			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), dimensions(p["Dimensions"])}] = p
 			if m := p["TreatMissingData"]; !slices.Contains([]any{"notBreaching", "breaching", "ignore", "missing"}, m) {
 				t.Errorf("%s: TreatMissingData %v", id, m)
 			}
@@ -577,27 +640,40 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 			if topic != "" {
 				wantActions = []string{topic}
 			}
-			if got := Strings(p["AlarmActions"]); !slices.Equal(got, wantActions) {
-				t.Errorf("AlarmTopicArn %q: %s AlarmActions = %v, want %v", topic, id, got, wantActions)
+			for _, actions := range []string{"AlarmActions", "OKActions"} {
+				if got := Strings(p[actions]); !slices.Equal(got, wantActions) {
+					t.Errorf("AlarmTopicArn %q: %s %s = %v, want %v", topic, id, actions, got, wantActions)
+				}
 			}
 		}
 		for w, threshold := range map[watch]float64{
-			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "!GetAtt " + dlq + ".QueueName"}: 0,
-			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "!GetAtt " + queue + ".QueueName"}:    900,
-			{"AWS/Lambda", "Errors", "!Ref " + consumerID}:                                     0,
-			{"AWS/Lambda", "Throttles", "!Ref " + consumerID}:                                  0,
-			{"AWS/Lambda", "Errors", "!Ref " + apiID}:                                          0,
+			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + dlq + ".QueueName"}: 0,
+			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}:    900,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                                  0,
+			{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                               0,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                       0,
+			{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                   0,
 		} {
 			p, ok := alarms[w]
 			if !ok {
-				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimension)
+				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimensions)
 				continue
 			}
 			if got := number(t, "Threshold", p["Threshold"]); got != threshold || p["ComparisonOperator"] != "GreaterThanThreshold" {
-				t.Errorf("alarm on %s of %s: %v %v, want GreaterThanThreshold %v", w.metric, w.dimension, p["ComparisonOperator"], got, threshold)
+				t.Errorf("alarm on %s of %s: %v %v, want GreaterThanThreshold %v", w.metric, w.dimensions, p["ComparisonOperator"], got, threshold)
 			}
 		}
 	}
+}
+
+// dimensions renders an alarm's dimensions as "Name=Value" pairs, sorted by name.
+func dimensions(v any) string {
+	var pairs []string
+	for _, d := range asList(v) {
+		pairs = append(pairs, fmt.Sprintf("%v=%s", get(d, "Name"), Symbol(get(d, "Value"))))
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, " ")
 }
 
 // The consumer starts with the environment the stack gives it, under every combination
@@ -660,7 +736,10 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	}
 }
 
-// The outputs name what a user needs after `sam deploy`.
+// The outputs name what a user needs after `sam deploy`: where to send (the queue's URL,
+// and its ARN for producers' policies and redrives), where parked movements wait (the
+// DLQ's URL, and its ARN for a redrive), the API (its URL, and its id for callers'
+// execute-api:Invoke policies) and the tables.
 func TestOutputsNameWhatUsersNeed(t *testing.T) {
 	tpl := load(t)
 	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
@@ -676,7 +755,10 @@ func TestOutputsNameWhatUsersNeed(t *testing.T) {
 		table, idem := tablesOf(t, res, fn)
 		want := map[string]string{
 			"MovementsQueueUrl":  "!Ref " + queue,
+			"MovementsQueueArn":  "!GetAtt " + queue + ".Arn",
 			"DeadLetterQueueUrl": "!Ref " + dlq,
+			"DeadLetterQueueArn": "!GetAtt " + dlq + ".Arn",
+			"ApiId":              "!Ref " + api,
 			"TableName":          "!Ref " + table,
 		}
 		if idem != "" {
@@ -691,6 +773,88 @@ func TestOutputsNameWhatUsersNeed(t *testing.T) {
 		}
 		if got := Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
 			t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
+		}
+	}
+}
+
+// The consumer's concurrency is reserved by default, exactly the event source's
+// MaximumConcurrency (less would throttle its own batches, more would sit idle), so an
+// API burst or any other function cannot leave it throttled; "unreserved" opts out.
+// The API is bounded by its stage's throttling, with an optional cap of its own.
+func TestConcurrencyKeepsTheConsumerRunning(t *testing.T) {
+	tpl := load(t)
+	for name, want := range map[string]string{"ConsumerConcurrency": "reserved", "ApiReservedConcurrency": "unreserved"} {
+		if d := tpl.Parameters[name].Default; d != want {
+			t.Errorf("%s defaults to %v, want %s", name, d, want)
+		}
+	}
+	for _, maxConc := range []int{2, 10, 250} {
+		_, res := deployed(t, tpl, map[string]any{"MaximumConcurrency": maxConc})
+		_, fn := function(t, res, consumerCode)
+		esm := number(t, "MaximumConcurrency", get(sqsEvent(t, fn), "ScalingConfig", "MaximumConcurrency"))
+		if got, ok := fn.Properties["ReservedConcurrentExecutions"]; !ok || number(t, "ReservedConcurrentExecutions", got) != esm {
+			t.Errorf("MaximumConcurrency=%d: the consumer reserves %v, want the event source's %v", maxConc, got, esm)
+		}
+	}
+	_, res := deployed(t, tpl, map[string]any{"ConsumerConcurrency": "unreserved"})
+	if _, fn := function(t, res, consumerCode); fn.Properties["ReservedConcurrentExecutions"] != nil {
+		t.Errorf("ConsumerConcurrency=unreserved: the consumer reserves %v", fn.Properties["ReservedConcurrentExecutions"])
+	}
+
+	for value, want := range map[string]any{"unreserved": nil, "40": "40"} {
+		_, res := deployed(t, tpl, map[string]any{"ApiReservedConcurrency": value})
+		if _, fn := function(t, res, apiCode); fn.Properties["ReservedConcurrentExecutions"] != want {
+			t.Errorf("ApiReservedConcurrency=%s: the API reserves %v, want %v", value, fn.Properties["ReservedConcurrentExecutions"], want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "", "10000", "unreserved5"} {
+		if _, err := tpl.Env(map[string]any{"ApiReservedConcurrency": bad}); err == nil {
+			t.Errorf("ApiReservedConcurrency=%q is accepted: 0 would stop the API, and anything but a count or unreserved fails the deploy", bad)
+		}
+	}
+
+	// Throttling on every route of the stage, from parameters with positive defaults.
+	apis := ofType(tpl.Resources, "AWS::Serverless::HttpApi")
+	if len(apis) != 1 {
+		t.Fatalf("HTTP APIs = %v, want one", apis)
+	}
+	settings := get(tpl.Resources[apis[0]].Properties, "DefaultRouteSettings")
+	for _, knob := range []string{"ThrottlingRateLimit", "ThrottlingBurstLimit"} {
+		param, ok := tpl.Parameters[target(get(settings, knob))]
+		if !ok {
+			t.Errorf("%s DefaultRouteSettings.%s = %v, want a Ref to a parameter", apis[0], knob, Symbol(get(settings, knob)))
+			continue
+		}
+		if d := number(t, knob, param.Default); d < 1 || param.MinValue == nil || *param.MinValue < 1 {
+			t.Errorf("%s: default %v, MinValue %v; want at least 1 (0 would refuse every request)", knob, d, param.MinValue)
+		}
+	}
+}
+
+// The deploy guide explains every parameter, reads every output and names every alarm,
+// so that a change to the stack without one to the guide fails here.
+func TestDeployGuideCoversTheStack(t *testing.T) {
+	tpl := load(t)
+	raw, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(raw)
+	for _, name := range slices.Sorted(maps.Keys(tpl.Parameters)) {
+		if !strings.Contains(guide, "`"+name+"`") {
+			t.Errorf("docs/deploy.md does not explain parameter %s", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(tpl.Outputs)) {
+		if !strings.Contains(guide, name) {
+			t.Errorf("docs/deploy.md does not read output %s", name)
+		}
+	}
+	for _, id := range ofType(tpl.Resources, "AWS::CloudWatch::Alarm") {
+		name := Symbol(tpl.Resources[id].Properties["AlarmName"])
+		_, suffix, ok := strings.Cut(name, "${AWS::StackName}")
+		if !ok || !strings.Contains(guide, "`<stack>"+suffix+"`") {
+			t.Errorf("docs/deploy.md does not describe alarm %s (%s)", id, name)
 		}
 	}
 }
