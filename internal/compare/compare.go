@@ -1,8 +1,8 @@
 // Package compare is the comparison harness behind `ledger compare`: it runs this
 // service's design (strategy "transaction") and the separate-table baseline
 // (internal/idempotencia) through the same consumer code (consumer.Handler), on the same
-// seeded workload (internal/sim), under the same faults, and measures what each does to
-// the money and what it costs.
+// seeded workload (internal/sim's, or transfers between funded accounts), under the
+// same faults, and measures what each does to the money and what it costs.
 //
 // Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
 // answers after they committed, and crash points end an invocation part-way (the

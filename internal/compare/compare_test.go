@@ -55,6 +55,11 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("%s: separate-table %+v: the baseline handles this case; a failure here is a bug in it", name, r)
 		}
 	}
+	// A transfer whose invocation died between its legs is debited again when it comes
+	// back: a leg applied twice, and the money of the debit gone.
+	if r := base("crash-between-legs"); r.DoubleApplied == 0 || r.Lost != 0 || !r.MoneyCreated.IsNegative() {
+		t.Errorf("crash-between-legs: separate-table %+v, want transfers debited twice and money destroyed", r)
+	}
 	for _, name := range []string{"crash-after-reserve", "concurrent-duplicates"} {
 		if r := base(name); r.Stuck == 0 {
 			t.Errorf("%s: separate-table %+v, want deliveries refused while the key was in progress", name, r)

@@ -167,13 +167,17 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	if sc.hot {
 		spec.Accounts = 1
 	}
-	w, err := sim.Generate(spec)
+	generate := sim.Generate
+	if sc.workload != nil {
+		generate = sc.workload
+	}
+	w, err := generate(spec)
 	if err != nil {
 		return Result{}, err
 	}
 	rng := rngFor(opts.Seed, sc.name, 1)
 	deliveries := sc.schedule(w, rng)
-	plan := &crashPlan{point: sc.crash, targets: pick(w, sc.crashShare, rng)}
+	plan := planCrashes(sc, strategy, w, pick(w, sc.crashShare, rng))
 	again := map[string]bool{}
 	for _, d := range deliveries {
 		if rng.Float64() < sc.again {
