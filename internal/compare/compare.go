@@ -1,8 +1,8 @@
 // Package compare is the comparison harness behind `ledger compare`: it runs this
 // service's design (strategy "transaction") and the separate-table baseline
 // (internal/idempotencia) through the same consumer code (consumer.Handler), on the same
-// seeded workload (internal/sim), under the same faults, and measures what each does to
-// the money and what it costs.
+// seeded workload (internal/sim's, or transfers between funded accounts), under the
+// same faults, and measures what each does to the money and what it costs.
 //
 // Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
 // answers after they committed, and crash points end an invocation part-way (the
@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
@@ -42,11 +44,16 @@ type Options struct {
 
 // Result is one strategy under one scenario (DESIGN.md, `compare --json`).
 // DoubleApplied counts movements whose effect landed more than once, Lost those never
-// applied, Stuck the deliveries refused because the movement was held by an
-// in-progress reservation (they come back after the visibility timeout; after a crash,
-// until the reservation's in-progress expiry), BalanceErrors the accounts whose final
-// balance is not the workload's. Calls, WCU and RCU are per movement of the workload;
-// P50 and P99 are the time the consumer took to apply a movement, at the run's RTT.
+// applied (a transfer has two effects, its legs: it counts in each that one of its legs
+// does), Stuck the deliveries refused because the movement was held by an in-progress
+// reservation (they come back after the visibility timeout; after a crash, until the
+// reservation's in-progress expiry), BalanceErrors the accounts whose final balance is
+// not the workload's. MoneyCreated is the sum of all final balances less the
+// workload's credits and debits from outside (a transfer adds nothing to that sum): a
+// decimal string in the workload's currency, "0" when no money was made or lost,
+// negative when money was destroyed. Calls, WCU and RCU are per movement of the
+// workload; P50 and P99 are the time the consumer took to apply a movement, at the
+// run's RTT.
 type Result struct {
 	Scenario         string          `json:"scenario"`
 	Strategy         ledger.Strategy `json:"strategy"`
@@ -55,6 +62,7 @@ type Result struct {
 	Lost             int             `json:"lost"`
 	Stuck            int             `json:"stuck"`
 	BalanceErrors    int             `json:"balance_errors"`
+	MoneyCreated     decimal.Decimal `json:"money_created"`
 	CallsPerMovement float64         `json:"calls_per_movement"`
 	WCUPerMovement   float64         `json:"wcu_per_movement"`
 	RCUPerMovement   float64         `json:"rcu_per_movement"`
@@ -67,8 +75,10 @@ type Result struct {
 }
 
 // Correct reports whether the money came out right: nothing applied twice, nothing
-// lost, every balance exact.
-func (r Result) Correct() bool { return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 }
+// lost, every balance exact, no money made or destroyed.
+func (r Result) Correct() bool {
+	return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 && r.MoneyCreated.IsZero()
+}
 
 // BenchResult is one strategy on one benchmark case (DESIGN.md, `compare --bench`).
 type BenchResult struct {

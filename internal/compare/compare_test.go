@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -26,8 +29,8 @@ func TestScenarios(t *testing.T) {
 			got[r.Scenario] = map[ledger.Strategy]Result{}
 		}
 		got[r.Scenario][r.Strategy] = r
-		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d calls=%.2f wcu=%.2f rcu=%.2f dead=%v maxitem=%d",
-			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.DeadLetters, r.MaxItemBytes)
+		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d money=%s calls=%.2f wcu=%.2f rcu=%.2f dead=%v maxitem=%d",
+			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.MoneyCreated, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.DeadLetters, r.MaxItemBytes)
 	}
 	if len(rep.Results) != 2*len(Names()) {
 		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))
@@ -35,7 +38,7 @@ func TestScenarios(t *testing.T) {
 	for _, name := range Names() {
 		tx := got[name][ledger.Transaction]
 		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 20 {
-			t.Errorf("%s: transaction %+v, want every movement applied exactly once and nothing stuck", name, tx)
+			t.Errorf("%s: transaction %+v, want every movement applied exactly once, no money made or lost and nothing stuck", name, tx)
 		}
 		if tx.CallsPerMovement <= 0 || tx.WCUPerMovement <= 0 || tx.MaxItemBytes >= 1024 {
 			t.Errorf("%s: transaction costs %+v: the meter saw nothing, or an item reached 1 KB", name, tx)
@@ -51,6 +54,11 @@ func TestScenarios(t *testing.T) {
 		if r := base(name); !r.Correct() {
 			t.Errorf("%s: separate-table %+v: the baseline handles this case; a failure here is a bug in it", name, r)
 		}
+	}
+	// A transfer whose invocation died between its legs is debited again when it comes
+	// back: a leg applied twice, and the money of the debit gone.
+	if r := base("crash-between-legs"); r.DoubleApplied == 0 || r.Lost != 0 || !r.MoneyCreated.IsNegative() {
+		t.Errorf("crash-between-legs: separate-table %+v, want transfers debited twice and money destroyed", r)
 	}
 	for _, name := range []string{"crash-after-reserve", "concurrent-duplicates"} {
 		if r := base(name); r.Stuck == 0 {
@@ -70,7 +78,7 @@ func TestReportsRenderEveryScenario(t *testing.T) {
 		Results: []Result{
 			{Scenario: "crash-after-effect", Strategy: ledger.Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
 			{Scenario: "crash-after-effect", Strategy: ledger.SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
-				DeadLetters: map[string]int{"insufficient funds": 1}},
+				MoneyCreated: decimal.RequireFromString("-25.5"), DeadLetters: map[string]int{"insufficient funds": 1}},
 		},
 		Bench: []BenchResult{
 			{Case: "hot-account", Strategy: ledger.Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
@@ -81,16 +89,21 @@ func TestReportsRenderEveryScenario(t *testing.T) {
 	if err := WriteText(&text, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"crash-after-effect", "wrong money", "exactly once", "transaction / separate-table = 12.00×", "dead-letter queue"} {
+	for _, want := range []string{"crash-after-effect", "wrong money", "exactly once", "-25.50", "transaction / separate-table = 12.00×", "dead-letter queue"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("terminal report lacks %q:\n%s", want, text.String())
+		}
+	}
+	for line := range strings.Lines(text.String()) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 100 {
+			t.Errorf("terminal report has a line of %d columns: %q", n, line)
 		}
 	}
 	if err := WriteHTML(&page, rep); err != nil {
 		t.Fatal(err)
 	}
 	html := page.String()
-	for _, want := range []string{"<svg", "crash-after-effect", "separate-table: wrong money", "transaction: exactly once", Describe("crash-after-effect")} {
+	for _, want := range []string{"<svg", "crash-after-effect", "separate-table: wrong money", "transaction: exactly once", "money created", "−25.50", Describe("crash-after-effect")} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

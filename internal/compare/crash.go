@@ -11,6 +11,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // errCrash is how a crash point ends an invocation: the strategy stops where it is and
@@ -32,25 +33,41 @@ func invocationOf(ctx context.Context) *invocation {
 	return inv
 }
 
-// crashPlan says where invocations die: at point, the first time each target movement
+// crashPlan says where invocations die: at targets[id], the first time movement id
 // gets there.
 type crashPlan struct {
-	point   idempotencia.Point
 	mu      sync.Mutex
-	targets map[string]bool
+	targets map[string]idempotencia.Point
 }
 
-// fire reports whether one of the deliveries is of a target not crashed yet, and marks
-// them crashed.
-func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
-	if p.point == "" || at != p.point {
-		return false
+// planCrashes is where strategy's invocations die in sc, for the movements picked: at
+// sc.crash. Only transfers get between legs. The transaction strategy has no moment
+// between a transfer's legs, as it has none between reserve and effect: a crash there
+// falls before its one transaction for every other transfer picked, right after it for
+// the rest.
+func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, picked map[string]bool) *crashPlan {
+	p := &crashPlan{targets: map[string]idempotencia.Point{}}
+	for _, m := range w.Movements {
+		at := sc.crash
+		if !picked[m.ID] || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
+			continue
+		}
+		if at == idempotencia.BetweenLegs && strategy == ledger.Transaction {
+			at = [...]idempotencia.Point{idempotencia.AfterReserve, idempotencia.AfterEffect}[len(p.targets)%2]
+		}
+		p.targets[m.ID] = at
 	}
+	return p
+}
+
+// fire reports whether one of the deliveries is of a target not crashed yet that dies
+// at at, and marks them crashed.
+func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	hit := false
 	for _, e := range es {
-		if p.targets[e.Mov.ID] {
+		if p.targets[e.Mov.ID] == at {
 			delete(p.targets, e.Mov.ID)
 			hit = true
 		}

@@ -27,9 +27,13 @@ const (
 // request's idempotency token if it has one (a repeated token is DynamoDB answering an
 // SDK retry from memory, not a second write). The transaction strategy's effects are
 // the movement items a TransactWriteItems writes with estado "aplicado", in the same
-// transaction as the balance they moved; the baseline's, an UpdateItem on one of its
-// accounts: the ADD of one movement's delta, naming the movement (:mov). UpdateItem has
-// no idempotency token, so an SDK retry of it is a second write.
+// transaction as the balance they moved (a transfer's two legs, one per account, under
+// its one id); the baseline's, an UpdateItem on one of its accounts: the ADD of one
+// movement's delta, naming the movement (:mov) — for a transfer, the debit on cuenta
+// and the credit on destino, two calls. UpdateItem has no idempotency token, so an SDK
+// retry of it is a second write. (The baseline undoes a debit whose credit the
+// destination refused with a third ADD, on cuenta, which would count as the debit
+// landing twice; no scenario has a destination refuse a credit.)
 func effects(in any) (movements []string, token string) {
 	switch p := in.(type) {
 	case *dynamodb.TransactWriteItemsInput:

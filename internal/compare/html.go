@@ -16,8 +16,9 @@ var reportPage = template.Must(template.New("report").Parse(reportTemplate))
 
 // WriteHTML writes rep as one self-contained page: inline CSS and SVG, no script, no
 // external asset, so it can be mailed, archived or opened offline. Per scenario it
-// shows each strategy's verdict and bar pairs for movements applied twice or lost,
-// deliveries stuck, and calls and WCU per movement; then the benchmark.
+// shows each strategy's verdict and bar pairs for movements applied twice or lost, money
+// created or destroyed, deliveries stuck, and calls and WCU per movement; then the
+// benchmark.
 func WriteHTML(w io.Writer, rep Report) error {
 	return reportPage.Execute(w, newPage(rep))
 }
@@ -62,22 +63,44 @@ type bar struct {
 // barMax is a bar's length at the largest value of its metric, in SVG units;
 // benchBarMax the same for throughput, whose labels are longer.
 const (
-	barMax      = 130.0
+	barMax      = 125.0
 	benchBarMax = 95.0
 )
 
-// metric is one of the bar charts a scenario row shows.
+// metric is one of the bar charts a scenario row shows: value is a bar's length, label
+// its text [the value in format].
 type metric struct {
 	title  string
 	value  func(Result) float64
 	format string
+	label  func(Result) string
 }
 
 var metrics = []metric{
-	{"movements applied twice or lost", func(r Result) float64 { return float64(r.DoubleApplied + r.Lost) }, "%.0f"},
-	{"deliveries stuck", func(r Result) float64 { return float64(r.Stuck) }, "%.0f"},
-	{"DynamoDB calls / movement", func(r Result) float64 { return r.CallsPerMovement }, "%.2f"},
-	{"WCU / movement", func(r Result) float64 { return r.WCUPerMovement }, "%.2f"},
+	{title: "movements applied twice or lost", value: func(r Result) float64 { return float64(r.DoubleApplied + r.Lost) }, format: "%.0f"},
+	{title: "money created (+) or destroyed (−)", value: func(r Result) float64 { return r.MoneyCreated.Abs().InexactFloat64() }, label: money},
+	{title: "deliveries stuck", value: func(r Result) float64 { return float64(r.Stuck) }, format: "%.0f"},
+	{title: "DynamoDB calls / movement", value: func(r Result) float64 { return r.CallsPerMovement }, format: "%.2f"},
+	{title: "WCU / movement", value: func(r Result) float64 { return r.WCUPerMovement }, format: "%.2f"},
+}
+
+func (m metric) text(r Result) string {
+	if m.label != nil {
+		return m.label(r)
+	}
+	return fmt.Sprintf(m.format, m.value(r))
+}
+
+// money is r's MoneyCreated signed, to the cent: "+25.00", "−25.00", "0.00".
+func money(r Result) string {
+	s := r.MoneyCreated.Abs().StringFixed(2)
+	switch r.MoneyCreated.Sign() {
+	case 1:
+		return "+" + s
+	case -1:
+		return "−" + s
+	}
+	return s
 }
 
 func newPage(rep Report) page {
@@ -113,9 +136,8 @@ func newPage(rep Report) page {
 		cur := &p.Rows[len(p.Rows)-1]
 		cur.Verdicts = append(cur.Verdicts, verdictView{Strategy: r.Strategy, Verdict: r.Verdict(), Class: verdictClass[r.Verdict()]})
 		for i, m := range metrics {
-			v := m.value(r)
 			cur.Charts[i].Title = m.title
-			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: fmt.Sprintf(m.format, v), Width: scale(v, top[i]), Class: strategyClass[r.Strategy]})
+			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: m.text(r), Width: scale(m.value(r), top[i]), Class: strategyClass[r.Strategy]})
 		}
 	}
 	fastest := 0.0

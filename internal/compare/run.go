@@ -23,6 +23,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/migrations"
@@ -44,8 +45,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			if err != nil {
 				return rep, fmt.Errorf("compare: %s/%s: %w", name, strategy, err)
 			}
-			opts.Progress("%-22s %-15s done: %d double applied, %d lost, %d stuck, %d balance errors\n",
-				name, strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors)
+			opts.Progress("%-22s %-15s done: %d double applied, %d lost, %d stuck, %d balance errors, %s money created\n",
+				name, strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.MoneyCreated)
 			rep.Results = append(rep.Results, r)
 		}
 	}
@@ -166,13 +167,17 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	if sc.hot {
 		spec.Accounts = 1
 	}
-	w, err := sim.Generate(spec)
+	generate := sim.Generate
+	if sc.workload != nil {
+		generate = sc.workload
+	}
+	w, err := generate(spec)
 	if err != nil {
 		return Result{}, err
 	}
 	rng := rngFor(opts.Seed, sc.name, 1)
 	deliveries := sc.schedule(w, rng)
-	plan := &crashPlan{point: sc.crash, targets: pick(w, sc.crashShare, rng)}
+	plan := planCrashes(sc, strategy, w, pick(w, sc.crashShare, rng))
 	again := map[string]bool{}
 	for _, d := range deliveries {
 		if rng.Float64() < sc.again {
@@ -317,13 +322,21 @@ func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead
 	for _, m := range dead {
 		res.DeadLetters[cmp.Or(r.tally.last[m.ID], "no answer (its invocations died)")]++
 	}
+	// The money the workload brings in (credits less debits from outside) and the money
+	// the accounts hold at the end.
+	brought, held := decimal.Zero, decimal.Zero
 	for _, m := range w.Movements {
-		switch k := u.applied[movementKey(m.Cuenta, m.ID)]; {
-		case k == 0:
+		legs := []int{u.applied[movementKey(m.Cuenta, m.ID)]}
+		if m.Tipo == movimiento.Traspaso {
+			legs = append(legs, u.applied[movementKey(m.Destino, m.ID)])
+		}
+		if slices.Min(legs) == 0 {
 			res.Lost++
-		case k > 1:
+		}
+		if slices.Max(legs) > 1 {
 			res.DoubleApplied++
 		}
+		brought = brought.Add(m.Delta()) // zero for a transfer
 	}
 	for c, want := range w.Saldos {
 		got, err := r.saldo(ctx, c)
@@ -333,10 +346,13 @@ func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead
 		// Rounded to the currency's minor units: the embedded store adds with float64
 		// (0.1 + 0.2 = 0.30000000000000004); no movement moves less than a cent, so
 		// rounding cannot hide one applied twice or lost.
-		if !got.Round(2).Equal(want) {
+		got = got.Round(2)
+		if !got.Equal(want) {
 			res.BalanceErrors++
 		}
+		held = held.Add(got)
 	}
+	res.MoneyCreated = held.Sub(brought)
 	res.CallsPerMovement = float64(r.faults.TotalCalls()) / float64(n)
 	res.WCUPerMovement, res.RCUPerMovement = u.wcu/float64(n), u.rcu/float64(n)
 	res.P50ms, res.P99ms = percentile(r.tally.latencies, 50), percentile(r.tally.latencies, 99)

@@ -8,23 +8,20 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// WriteText writes rep as terminal tables no wider than 100 columns: one row per
-// scenario and strategy (the latencies and read units are in the JSON and HTML
-// reports), then the benchmark and its throughput ratios when it ran.
+// WriteText writes rep as terminal tables no wider than 100 columns: per scenario a
+// line with its name and a row per strategy (the latencies and read units are in the
+// JSON and HTML reports), then the benchmark and its throughput ratios when it ran.
 func WriteText(w io.Writer, rep Report) error {
 	fmt.Fprintf(w, "ledger compare: seed %d, %d movements per scenario (%d accounts; hot-account 1),\nrtt %g ms per call, on %s\n\n",
 		rep.Seed, rep.Movements, rep.Accounts, rep.RTTms, rep.Backend)
-	const row = "%-21s %-14s %6v %4v %5v %6v %5v %5v  %s\n"
-	fmt.Fprintf(w, row, "scenario", "strategy", "double", "lost", "stuck", "saldos", "calls", "WCU", "verdict")
-	fmt.Fprintf(w, "%-21s %-14s %6s %4s %5s %6s %5s %5s\n", "", "", "applied", "", "", "wrong", "/mov", "/mov")
-	prev := ""
-	for _, r := range rep.Results {
-		name := r.Scenario
-		if name == prev {
-			name = ""
+	const cols = "%-18s %7v %5v %5v %6v %10v %6v %6v"
+	fmt.Fprintf(w, cols+"  %s\n", "scenario", "double", "lost", "stuck", "saldos", "money", "calls", "WCU", "verdict")
+	fmt.Fprintf(w, cols+"\n", "  strategy", "applied", "", "", "wrong", "created", "/mov", "/mov")
+	for i, r := range rep.Results {
+		if i == 0 || rep.Results[i-1].Scenario != r.Scenario {
+			fmt.Fprintln(w, r.Scenario)
 		}
-		prev = r.Scenario
-		fmt.Fprintf(w, row, name, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors,
+		fmt.Fprintf(w, cols+"  %s\n", "  "+string(r.Strategy), r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.MoneyCreated.StringFixed(2),
 			fmt.Sprintf("%.2f", r.CallsPerMovement), fmt.Sprintf("%.2f", r.WCUPerMovement), r.Verdict())
 	}
 	for _, r := range rep.Results {
