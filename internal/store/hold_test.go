@@ -108,6 +108,9 @@ func TestAHoldReservesFundsUntilItIsCapturedOrReleased(t *testing.T) {
 	if s, h := retenido(t, env, "H"); s != "75" || h != "0" {
 		t.Errorf("after the release: saldo %s, retenido %s; want 75 and 0", s, h)
 	}
+	if lib := get(t, env, "CUENTA#H", "MOV#lib-2"); lib.str("tipo") != "liberacion" || lib.num("importe").String() != "40" || lib["seq"] != nil {
+		t.Errorf("release item = %v, want a liberacion of the 40 it freed, outside the statement", lib)
+	}
 
 	// Every message again, and late: duplicates, nothing moves.
 	for _, m := range []movimiento.Movimiento{hold(t, "aut-1", "H", "30.00", week), settleHold(t, movimiento.Captura, "cap-1", "H", "aut-1", "25.00"),

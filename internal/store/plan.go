@@ -176,7 +176,8 @@ func (p *planner) decide(i int, accts []account) decision {
 			return d.fail(err)
 		}
 		d.apunte.Movimiento.Moneda = hold.Movimiento.Moneda
-		if m.Tipo == movimiento.Liberacion {
+		if m.Tipo == movimiento.Liberacion { // the record says how much it freed
+			d.apunte.Movimiento.Importe = hold.Movimiento.Importe
 			next = base.Liberar(hold.Movimiento.ID)
 			break
 		}
