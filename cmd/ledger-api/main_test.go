@@ -21,7 +21,7 @@ import (
 const cta = "ES7620770024003102575766"
 
 // seed applies three movements to cta: a credit of 100.00, the cargo pago-8f2c of
-// 50.00 from DESIGN.md, and a credit of 0.25.
+// 50.00 from docs/design.md, and a credit of 0.25.
 func seed(t *testing.T, env *testenv.DynamoDB) {
 	t.Helper()
 	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})

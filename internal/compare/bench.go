@@ -10,7 +10,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The benchmark (DESIGN.md, `compare --bench`): cases unbatched (many accounts, one
+// The benchmark (docs/compare.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
 // 1 and 10 concurrent consumers, both strategies back to back on the same kind of
 // store, at the run's RTT, with no faults. Each run first warms up (every account sees

@@ -42,7 +42,7 @@ type Options struct {
 	Progress func(format string, args ...any)
 }
 
-// Result is one strategy under one scenario (DESIGN.md, `compare --json`).
+// Result is one strategy under one scenario (docs/compare.md, `compare --json`).
 // DoubleApplied counts movements whose effect landed more than once, Lost those never
 // applied (a transfer has two effects, its legs: it counts in each that one of its legs
 // does), Stuck the deliveries refused because the movement was held by an in-progress
@@ -80,7 +80,7 @@ func (r Result) Correct() bool {
 	return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 && r.MoneyCreated.IsZero()
 }
 
-// BenchResult is one strategy on one benchmark case (DESIGN.md, `compare --bench`).
+// BenchResult is one strategy on one benchmark case (docs/compare.md, `compare --bench`).
 type BenchResult struct {
 	Case             string          `json:"case"`
 	Strategy         ledger.Strategy `json:"strategy"`
@@ -96,7 +96,7 @@ type BenchResult struct {
 	StoreMsPerCall float64 `json:"-"`
 }
 
-// Report is a whole comparison: DESIGN.md's `compare --json` document.
+// Report is a whole comparison: the `compare --json` document (docs/compare.md).
 type Report struct {
 	RTTms   float64       `json:"rtt_ms"`
 	Results []Result      `json:"results"`

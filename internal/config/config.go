@@ -13,7 +13,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// The environment variables the binaries read (DESIGN.md, "Commands and configuration").
+// The environment variables the binaries read (README, "Configuration").
 const (
 	EnvTable             = "LEDGER_TABLE"
 	EnvInsufficientFunds = "LEDGER_INSUFFICIENT_FUNDS"

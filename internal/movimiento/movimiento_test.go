@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// datos is the movement of DESIGN.md's example; tests change one field at a time.
+// datos is the movement of docs/design.md's example; tests change one field at a time.
 func datos() Datos {
 	return Datos{
 		ID: "pago-8f2c", Cuenta: "ES7620770024003102575766", Tipo: Cargo,

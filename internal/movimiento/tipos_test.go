@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Bases for the tipos beyond abono and cargo, from DESIGN.md's examples.
+// Bases for the tipos beyond abono and cargo, from docs/design.md's examples.
 func traspaso() Datos {
 	return Datos{ID: "tr-91", Cuenta: "ES76", Tipo: Traspaso, Destino: "ES12", Importe: "25.00", Moneda: "EUR", Concepto: "Alquiler"}
 }

@@ -65,7 +65,7 @@ const (
 	rereadPause = 20 * time.Millisecond
 )
 
-// Audit checks DESIGN.md's invariants for every account of the table: saldo equals the
+// Audit checks the ledger's invariants for every account of the table: saldo equals the
 // applied movements' abonos minus cargos, movimientos equals their number, their seq
 // values are exactly 1..movimientos, each one's saldo_tras is the running balance at
 // its seq, every estado is a known one, reversals and reversed movements name each

@@ -14,7 +14,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// The table's item layout (DESIGN.md, "Table"). Account ids and movement ids cannot
+// The table's item layout (docs/design.md, "The table"). Account ids and movement ids cannot
 // contain '#' (movimiento validates both), so "CUENTA#<cuenta>" names exactly one
 // account and "MOV#<id>" can never equal the account's sort key "CUENTA". The attribute
 // names that conditions, keys and queries use are defined here once; the items' other

@@ -431,7 +431,7 @@ func TestExactDecimalArithmetic(t *testing.T) {
 // pass through float64, while a plain Put keeps the number's exact text. The ledger
 // writes whole items with Put (never ADD/SET arithmetic), which is why its balances
 // are exact on every backend. If this test fails, minidyn fixed the gap: update
-// DESIGN.md's "Test backends" and delete the test.
+// docs/design.md's "Test backends" and delete the test.
 func TestEmbeddedStoreNumberGap(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	if env.Backend != testenv.Minidyn {
