@@ -2,10 +2,12 @@
 # template, the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
 # again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
-# bootstrap under it.
+# bootstrap under it. moto and cfn-lint come from $(PYTHON) when it has them, else from
+# .venv, which scripts/python-tools makes on first use (see PY below).
 #
 # make build: the Lambda bootstraps, bin/<command>/bootstrap, as sam build makes them.
 GO  ?= go
+PYTHON ?= python3
 BIN := $(CURDIR)/bin
 RIE := $(BIN)/aws-lambda-rie
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
@@ -20,6 +22,13 @@ LAMBDAS := ledger-consumer ledger-api
 # built and tested here.
 lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w" -o $(2)/bootstrap ./cmd/$(1)
 
+# PY: the path of a python that can run moto's server and cfn-lint — $(PYTHON) itself
+# when it can, else .venv/bin/python, installed from scripts/requirements.txt (pinned
+# versions) the first time. Found once per make run, by the first recipe that needs it;
+# if neither works, make stops after scripts/python-tools's one-line reason.
+PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
+CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
+
 .PHONY: test lint test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
 
 test: lint test-minidyn test-moto
@@ -29,7 +38,7 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
-	cfn-lint --non-zero-exit-code warning template.yaml
+	$(CFN_LINT) --non-zero-exit-code warning template.yaml
 
 build: $(LAMBDAS:%=build-%)
 	@for f in $(LAMBDAS); do \
@@ -61,7 +70,7 @@ test-minidyn: $(RIE)
 	LEDGER_TEST_RIE=$(RIE) $(GO) test -race -count=1 ./...
 
 test-moto: $(RIE)
-	LEDGER_TEST_RIE=$(RIE) ./scripts/with-moto $(GO) test -count=1 ./...
+	LEDGER_TEST_RIE=$(RIE) PYTHON=$(PY) ./scripts/with-moto $(GO) test -count=1 ./...
 
 # make report: `ledger compare --bench` on the embedded store, written as a self-contained
 # HTML page, and a screenshot of it taken by headless Chromium (Debian's chromium
@@ -85,4 +94,4 @@ report:
 SOAK_MOVEMENTS ?= 100000
 
 soak:
-	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/consumer
+	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) PYTHON=$(PY) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/consumer
