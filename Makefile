@@ -1,5 +1,5 @@
 # make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
-# template, the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
+# template, the README's checked examples (make readme-check), the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
 # again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
 # bootstrap under it. moto and cfn-lint come from $(PYTHON) when it has them, else from
@@ -29,9 +29,9 @@ lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -t
 PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
 CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
-.PHONY: test lint test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+.PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
 
-test: lint test-minidyn test-moto
+test: lint readme-check test-minidyn test-moto
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \
@@ -65,6 +65,12 @@ tools: $(RIE)
 
 $(RIE):
 	GOBIN=$(BIN) $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+
+# make readme-check: the README's shell blocks marked <!-- readme-check --> run against
+# the embedded store, their output compared with what the README shows (the rules are
+# at the top of cmd/ledger/readme_test.go).
+readme-check:
+	$(GO) test -count=1 -run '^TestReadme' ./cmd/ledger
 
 test-minidyn: $(RIE)
 	LEDGER_TEST_RIE=$(RIE) $(GO) test -race -count=1 ./...
