@@ -39,8 +39,8 @@ func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 	if len(ids) != 40 {
 		t.Errorf("%d distinct movements, want 40", len(ids))
 	}
-	if !strings.Contains(stderr.String(), "sent 50 of 50") {
-		t.Errorf("stderr = %q", stderr.String())
+	if !strings.Contains(stdout.String(), "sent 50 of 50") {
+		t.Errorf("stdout = %q", stdout.String())
 	}
 }
 
@@ -71,8 +71,8 @@ not a movement
 	if code := run(ctx, []string{"send", "--topic-arn", aws.ToString(topic.TopicArn), "--endpoint", q.Endpoint, "--from", file}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "sent 3 of 3") || !strings.Contains(stderr.String(), "1 of them are not valid") {
-		t.Errorf("stderr = %q", stderr.String())
+	if !strings.Contains(stdout.String(), "sent 3 of 3") || !strings.Contains(stdout.String(), "1 of them are not valid") {
+		t.Errorf("stdout = %q", stdout.String())
 	}
 	msgs := q.Drain(t, queue, 10, 30*time.Second)
 	if len(msgs) != 3 {
