@@ -1,11 +1,13 @@
 # make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
-# template, the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
+# template, the README's checked examples (make readme-check), the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
 # again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
-# bootstrap under it.
+# bootstrap under it. moto and cfn-lint come from $(PYTHON) when it has them, else from
+# .venv, which scripts/python-tools makes on first use (see PY below).
 #
 # make build: the Lambda bootstraps, bin/<command>/bootstrap, as sam build makes them.
 GO  ?= go
+PYTHON ?= python3
 BIN := $(CURDIR)/bin
 RIE := $(BIN)/aws-lambda-rie
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
@@ -20,16 +22,23 @@ LAMBDAS := ledger-consumer ledger-api
 # built and tested here.
 lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w" -o $(2)/bootstrap ./cmd/$(1)
 
-.PHONY: test lint test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+# PY: the path of a python that can run moto's server and cfn-lint — $(PYTHON) itself
+# when it can, else .venv/bin/python, installed from scripts/requirements.txt (pinned
+# versions) the first time. Found once per make run, by the first recipe that needs it;
+# if neither works, make stops after scripts/python-tools's one-line reason.
+PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
+CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
-test: lint test-minidyn test-moto
+.PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+
+test: lint readme-check test-minidyn test-moto
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
-	cfn-lint --non-zero-exit-code warning template.yaml
+	$(CFN_LINT) --non-zero-exit-code warning template.yaml
 
 build: $(LAMBDAS:%=build-%)
 	@for f in $(LAMBDAS); do \
@@ -57,11 +66,17 @@ tools: $(RIE)
 $(RIE):
 	GOBIN=$(BIN) $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 
+# make readme-check: the README's shell blocks marked <!-- readme-check --> run against
+# the embedded store, their output compared with what the README shows (the rules are
+# at the top of cmd/ledger/readme_test.go).
+readme-check:
+	$(GO) test -count=1 -run '^TestReadme' ./cmd/ledger
+
 test-minidyn: $(RIE)
 	LEDGER_TEST_RIE=$(RIE) $(GO) test -race -count=1 ./...
 
 test-moto: $(RIE)
-	LEDGER_TEST_RIE=$(RIE) ./scripts/with-moto $(GO) test -count=1 ./...
+	LEDGER_TEST_RIE=$(RIE) PYTHON=$(PY) ./scripts/with-moto $(GO) test -count=1 ./...
 
 # make report: `ledger compare --bench` on the embedded store, written as a self-contained
 # HTML page, and a screenshot of it taken by headless Chromium (Debian's chromium
@@ -85,4 +100,4 @@ report:
 SOAK_MOVEMENTS ?= 100000
 
 soak:
-	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/consumer
+	LEDGER_SOAK_MOVEMENTS=$(SOAK_MOVEMENTS) PYTHON=$(PY) ./scripts/with-moto $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 90m -v ./internal/consumer

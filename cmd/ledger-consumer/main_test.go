@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -55,9 +56,14 @@ func TestBootstrapUnderTheRuntimeEmulator(t *testing.T) {
 	if err := json.Unmarshal(fn.Invoke(t, payload), &resp); err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Fatalf("second invocation: %+v, %v", resp, err)
 	}
+	// The function prints before it answers, but its output reaches us through the
+	// emulator's pipe, which may still hold it when the answer arrives: wait for it.
 	logs := fn.Output()
-	if !strings.Contains(logs, `"outcome":"duplicate"`) || !strings.Contains(logs, `"_aws"`) {
-		t.Errorf("function output lacks the per-record logs or EMF metrics:\n%s", logs)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs, `"outcome":"duplicate"`) || !strings.Contains(logs, `"_aws"`); logs = fn.Output() {
+		if time.Now().After(deadline) {
+			t.Fatalf("function output lacks the per-record logs or EMF metrics:\n%s", logs)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if m := regexp.MustCompile(`Init Duration: ([0-9.]+) ms`).FindStringSubmatch(logs); m != nil {
 		t.Logf("cold start: init %s ms under the emulator", m[1])
