@@ -116,7 +116,7 @@ func TestReadmeCheckRunsUpAndCurlAndComparesLeniently(t *testing.T) {
 		"go run ./cmd/ledger up --from '" + file + "' \\\n  --addr 127.0.0.1:8080 &\n" +
 		"# → balance API on http://127.0.0.1:8080\n" +
 		"curl -s http://127.0.0.1:8080/cuentas/ES76\n" +
-		`# → {"cuenta":"ES76","saldo":"70.00","moneda":"EUR","limite":"…","bloqueada":false,"version":"…","movimientos":2,"actualizada":"2020-01-01T00:00:00Z"}` + "\n" +
+		`# → {"cuenta":"ES76","saldo":"70.00","moneda":"EUR","limite":"…","bloqueada":false,"retenido":"0.00","disponible":"70.00","version":"…","movimientos":2,"actualizada":"2020-01-01T00:00:00Z"}` + "\n" +
 		"curl -s 'http://127.0.0.1:8080/cuentas/ES76/movimientos/c1'\n" +
 		`# → "concepto":"Pedido 1"` + "\n" +
 		"curl -s http://127.0.0.1:8080/cuentas/nadie\n" +
