@@ -1,6 +1,7 @@
 # make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
-# template, the README's checked examples (make readme-check), the race-enabled suite on the embedded DynamoDB (minidyn), then the suites
-# again on a moto server started on a free 127.0.0.1 port and always stopped. The Lambda
+# template, the README's checked examples (make readme-check), the race-enabled suite on
+# the embedded DynamoDB (minidyn), then the suites again on a moto server started on a
+# free 127.0.0.1 port and always stopped. The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
 # bootstrap under it. moto and cfn-lint come from $(PYTHON) when it has them, else from
 # .venv, which scripts/python-tools makes on first use (see PY below).
