@@ -3,8 +3,6 @@ package api
 import (
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -69,12 +67,12 @@ func NewCuentaBody(c cuenta.Cuenta, now time.Time) CuentaBody {
 	c = c.Vigente(now)
 	return CuentaBody{
 		Cuenta:      c.ID,
-		Saldo:       amount(c.Saldo, c.Moneda),
+		Saldo:       movimiento.Texto(c.Saldo, c.Moneda),
 		Moneda:      c.Moneda,
-		Limite:      amount(c.Limite, c.Moneda),
+		Limite:      movimiento.Texto(c.Limite, c.Moneda),
 		Bloqueada:   c.Bloqueada,
-		Retenido:    amount(c.Retenido(), c.Moneda),
-		Disponible:  amount(c.Disponible(), c.Moneda),
+		Retenido:    movimiento.Texto(c.Retenido(), c.Moneda),
+		Disponible:  movimiento.Texto(c.Disponible(), c.Moneda),
 		Version:     c.Version,
 		Movimientos: c.Movimientos,
 		Actualizada: timestamp(c.Actualizada),
@@ -89,7 +87,7 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 		ID:       m.ID,
 		Cuenta:   m.Cuenta,
 		Tipo:     string(m.Tipo),
-		Importe:  amount(m.Importe, m.Moneda),
+		Importe:  movimiento.Texto(m.Importe, m.Moneda),
 		Moneda:   m.Moneda,
 		Concepto: m.Concepto,
 		Fecha:    m.Fecha,
@@ -105,7 +103,7 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 	}
 	switch {
 	case a.Posted():
-		b.Seq, b.SaldoTras = a.Seq, amount(a.SaldoTras, m.Moneda)
+		b.Seq, b.SaldoTras = a.Seq, movimiento.Texto(a.SaldoTras, m.Moneda)
 	case a.Estado == ledger.Rechazado:
 		b.Motivo = a.Motivo
 	}
@@ -113,17 +111,6 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 		b.Expira = timestamp(m.Expira)
 	}
 	return b
-}
-
-// amount writes d with the currency's minor units: "50.00" (EUR), "5000" (JPY),
-// "1.500" (KWD). A value with more decimals than that, which the ledger never stores,
-// is written exactly rather than rounded: money is never rounded away silently.
-func amount(d decimal.Decimal, moneda string) string {
-	units, ok := movimiento.MinorUnits(moneda)
-	if !ok || !d.Equal(d.Round(units)) {
-		return d.String()
-	}
-	return d.StringFixed(units)
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

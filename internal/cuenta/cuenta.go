@@ -89,7 +89,7 @@ func (c Cuenta) debitable(importe decimal.Decimal) error {
 		return &BloqueadaError{Cuenta: c.ID}
 	}
 	if c.Disponible().LessThan(importe) {
-		return &SaldoInsuficienteError{Cuenta: c.ID, Saldo: c.Saldo, Limite: c.Limite, Retenido: c.Retenido(), Importe: importe}
+		return &SaldoInsuficienteError{Cuenta: c.ID, Moneda: c.Moneda, Saldo: c.Saldo, Limite: c.Limite, Retenido: c.Retenido(), Importe: importe}
 	}
 	return nil
 }

@@ -186,3 +186,28 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 		t.Errorf("a hold on a frozen account: %v", err)
 	}
 }
+
+// The reason a refused debit is parked or rejected with is read by people: amounts in
+// the currency's minor units, the hold named when there is one.
+func TestInsufficientFundsSaysItInTheCurrencysUnits(t *testing.T) {
+	for _, tc := range []struct {
+		moneda, saldo, retenido, importe, want string
+	}{
+		{"EUR", "700", "0", "9000", "cuenta C: insufficient funds: debit of 9000.00 with balance 700.00 and overdraft limit 0.00"},
+		{"JPY", "700", "200", "600", "cuenta C: insufficient funds: debit of 600 with balance 700 and overdraft limit 0, 200 held"},
+		{"KWD", "1.5", "0", "2", "cuenta C: insufficient funds: debit of 2.000 with balance 1.500 and overdraft limit 0.000"},
+	} {
+		c := Nueva("C", tc.moneda)
+		c.Saldo = dec(tc.saldo)
+		if !dec(tc.retenido).IsZero() {
+			var err error
+			if c, err = c.Retener("aut", dec(tc.retenido), tc.moneda, time.Now().Add(time.Hour), time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := c.Mover(dec(tc.importe).Neg(), tc.moneda)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.moneda, err, tc.want)
+		}
+	}
+}

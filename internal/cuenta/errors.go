@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // ErrDebitRefused is matched by the rules an account may lift later — insufficient
@@ -27,8 +29,10 @@ func (e *MonedaDistintaError) Error() string {
 // SaldoInsuficienteError reports a cargo that would take the balance below -Limite. It
 // may pass later (a credit can still be on its way, out of order), so the ledger's
 // policy decides whether it is retried or recorded as rejected.
+// Its text writes the amounts in the currency's minor units.
 type SaldoInsuficienteError struct {
 	Cuenta   string
+	Moneda   string
 	Saldo    decimal.Decimal
 	Limite   decimal.Decimal
 	Retenido decimal.Decimal
@@ -36,9 +40,11 @@ type SaldoInsuficienteError struct {
 }
 
 func (e *SaldoInsuficienteError) Error() string {
-	msg := fmt.Sprintf("cuenta %s: insufficient funds: cargo of %s with balance %s and overdraft limit %s", e.Cuenta, e.Importe, e.Saldo, e.Limite)
+	text := func(d decimal.Decimal) string { return movimiento.Texto(d, e.Moneda) }
+	msg := fmt.Sprintf("cuenta %s: insufficient funds: debit of %s with balance %s and overdraft limit %s",
+		e.Cuenta, text(e.Importe), text(e.Saldo), text(e.Limite))
 	if e.Retenido.Sign() > 0 {
-		msg += fmt.Sprintf(", %s held", e.Retenido)
+		msg += fmt.Sprintf(", %s held", text(e.Retenido))
 	}
 	return msg
 }

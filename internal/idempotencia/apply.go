@@ -160,7 +160,7 @@ func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.
 		return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
 			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}}})
 	}
-	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Saldo: a.Saldo.Decimal, Limite: a.Limite.Decimal, Importe: m.Importe}
+	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Moneda: m.Moneda, Saldo: a.Saldo.Decimal, Limite: a.Limite.Decimal, Importe: m.Importe}
 	if s.cfg.InsufficientFunds != ledger.Reject {
 		return s.release(ctx, res.key, transient(insuf))
 	}

@@ -1,5 +1,7 @@
 package movimiento
 
+import "github.com/shopspring/decimal"
+
 // MinorUnits returns the number of decimal places ISO 4217 gives an active
 // currency (EUR 2, JPY 0, KWD 3, CLF 4) and whether moneda is one. Codes are
 // upper case; units without minor units (XAU, XDR, XXX, XTS …) and withdrawn codes
@@ -7,6 +9,17 @@ package movimiento
 func MinorUnits(moneda string) (int32, bool) {
 	u, ok := minorUnits[moneda]
 	return u, ok
+}
+
+// Texto writes an amount with moneda's minor units: "50.00" (EUR), "5000" (JPY),
+// "1.500" (KWD). An unknown currency, or a value with more decimals than it has, is
+// written exactly: money is never rounded away silently.
+func Texto(d decimal.Decimal, moneda string) string {
+	units, ok := MinorUnits(moneda)
+	if !ok || !d.Equal(d.Round(units)) {
+		return d.String()
+	}
+	return d.StringFixed(units)
 }
 
 // minorUnits is ISO 4217 list one (current currency and funds codes) as of 2026,

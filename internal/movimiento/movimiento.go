@@ -81,15 +81,11 @@ func (m Movimiento) Delta() decimal.Decimal {
 	return decimal.Zero
 }
 
-// ImporteTexto is Importe as text to show and store: with exactly the
-// currency's minor units when Moneda is known ("50.00" EUR, "1000" JPY,
-// "1.500" KWD), else its exact decimal text; "" when Importe is absent.
+// ImporteTexto is Importe as text to show and store (Texto); "" when Importe is
+// absent.
 func (m Movimiento) ImporteTexto() string {
 	if m.Importe.IsZero() {
 		return ""
 	}
-	if units, ok := MinorUnits(m.Moneda); ok {
-		return m.Importe.StringFixed(units)
-	}
-	return m.Importe.String()
+	return Texto(m.Importe, m.Moneda)
 }

@@ -1,4 +1,4 @@
-package api
+package movimiento
 
 import (
 	"testing"
@@ -16,9 +16,11 @@ func TestAmountsUseTheCurrencysMinorUnits(t *testing.T) {
 		{"12345678901234567890.12", "USD", "12345678901234567890.12"},
 		// More decimals than the currency has: written exactly, never rounded away.
 		{"1.005", "EUR", "1.005"},
+		// A currency ISO 4217 no longer lists: exactly as stored.
+		{"7.5", "HRK", "7.5"},
 	} {
-		if got := amount(decimal.RequireFromString(tc.value), tc.moneda); got != tc.want {
-			t.Errorf("amount(%s %s) = %q, want %q", tc.value, tc.moneda, got, tc.want)
+		if got := Texto(decimal.RequireFromString(tc.value), tc.moneda); got != tc.want {
+			t.Errorf("Texto(%s %s) = %q, want %q", tc.value, tc.moneda, got, tc.want)
 		}
 	}
 }
