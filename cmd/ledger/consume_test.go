@@ -24,7 +24,7 @@ import (
 
 // consume runs `ledger consume --drain` against the test's table and queue and
 // returns the per-record log lines.
-func consume(t *testing.T, env *testenv.DynamoDB, q *testenv.SQS, queue testenv.Queue, extra ...string) []map[string]any {
+func consume(t *testing.T, env *testenv.DynamoDB, q *testSQS, queue testQueue, extra ...string) []map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -58,7 +58,7 @@ func saldo(t *testing.T, env *testenv.DynamoDB, cta string) (decimal.Decimal, in
 }
 
 func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
-	q := testenv.NewSQS(t)
+	q := newSQS(t)
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	queue := q.NewQueue(t, "movimientos", nil)
@@ -100,7 +100,7 @@ func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
 }
 
 func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
-	q := testenv.NewSQS(t)
+	q := newSQS(t)
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	queue, dlq := q.NewQueueWithDLQ(t, "movimientos", 5)

@@ -13,11 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestSendGeneratedMovementsToAQueue(t *testing.T) {
-	q := testenv.NewSQS(t)
+	q := newSQS(t)
 	queue := q.NewQueue(t, "send", nil)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25"}, &stdout, &stderr)
@@ -45,7 +44,7 @@ func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 }
 
 func TestSendAFileThroughSNS(t *testing.T) {
-	q := testenv.NewSQS(t)
+	q := newSQS(t)
 	ctx := context.Background()
 	queue := q.NewQueue(t, "send-sns", nil)
 	topic, err := q.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("send-" + strings.ReplaceAll(t.Name(), "/", "-"))})

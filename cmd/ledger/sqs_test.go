@@ -1,4 +1,4 @@
-package testenv
+package main
 
 import (
 	"context"
@@ -16,45 +16,45 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 )
 
-// MotoEndpointEnv names the environment variable with the moto server's URL.
-const MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
+// motoEndpointEnv names the environment variable with the moto server's URL.
+const motoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
 
-// SQS is a test's view of SQS and SNS on the moto server named by MotoEndpointEnv (which
+// testSQS is a test's view of SQS and SNS on the moto server named by motoEndpointEnv (which
 // `make test` starts), where it makes queues of its own. Tests that need it skip where
 // no moto server is configured, such as a plain `go test`.
-type SQS struct {
+type testSQS struct {
 	Endpoint string
 	SQS      *sqs.Client
 	SNS      *sns.Client
 }
 
-// NewSQS returns clients on moto, or skips t when no moto server is configured.
-func NewSQS(t testing.TB) *SQS {
+// newSQS returns clients on moto, or skips t when no moto server is configured.
+func newSQS(t testing.TB) *testSQS {
 	t.Helper()
-	endpoint := os.Getenv(MotoEndpointEnv)
+	endpoint := os.Getenv(motoEndpointEnv)
 	if endpoint == "" {
-		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", MotoEndpointEnv)
+		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", motoEndpointEnv)
 	}
 	cfg, err := awsconf.Load(context.Background(), endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &SQS{
+	return &testSQS{
 		Endpoint: endpoint,
 		SQS:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) }),
 		SNS:      sns.NewFromConfig(cfg, func(o *sns.Options) { o.BaseEndpoint = aws.String(endpoint) }),
 	}
 }
 
-// Queue is a queue made for one test.
-type Queue struct {
+// testQueue is a queue made for one test.
+type testQueue struct {
 	URL string
 	ARN string
 }
 
 // NewQueue creates a queue with a unique name and the given attributes; it is deleted
 // when t ends.
-func (e *SQS) NewQueue(t testing.TB, name string, attrs map[string]string) Queue {
+func (e *testSQS) NewQueue(t testing.TB, name string, attrs map[string]string) testQueue {
 	t.Helper()
 	ctx := context.Background()
 	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + rand.Text()), Attributes: attrs})
@@ -66,12 +66,12 @@ func (e *SQS) NewQueue(t testing.TB, name string, attrs map[string]string) Queue
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Queue{URL: aws.ToString(out.QueueUrl), ARN: a.Attributes["QueueArn"]}
+	return testQueue{URL: aws.ToString(out.QueueUrl), ARN: a.Attributes["QueueArn"]}
 }
 
 // NewQueueWithDLQ creates a queue whose messages move to a new dead-letter queue after
 // maxReceive receives.
-func (e *SQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue, dlq Queue) {
+func (e *testSQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue, dlq testQueue) {
 	t.Helper()
 	dlq = e.NewQueue(t, name+"-dlq", nil)
 	queue = e.NewQueue(t, name, map[string]string{
@@ -82,7 +82,7 @@ func (e *SQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue,
 }
 
 // Count returns the queue's visible plus in-flight messages, as SQS approximates them.
-func (e *SQS) Count(t testing.TB, q Queue) int {
+func (e *testSQS) Count(t testing.TB, q testQueue) int {
 	t.Helper()
 	out, err := e.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q.URL), AttributeNames: []types.QueueAttributeName{
 		types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
@@ -96,7 +96,7 @@ func (e *SQS) Count(t testing.TB, q Queue) int {
 
 // Drain receives every visible message of q (up to max), without deleting them; they
 // stay invisible for the given visibility timeout.
-func (e *SQS) Drain(t testing.TB, q Queue, max int, visibility time.Duration) []types.Message {
+func (e *testSQS) Drain(t testing.TB, q testQueue, max int, visibility time.Duration) []types.Message {
 	t.Helper()
 	var all []types.Message
 	for len(all) < max {
