@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,7 +44,28 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 	case errors.As(err, &missing):
 		return fmt.Errorf("%w: table %s does not exist at %s; create it with 'ledger migrate'", errNoTable, table, where)
 	case err != nil:
-		return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
+		return unreachable(where, err)
 	}
 	return nil
+}
+
+// checkEndpoint makes sure DynamoDB answers at endpoint before a command that creates
+// its own tables starts long work there.
+func checkEndpoint(ctx context.Context, db *dynamodb.Client, endpoint string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	if _, err := db.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
+		return unreachable(endpoint, err)
+	}
+	return nil
+}
+
+// unreachable says DynamoDB did not answer at where, naming the network's reason when
+// there is one rather than the SDK's whole retry story.
+func unreachable(where string, err error) error {
+	var netErr *net.OpError
+	if errors.As(err, &netErr) {
+		err = netErr
+	}
+	return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
 }

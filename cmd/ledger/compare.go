@@ -60,6 +60,15 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 			}
 		}
 	}
+	if *endpoint != "" {
+		db, err := dynamoDB(ctx, *endpoint)
+		if err == nil {
+			err = checkEndpoint(ctx, db, *endpoint)
+		}
+		if err != nil {
+			return fs.fail(err)
+		}
+	}
 	var html *os.File
 	if *htmlFile != "" { // a path that cannot be written is said now, not after the run
 		var err error

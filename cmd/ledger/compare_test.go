@@ -77,3 +77,15 @@ func TestCompareCommandRefusesAnUnknownScenario(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming the scenario", code, stderr.String())
 	}
 }
+
+// An endpoint that does not answer is one line at start, before any scenario runs.
+func TestCompareCommandChecksTheEndpointFirst(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"compare", "--endpoint", "http://127.0.0.1:1", "--html", filepath.Join(t.TempDir(), "r.html")}, &stdout, &stderr)
+	if code != 1 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "cannot reach DynamoDB at http://127.0.0.1:1: dial tcp") {
+		t.Errorf("exit %d, stderr %q; want 1 and one line saying the endpoint does not answer", code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
