@@ -58,7 +58,7 @@ type Datos struct {
 	ID        string
 	Cuenta    string
 	Tipo      Tipo
-	Importe   string // plain decimal text, such as "50.00"
+	Importe   string
 	Moneda    string
 	Concepto  string
 	Fecha     string // RFC 3339

@@ -136,27 +136,20 @@ func unwrap(where string, b []byte) (Movimiento, error) {
 func (msg *message) movimiento() (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
-	for _, f := range [...]struct {
-		name string
-		raw  jsontext.Value
-		dst  *string
-	}{
-		{"id", msg.ID, &d.ID}, {"cuenta", msg.Cuenta, &d.Cuenta}, {"tipo", msg.Tipo, (*string)(&d.Tipo)},
-		{"importe", msg.Importe, &d.Importe}, {"moneda", msg.Moneda, &d.Moneda}, {"concepto", msg.Concepto, &d.Concepto},
-		{"fecha", msg.Fecha, &d.Fecha}, {"destino", msg.Destino, &d.Destino}, {"anula", msg.Anula, &d.Anula},
-		{"retencion", msg.Retencion, &d.Retencion}, {"expira", msg.Expira, &d.Expira},
-	} {
-		switch k := f.raw.Kind(); {
-		case k == '0' && f.name == "importe":
-			*f.dst = string(f.raw) // the literal, checked like a string
+	dst := d.members()
+	for i, raw := range [len(fields)]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira} {
+		switch k := raw.Kind(); {
+		case k == '0' && fields[i] == "importe":
+			*dst[i] = string(raw) // the literal, checked like a string
 		case k == 0 || k == 'n' || k == '"': // absent and null are alike
-			*f.dst = text(f.raw)
+			*dst[i] = text(raw)
 		case wrongType == nil:
 			want := "a JSON string"
-			if f.name == "importe" {
+			if fields[i] == "importe" {
 				want += " or number"
 			}
-			wrongType = &FieldError{Field: f.name, Rule: "must be " + want + ", got " + kindNames[k]}
+			wrongType = &FieldError{Field: fields[i], Rule: "must be " + want + ", got " + kindNames[k]}
 		}
 	}
 	return validate(&d, wrongType)
