@@ -13,7 +13,7 @@ import (
 	"crypto/rand"
 	"net/http"
 	"os"
-	"strings"
+	"regexp"
 	"testing"
 	"time"
 
@@ -114,15 +114,6 @@ func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 // sanitize keeps a test name within DynamoDB's table-name rules ([A-Za-z0-9_.-], at most
 // 255 characters, leaving room for the suffixes).
 func sanitize(name string) string {
-	name = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
-			return r
-		}
-		return '_'
-	}, name)
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return name
+	name = regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(name, "_")
+	return name[:min(len(name), 200)]
 }
