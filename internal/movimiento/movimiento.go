@@ -81,8 +81,7 @@ func (m Movimiento) Delta() decimal.Decimal {
 	return decimal.Zero
 }
 
-// ImporteTexto is Importe as text to show and store (Texto); "" when Importe is
-// absent.
+// ImporteTexto is Importe as text to show and store (Texto); "" when Importe is absent.
 func (m Movimiento) ImporteTexto() string {
 	if m.Importe.IsZero() {
 		return ""

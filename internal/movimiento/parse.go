@@ -24,9 +24,8 @@ var strict = json.JoinOptions(
 	json.RejectUnknownMembers(false),
 )
 
-// message is one JSON object as Parse reads it. Members are kept raw (nil when
-// absent), so a wrong JSON type is reported in its field's turn and a number
-// keeps its literal.
+// message is one JSON object as Parse reads it. Members are kept raw (nil when absent),
+// so a wrong JSON type is reported in its field's turn and a number keeps its literal.
 type message struct {
 	ID        jsontext.Value `json:"id"`
 	Cuenta    jsontext.Value `json:"cuenta"`
@@ -46,13 +45,12 @@ type message struct {
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
 }
 
-// Parse reads an SQS message body: a movement, an SNS notification whose
-// Message is the movement as a JSON string, or an EventBridge event whose
-// detail is the movement ("detail-type" and "detail" make an event, else "Type"
-// makes an SNS envelope; envelopes cannot be nested). A JSON number importe is
-// read from its literal, never through float64. Bodies over 256 KiB are
-// refused unread. Errors are *FieldError, with paths such as "Message.importe"
-// inside an envelope.
+// Parse reads an SQS message body: a movement, an SNS notification whose Message is the
+// movement as a JSON string, or an EventBridge event whose detail is the movement
+// ("detail-type" and "detail" make an event, else "Type" makes an SNS envelope; envelopes
+// cannot be nested). A JSON number importe is read from its literal, never through
+// float64. Bodies over 256 KiB are refused unread. Errors are *FieldError, with paths
+// such as "Message.importe" inside an envelope.
 func Parse(body []byte) (Movimiento, error) {
 	if len(body) > maxBody {
 		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}

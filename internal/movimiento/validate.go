@@ -11,9 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits of the message contract. Ids and accounts are ASCII letters, digits
-// and the punctuation below: a Unicode look-alike would make a different key
-// that reads the same.
+// Limits of the message contract. Ids and accounts are ASCII letters, digits and the
+// punctuation below: a Unicode look-alike would make a different key that reads the same.
 const (
 	maxID, maxCuenta, maxConcepto = 128, 64, 256
 	maxSignificant                = 20 // keeps sums far inside DynamoDB's 38 digits
