@@ -12,7 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -59,36 +59,26 @@ func load(fsys fs.FS) ([]Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	out := make([]Migration, 0, len(names))
 	for _, name := range names {
 		raw, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
-		m, err := parse(name, raw)
+		sum := sha256.Sum256(raw)
+		m := Migration{Name: strings.TrimSuffix(name, ".json"), Checksum: hex.EncodeToString(sum[:])}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err = dec.Decode(&m); err == nil {
+			err = m.validate()
+		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("migrations: %s: %w", name, err)
 		}
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-func parse(name string, raw []byte) (Migration, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var m Migration
-	if err := dec.Decode(&m); err != nil {
-		return Migration{}, fmt.Errorf("migrations: %s: %w", name, err)
-	}
-	m.Name = strings.TrimSuffix(name, ".json")
-	sum := sha256.Sum256(raw)
-	m.Checksum = hex.EncodeToString(sum[:])
-	if err := m.validate(); err != nil {
-		return Migration{}, fmt.Errorf("migrations: %s: %w", name, err)
-	}
-	return m, nil
 }
 
 func (m Migration) validate() error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // Reader is what the API reads; *ledger.Reader implements it. Cuenta and Apunte return
@@ -47,12 +48,16 @@ func New(r Reader, logger *slog.Logger) http.Handler {
 	}
 	s := &server{reader: r, log: logger}
 	mux := http.NewServeMux()
-	for path, get := range map[string]http.HandlerFunc{
+	for path, get := range map[string]func(http.ResponseWriter, *http.Request, string){
 		"/cuentas/{cuenta}":                  s.cuenta,
 		"/cuentas/{cuenta}/movimientos":      s.extracto,
 		"/cuentas/{cuenta}/movimientos/{id}": s.movimiento,
 	} {
-		mux.HandleFunc("GET "+path, get)
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			if cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta); ok {
+				get(w, r, cuenta)
+			}
+		})
 		mux.HandleFunc(path, s.methodNotAllowed) // every other method: a JSON 405
 	}
 	mux.HandleFunc("/", s.notFound)

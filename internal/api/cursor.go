@@ -8,27 +8,22 @@ import (
 	"math"
 )
 
-// A statement cursor says where the next page starts: it carries the account and the
-// seq of the last movement returned, and the next page holds the movements below that
-// seq. Clients treat it as opaque. Its format is base64url without padding of
+// A statement cursor is opaque to clients: base64url without padding of
 //
 //	version (1 byte, 1) | seq (8 bytes, big endian) | len(cuenta) (1 byte) | cuenta | check (8 bytes)
 //
-// where check is the first 8 bytes of SHA-256 over everything before it. The version
-// byte lets a later format be told apart; the account makes a cursor reused on another
-// account's statement a 400 instead of a page of the wrong account; the check makes a
-// truncated, mangled or hand-edited cursor a 400 instead of a wrong page. seq is never
-// below 1, so a cursor can never mean "from the top" (before = 0).
-//
-// No server secret signs it, on purpose: a cursor only narrows a query its caller may
-// already make (the path's statement, below some seq), so forging one gains nothing;
-// authorisation belongs to the path (API Gateway). Without a key the API stays
+// where seq is the last movement returned (the next page is below it, and never "from the
+// top": seq ≥ 1) and check is the first 8 bytes of SHA-256 over the rest. The version
+// tells a later format apart; the account turns a cursor reused on another statement,
+// and the check a truncated, mangled or hand-edited one (64 bits: no accidental match),
+// into a 400 instead of a wrong page. No server secret signs it, on purpose: a cursor
+// only narrows a query its caller may already make, so forging one gains nothing
+// (authorisation belongs to the path, API Gateway), and without a key the API stays
 // stateless: nothing to rotate or share, and cursors survive redeploys.
-const cursorVersion = 1
-
-// cursorCheckLen is the length of the cursor's checksum: 64 bits makes an accidental
-// match of a damaged cursor practically impossible.
-const cursorCheckLen = 8
+const (
+	cursorVersion  = 1
+	cursorCheckLen = 8
+)
 
 // cursorError says why a cursor was refused; Reason reads after "cursor ".
 type cursorError struct {

@@ -11,12 +11,10 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
+// The handlers get the path's cuenta checked by the movement message's rules.
+
 // cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently.
-func (s *server) cuenta(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
-	if !ok {
-		return
-	}
+func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
 	c, err := s.reader.Cuenta(r.Context(), id)
 	if err != nil {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s not found", id))
@@ -27,11 +25,7 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request) {
 
 // movimiento answers GET /cuentas/{cuenta}/movimientos/{id}: one recorded movement,
 // applied or rejected, read strongly consistently.
-func (s *server) movimiento(w http.ResponseWriter, r *http.Request) {
-	cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
-	if !ok {
-		return
-	}
+func (s *server) movimiento(w http.ResponseWriter, r *http.Request, cuenta string) {
 	id, ok := pathValue(w, r, "id", movimiento.ValidateID)
 	if !ok {
 		return
@@ -46,11 +40,7 @@ func (s *server) movimiento(w http.ResponseWriter, r *http.Request) {
 
 // extracto answers GET /cuentas/{cuenta}/movimientos: a page of the statement, newest
 // first, with a cursor for the next page when there is one.
-func (s *server) extracto(w http.ResponseWriter, r *http.Request) {
-	cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta)
-	if !ok {
-		return
-	}
+func (s *server) extracto(w http.ResponseWriter, r *http.Request, cuenta string) {
 	limit, before, msg := pageParams(r.URL.RawQuery, cuenta)
 	if msg != "" {
 		writeError(w, http.StatusBadRequest, codeBadRequest, msg)

@@ -8,9 +8,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// The JSON bodies, as api/openapi.yaml describes them. Amounts are decimal strings,
-// never JSON numbers, so no client reads money through a float; times are RFC 3339 in
-// UTC.
+// The JSON bodies, as api/openapi.yaml describes them. Amounts are decimal strings, never
+// JSON numbers, so no client reads money through a float; times are RFC 3339 in UTC.
 
 // CuentaBody is an account as the API answers it (api/openapi.yaml, Cuenta); `ledger
 // cuenta --json` prints the same.

@@ -1,7 +1,5 @@
 // Package awsconf builds the AWS SDK configuration every binary uses: the SDK's default
-// chain (region, credentials, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS …), plus
-// what a loopback endpoint (the embedded store, moto) needs and a developer machine may
-// lack.
+// chain (AWS_ENDPOINT_URL_DYNAMODB …), plus what a loopback endpoint needs (see Load).
 package awsconf
 
 import (

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,12 +24,12 @@ const (
 	EnvIdempotencyTable  = "LEDGER_IDEMPOTENCY_TABLE"
 )
 
-// DefaultTable is the ledger table's name when LEDGER_TABLE is unset.
-const DefaultTable = "ledger"
-
-// DefaultIdempotencyTable is the separate-table baseline's table when
-// LEDGER_IDEMPOTENCY_TABLE is unset.
-const DefaultIdempotencyTable = "idempotencia"
+// The tables' names when LEDGER_TABLE and LEDGER_IDEMPOTENCY_TABLE are unset: the ledger
+// table, and the separate-table baseline's.
+const (
+	DefaultTable            = "ledger"
+	DefaultIdempotencyTable = "idempotencia"
+)
 
 // Config is the validated environment. DLQ is the dead-letter queue's URL, where the
 // consumer parks permanent failures at once (empty: they are reported as failures
@@ -55,35 +56,25 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		getenv = os.Getenv
 	}
 	var errs []error
-	c := Config{Table: getenv(EnvTable)}
-	if c.Table == "" {
-		c.Table = DefaultTable
-	}
-	if err := ValidateTable(c.Table); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", EnvTable, err))
-	}
-	c.IdempotencyTable = getenv(EnvIdempotencyTable)
-	if c.IdempotencyTable == "" {
-		c.IdempotencyTable = DefaultIdempotencyTable
-	}
-	if err := ValidateTable(c.IdempotencyTable); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", EnvIdempotencyTable, err))
-	}
-	policy, err := ledger.ParseFundsPolicy(getenv(EnvInsufficientFunds))
-	if err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", EnvInsufficientFunds, err))
-	}
-	c.InsufficientFunds = policy
-	strategy, err := ledger.ParseStrategy(getenv(EnvStrategy))
-	if err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", EnvStrategy, err))
-	}
-	c.Strategy = strategy
-	c.DLQ = getenv(EnvDLQ)
-	if c.DLQ != "" {
-		if u, err := url.Parse(c.DLQ); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("%s: %q is not a queue URL", EnvDLQ, c.DLQ))
+	check := func(env string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", env, err))
 		}
+	}
+	c := Config{
+		Table:            cmp.Or(getenv(EnvTable), DefaultTable),
+		IdempotencyTable: cmp.Or(getenv(EnvIdempotencyTable), DefaultIdempotencyTable),
+		DLQ:              getenv(EnvDLQ),
+	}
+	check(EnvTable, ValidateTable(c.Table))
+	check(EnvIdempotencyTable, ValidateTable(c.IdempotencyTable))
+	var err error
+	c.InsufficientFunds, err = ledger.ParseFundsPolicy(getenv(EnvInsufficientFunds))
+	check(EnvInsufficientFunds, err)
+	c.Strategy, err = ledger.ParseStrategy(getenv(EnvStrategy))
+	check(EnvStrategy, err)
+	if u, err := url.Parse(c.DLQ); c.DLQ != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+		errs = append(errs, fmt.Errorf("%s: %q is not a queue URL", EnvDLQ, c.DLQ))
 	}
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)

@@ -68,12 +68,17 @@ func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
 	if moneda != c.Moneda {
 		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
 	}
-	saldo := c.Saldo.Add(delta)
 	if delta.Sign() < 0 {
 		if err := c.debitable(delta.Neg()); err != nil {
 			return c, err
 		}
 	}
+	return c.post(delta)
+}
+
+// post returns the account with delta posted as its next movement, or a *PrecisionError.
+func (c Cuenta) post(delta decimal.Decimal) (Cuenta, error) {
+	saldo := c.Saldo.Add(delta)
 	if exceedsPrecision(saldo) {
 		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
 	}

@@ -83,14 +83,7 @@ func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, erro
 	if importe.GreaterThan(held) {
 		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
 	}
-	c = c.Liberar(id)
-	saldo := c.Saldo.Sub(importe)
-	if exceedsPrecision(saldo) {
-		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
-	}
-	c.Saldo = saldo
-	c.Movimientos++
-	return c, nil
+	return c.Liberar(id).post(importe.Neg())
 }
 
 // Liberar returns the account without the active hold id, if it has it.

@@ -9,6 +9,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // ApplyAll applies deliveries one after the other, in arrival order, and returns one
@@ -38,14 +39,14 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		return ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: fmt.Errorf("%w: %s", ErrUnsupported, e.Mov.Tipo)}}, nil
 	}
 	now := s.cfg.Now()
-	res := reservation{
-		key:    recordKey(e, s.cfg.KeyFromMessageID),
-		huella: e.Mov.Huella(),
-		origen: e.Origen,
-		now:    now,
-		until:  s.inProgressUntil(ctx, now),
-		expira: now.Add(s.cfg.Expiry),
+	// The reservation blocks its key until the invocation's deadline, as Powertools takes
+	// it from the Lambda context, or for the configured window when there is none.
+	until := now.Add(s.cfg.InProgress)
+	if deadline, ok := ctx.Deadline(); ok {
+		until = now.Add(time.Until(deadline))
 	}
+	res := reservation{key: recordKey(e, s.cfg.KeyFromMessageID), huella: e.Mov.Huella(), origen: e.Origen,
+		now: now, until: until, expira: now.Add(s.cfg.Expiry)}
 	_, err := s.db.PutItem(ctx, reserveInput(s.cfg.Table, res))
 	switch v := classify(err); v.kind {
 	case done:
@@ -58,7 +59,10 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		return transient(err), err
 	}
 
-	debit, credit := legs(e.Mov)
+	debit := e.Mov // a transfer's first effect is the debit of cuenta
+	if debit.Tipo == movimiento.Traspaso {
+		debit.Tipo = movimiento.Cargo
+	}
 	_, err = s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, debit, now))
 	switch v := classify(err); v.kind {
 	case done:
@@ -71,6 +75,8 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		if err := s.cfg.Hook(ctx, BetweenLegs, e.Mov); err != nil {
 			return transient(err), err
 		}
+		credit := e.Mov
+		credit.Tipo, credit.Cuenta = movimiento.Abono, e.Mov.Destino
 		if r, ok := s.credit(ctx, res, debit, credit, now); !ok {
 			return r, nil
 		}
@@ -84,17 +90,6 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	}
 	applied := ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}
 	return applied, s.cfg.Hook(ctx, AfterMark, e.Mov)
-}
-
-// legs are the effects of m: a transfer's debit of cuenta and credit of destino, or m
-// itself (and no credit).
-func legs(m movimiento.Movimiento) (debit, credit movimiento.Movimiento) {
-	if m.Tipo != movimiento.Traspaso {
-		return m, movimiento.Movimiento{}
-	}
-	debit, credit = m, m
-	debit.Tipo, credit.Tipo, credit.Cuenta = movimiento.Cargo, movimiento.Abono, m.Destino
-	return debit, credit
 }
 
 // credit makes a transfer's second effect, the credit, with a second ADD: the two are
@@ -118,13 +113,12 @@ func (s *Service) credit(ctx context.Context, res reservation, debit, credit mov
 	if err != nil {
 		return s.release(ctx, res.key, transient(err)), false
 	}
-	return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
-		Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: credit.Cuenta, Moneda: a.Moneda, MonedaMovimiento: credit.Moneda}}}), false
+	return s.release(ctx, res.key, permanent(&cuenta.MonedaDistintaError{Cuenta: credit.Cuenta, Moneda: a.Moneda, MonedaMovimiento: credit.Moneda})), false
 }
 
 // taken decides a delivery whose key was already reserved: by the stored record
 // (ALL_OLD, or read back where the backend returns none).
-func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item Item) ledger.Result {
+func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
 	if item == nil {
 		out, err := s.db.GetItem(ctx, getInput(s.cfg.Table, keyOf(res.key)))
 		if v := classify(err); v.kind != done {
@@ -151,14 +145,13 @@ func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movim
 
 // ruleBroken decides a delivery whose effect the account's condition refused: another
 // currency (permanent), or a balance that does not cover a cargo (the funds policy).
-func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.Movimiento, item Item) ledger.Result {
+func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
 	a, err := decodeAccount(item)
 	if err != nil {
 		return s.release(ctx, res.key, transient(err))
 	}
 	if item != nil && a.Moneda != m.Moneda {
-		return s.release(ctx, res.key, ledger.Result{Outcome: ledger.Failed, Attempts: 1,
-			Err: &ledger.PermanentError{Err: &cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}}})
+		return s.release(ctx, res.key, permanent(&cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}))
 	}
 	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Moneda: m.Moneda, Saldo: a.Saldo.Decimal, Limite: a.Limite.Decimal, Importe: m.Importe}
 	if s.cfg.InsufficientFunds != ledger.Reject {
@@ -181,14 +174,8 @@ func (s *Service) release(ctx context.Context, key string, r ledger.Result) ledg
 	return r
 }
 
-// inProgressUntil is when a reservation taken now stops blocking its key: the
-// invocation's deadline, as Powertools takes it from the Lambda context (now plus the
-// time remaining), or the configured window when the context has none.
-func (s *Service) inProgressUntil(ctx context.Context, now time.Time) time.Time {
-	if deadline, ok := ctx.Deadline(); ok {
-		return now.Add(time.Until(deadline))
-	}
-	return now.Add(s.cfg.InProgress)
+func permanent(err error) ledger.Result {
+	return ledger.Result{Outcome: ledger.Failed, Attempts: 1, Err: &ledger.PermanentError{Err: err}}
 }
 
 func transient(err error) ledger.Result {
@@ -198,7 +185,7 @@ func transient(err error) ledger.Result {
 // fail is the result of a call that neither succeeded nor was refused by a condition.
 func fail(v verdict) ledger.Result {
 	if v.kind == rejected {
-		return ledger.Result{Outcome: ledger.Failed, Attempts: 1, Err: &ledger.PermanentError{Err: v.err}}
+		return permanent(v.err)
 	}
 	return transient(v.err)
 }

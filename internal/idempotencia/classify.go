@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // kind is what a DynamoDB answer means for the baseline's flow.
@@ -20,7 +22,7 @@ const (
 
 type verdict struct {
 	kind kind
-	item Item
+	item versioned.Item
 	err  error
 }
 
@@ -32,11 +34,11 @@ func classify(err error) verdict {
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		var item Item
-		if len(ccf.Item) > 0 {
-			item = ccf.Item
+		v := verdict{kind: refused, item: ccf.Item, err: err}
+		if len(v.item) == 0 {
+			v.item = nil
 		}
-		return verdict{kind: refused, item: item, err: err}
+		return v
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {

@@ -1,24 +1,21 @@
 // Package idempotencia is the classic design this service is compared against
-// (LEDGER_STRATEGY=separate-table): a separate idempotency table, done as AWS Lambda
-// Powertools' idempotency utility does it. For each delivery it reserves the key with a
-// conditional put (state en-curso, an in-progress expiry tied to the invocation's
-// deadline, the fingerprint), applies the effect with UpdateItem ADD on the account,
-// then marks the record hecho; it releases the reservation when the effect fails.
+// (LEDGER_STRATEGY=separate-table): a separate idempotency table, as AWS Lambda
+// Powertools' idempotency utility does it. Per delivery it reserves the key with a
+// conditional put (en-curso, an in-progress expiry tied to the invocation's deadline,
+// the fingerprint), applies the effect with UpdateItem ADD on the account, then marks
+// the record hecho, or releases it when the effect fails.
 //
-// It is correct in the common cases and keeps the traps that are inherent to the
-// design, which the comparison harness (internal/compare) exposes: an effect applied
-// and not marked is applied again once the in-progress expiry passes; a record that
-// expired (TTL) no longer recognises a late duplicate; a lost response to the effect
-// call is retried by the SDK and applied twice (UpdateItem has no idempotency token);
-// deliveries meeting a reservation in progress come back until it is marked or
-// expires; and keyed on the SQS message id it cannot see SNS redeliveries as one fact.
-// It keeps no statement: the account item holds a balance and a count, nothing more.
+// It keeps the design's inherent traps, which internal/compare exposes: an effect
+// applied and not marked is applied again once the in-progress expiry passes; an expired
+// (TTL) record no longer recognises a late duplicate; a lost response to the effect is
+// retried by the SDK and applied twice (UpdateItem has no idempotency token); deliveries
+// meeting a reservation in progress come back until it is marked or expires; keyed on
+// the SQS message id it cannot see SNS redeliveries as one fact.
 //
-// Accounts live in the ledger table under pk "SALDO#<cuenta>", sk "CUENTA", with the
-// ledger account's attributes except version (saldo, moneda, movimientos, limite,
-// creada, actualizada) plus ultimo, the last movement id applied. They never share an
-// item with the transaction strategy's version-checked accounts, whose pk is
-// "CUENTA#<cuenta>": ADD would move a balance without moving its version.
+// Accounts live in the ledger table under pk "SALDO#<cuenta>", sk "CUENTA": the ledger
+// account's attributes but version, plus ultimo (the last movement applied), and no
+// statement. They never share an item with the version-checked accounts
+// ("CUENTA#<cuenta>"): ADD would move a balance without moving its version.
 package idempotencia
 
 import (
@@ -62,12 +59,11 @@ const (
 	DefaultInProgress = time.Minute
 )
 
-// Config configures a Service. Table is the idempotency table, Accounts the table
-// holding the accounts (the ledger table). Expiry and InProgress default to
-// DefaultExpiry and DefaultInProgress. KeyFromMessageID keys records on the SQS message
-// id instead of the business fact (cuenta, id): the trap the comparison shows, never a
-// setting for production. Hook, when set, is called at each Point with the movement;
-// an error from it stops the call at once, releasing nothing, as if the process died
+// Config configures a Service. Table is the idempotency table, Accounts the ledger table.
+// Expiry and InProgress default to DefaultExpiry and DefaultInProgress.
+// KeyFromMessageID keys records on the SQS message id instead of (cuenta, id): the trap
+// the comparison shows, never a production setting. Hook, when set, is called at each
+// Point; its error stops the call at once, releasing nothing, as if the process died
 // there (the comparison's crash points). Now is the clock (nil: time.Now).
 type Config struct {
 	Table             string

@@ -14,9 +14,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// Item is a DynamoDB item in the SDK's representation.
-type Item = map[string]types.AttributeValue
-
 // The record's states and the layout of both tables. Account and movement ids cannot
 // contain '#' (movimiento validates both), so "MOV#<cuenta>#<id>" names one fact.
 const (
@@ -53,9 +50,8 @@ type account struct {
 	Movimientos int64            `dynamodbav:"movimientos"`
 }
 
-// marshal is v's attribute values; the values built here (strings, numbers, flat
-// structs) always marshal.
-func marshal(v any) Item {
+// marshal is v's attribute values; what is built here always marshals.
+func marshal(v any) versioned.Item {
 	item, err := attributevalue.MarshalMap(v)
 	if err != nil {
 		panic(err)
@@ -72,9 +68,9 @@ func recordKey(e ledger.Entrega, fromMessageID bool) string {
 	return factPrefix + e.Mov.Cuenta + "#" + e.Mov.ID
 }
 
-func keyOf(key string) Item { return marshal(map[string]string{"pk": key}) }
+func keyOf(key string) versioned.Item { return marshal(map[string]string{"pk": key}) }
 
-func accountKey(cuenta string) Item {
+func accountKey(cuenta string) versioned.Item {
 	return marshal(map[string]string{"pk": accountPK + cuenta, "sk": accountSK})
 }
 
@@ -163,12 +159,12 @@ func releaseInput(table, key string) *dynamodb.DeleteItemInput {
 	return &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: keyOf(key)}
 }
 
-func getInput(table string, key Item) *dynamodb.GetItemInput {
+func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
 	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
 // decodeRecord reads a stored record; its estado must be one the baseline writes.
-func decodeRecord(item Item) (record, error) {
+func decodeRecord(item versioned.Item) (record, error) {
 	var r record
 	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 		return record{}, fmt.Errorf("idempotencia: record: %w", err)
@@ -180,7 +176,7 @@ func decodeRecord(item Item) (record, error) {
 }
 
 // decodeAccount reads an account item; no item is the zero account (no balance).
-func decodeAccount(item Item) (account, error) {
+func decodeAccount(item versioned.Item) (account, error) {
 	var a account
 	if err := attributevalue.UnmarshalMap(item, &a); err != nil {
 		return account{}, fmt.Errorf("idempotencia: account: %w", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 func value(v types.AttributeValue) string {
@@ -112,12 +113,12 @@ func TestMarkAndReleaseInputs(t *testing.T) {
 }
 
 func TestDecodeRecord(t *testing.T) {
-	r, err := decodeRecord(Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "en-curso"},
+	r, err := decodeRecord(versioned.Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "en-curso"},
 		"huella": &types.AttributeValueMemberS{Value: "h"}, "en_curso_hasta": &types.AttributeValueMemberN{Value: "1772355630000"}})
 	if err != nil || r.Estado != enCurso || r.Huella != "h" || !time.UnixMilli(r.Hasta).Equal(time.Date(2026, 3, 1, 9, 0, 30, 0, time.UTC)) {
 		t.Errorf("record = %+v, %v", r, err)
 	}
-	if _, err := decodeRecord(Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "pending"}}); err == nil {
+	if _, err := decodeRecord(versioned.Item{"pk": &types.AttributeValueMemberS{Value: "k"}, "estado": &types.AttributeValueMemberS{Value: "pending"}}); err == nil {
 		t.Error("a record in an unknown state was accepted")
 	}
 }

@@ -28,15 +28,13 @@ const (
 // other.
 var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 
-// Apunte is a movement as the ledger recorded it: the movement itself, and what the
-// ledger made of it. Seq and SaldoTras are set only when Estado is Aplicado; Motivo
-// only when it is Rechazado; AnuladoPor when a reversal has undone it; for a hold, who
-// captured or released it (CapturadaPor, LiberadaPor). A reversal is
-// recorded as the opposite abono or cargo whose Movimiento.Anula names the original; a
-// transfer as two legs, the cargo on the debited account and the abono on the credited
-// one, each naming the other account in Contrapartida. A stored Apunte is read without
-// today's input rules, so its Movimiento may hold values a new message could no longer
-// carry.
+// Apunte is a movement as the ledger recorded it, and what the ledger made of it. Seq and
+// SaldoTras are set only when applied, Motivo only when rejected, AnuladoPor once a
+// reversal undid it; a hold names who captured or released it. A reversal is recorded
+// as the opposite abono or cargo whose Movimiento.Anula names the original; a transfer as
+// two legs (the cargo on the debited account, the abono on the credited one), each naming
+// the other account in Contrapartida. It is read without today's input rules, so its
+// Movimiento may hold values a new message could no longer carry.
 type Apunte struct {
 	Movimiento    movimiento.Movimiento
 	Huella        string
@@ -69,12 +67,11 @@ func (a Apunte) EstadoAt(now time.Time) Estado {
 	return a.Estado
 }
 
-// ErrNotFound is matched, with errors.Is, by the *NotFoundError readers return for an
-// account or a movement the ledger has no record of.
+// ErrNotFound is matched by the *NotFoundError readers return for an account or a
+// movement the ledger has no record of.
 var ErrNotFound = errors.New("ledger: not found")
 
-// NotFoundError names what was not found: an account (ID empty) or one of its
-// movements.
+// NotFoundError names what was not found: an account (ID empty) or one of its movements.
 type NotFoundError struct {
 	Cuenta string
 	ID     string

@@ -18,9 +18,8 @@ func Groups(es []Entrega) [][]int {
 		return c
 	}
 	for _, e := range es {
-		root := find(e.Mov.Cuenta)
-		for _, c := range cuentas(e) {
-			parent[find(c)] = root
+		if e.Mov.Destino != "" { // a transfer links its two accounts
+			parent[find(e.Mov.Destino)] = find(e.Mov.Cuenta)
 		}
 	}
 	var groups [][]int
@@ -35,12 +34,4 @@ func Groups(es []Entrega) [][]int {
 		groups[g] = append(groups[g], i)
 	}
 	return groups
-}
-
-// cuentas lists the accounts a delivery touches: its own, and a transfer's destino.
-func cuentas(e Entrega) []string {
-	if e.Mov.Destino != "" {
-		return []string{e.Mov.Cuenta, e.Mov.Destino}
-	}
-	return []string{e.Mov.Cuenta}
 }

@@ -1,12 +1,12 @@
-// Package ledger is the domain contract every layer shares, with no storage in it:
-// a delivery of a movement (Entrega), what became of it (Result and its Outcome), the
-// two classes of failure, the funds policy, the idempotency strategies, and a movement
-// as the ledger recorded it (Apunte). The DynamoDB implementations (internal/store,
-// internal/idempotencia) produce these values; the consumer, the API and the CLI read
-// them. It imports no AWS SDK package.
+// Package ledger is the domain contract every layer shares, with no storage in it: a
+// delivery (Entrega), what became of it (Result, Outcome), the two classes of failure,
+// the funds policy, the idempotency strategies, and a movement as recorded (Apunte).
+// internal/store and internal/idempotencia produce these values; the consumer, the API
+// and the CLI read them.
 package ledger
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -35,11 +35,9 @@ const (
 
 // ParseFundsPolicy reads a policy name; the empty string means Retry.
 func ParseFundsPolicy(s string) (FundsPolicy, error) {
-	switch FundsPolicy(s) {
-	case "", Retry:
-		return Retry, nil
-	case Reject:
-		return Reject, nil
+	switch p := cmp.Or(FundsPolicy(s), Retry); p {
+	case Retry, Reject:
+		return p, nil
 	}
 	return "", fmt.Errorf("ledger: insufficient-funds policy %q: want %q or %q", s, Retry, Reject)
 }
@@ -62,11 +60,9 @@ var Strategies = []Strategy{Transaction, SeparateTable}
 
 // ParseStrategy reads a strategy name; the empty string means Transaction.
 func ParseStrategy(s string) (Strategy, error) {
-	if s == "" {
-		return Transaction, nil
-	}
-	if !slices.Contains(Strategies, Strategy(s)) {
+	st := cmp.Or(Strategy(s), Transaction)
+	if !slices.Contains(Strategies, st) {
 		return "", fmt.Errorf("ledger: strategy %q: want one of %v", s, Strategies)
 	}
-	return Strategy(s), nil
+	return st, nil
 }

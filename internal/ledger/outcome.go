@@ -27,10 +27,9 @@ const (
 	Failed Outcome = "failed"
 )
 
-// Result is the outcome of one delivery. Seq and SaldoTras describe the recorded
-// movement when it is applied (Applied, or a Duplicate of an applied one). Attempts
-// counts the transactions tried for it. Err is nil unless Outcome is
-// ConflictingDuplicate or Failed.
+// Result is the outcome of one delivery. Seq and SaldoTras describe the movement when
+// applied (Applied, or a Duplicate of an applied one); Attempts counts the transactions
+// tried; Err is nil unless Outcome is ConflictingDuplicate or Failed.
 type Result struct {
 	Outcome   Outcome
 	Estado    Estado

@@ -5,9 +5,8 @@ import (
 	"strconv"
 )
 
-// ErrInvalid is matched, with errors.Is, by every error New and Parse return:
-// an invalid movement is a permanent error, so callers can park it without
-// looking further.
+// ErrInvalid is matched, with errors.Is, by every error New and Parse return: an invalid
+// movement is a permanent error, so callers can park it without looking further.
 var ErrInvalid = errors.New("movimiento: invalid movement")
 
 // FieldError is the one error New, Parse, ValidateID and ValidateCuenta return:

@@ -58,7 +58,7 @@ type Datos struct {
 	ID        string
 	Cuenta    string
 	Tipo      Tipo
-	Importe   string // plain decimal text, such as "50.00"
+	Importe   string
 	Moneda    string
 	Concepto  string
 	Fecha     string // RFC 3339
@@ -81,8 +81,7 @@ func (m Movimiento) Delta() decimal.Decimal {
 	return decimal.Zero
 }
 
-// ImporteTexto is Importe as text to show and store (Texto); "" when Importe is
-// absent.
+// ImporteTexto is Importe as text to show and store (Texto); "" when Importe is absent.
 func (m Movimiento) ImporteTexto() string {
 	if m.Importe.IsZero() {
 		return ""

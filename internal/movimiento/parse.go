@@ -24,9 +24,8 @@ var strict = json.JoinOptions(
 	json.RejectUnknownMembers(false),
 )
 
-// message is one JSON object as Parse reads it. Members are kept raw (nil when
-// absent), so a wrong JSON type is reported in its field's turn and a number
-// keeps its literal.
+// message is one JSON object as Parse reads it. Members are kept raw (nil when absent),
+// so a wrong JSON type is reported in its field's turn and a number keeps its literal.
 type message struct {
 	ID        jsontext.Value `json:"id"`
 	Cuenta    jsontext.Value `json:"cuenta"`
@@ -46,13 +45,12 @@ type message struct {
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
 }
 
-// Parse reads an SQS message body: a movement, an SNS notification whose
-// Message is the movement as a JSON string, or an EventBridge event whose
-// detail is the movement ("detail-type" and "detail" make an event, else "Type"
-// makes an SNS envelope; envelopes cannot be nested). A JSON number importe is
-// read from its literal, never through float64. Bodies over 256 KiB are
-// refused unread. Errors are *FieldError, with paths such as "Message.importe"
-// inside an envelope.
+// Parse reads an SQS message body: a movement, an SNS notification whose Message is the
+// movement as a JSON string, or an EventBridge event whose detail is the movement
+// ("detail-type" and "detail" make an event, else "Type" makes an SNS envelope; envelopes
+// cannot be nested). A JSON number importe is read from its literal, never through
+// float64. Bodies over 256 KiB are refused unread. Errors are *FieldError, with paths
+// such as "Message.importe" inside an envelope.
 func Parse(body []byte) (Movimiento, error) {
 	if len(body) > maxBody {
 		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}
@@ -136,27 +134,20 @@ func unwrap(where string, b []byte) (Movimiento, error) {
 func (msg *message) movimiento() (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
-	for _, f := range [...]struct {
-		name string
-		raw  jsontext.Value
-		dst  *string
-	}{
-		{"id", msg.ID, &d.ID}, {"cuenta", msg.Cuenta, &d.Cuenta}, {"tipo", msg.Tipo, (*string)(&d.Tipo)},
-		{"importe", msg.Importe, &d.Importe}, {"moneda", msg.Moneda, &d.Moneda}, {"concepto", msg.Concepto, &d.Concepto},
-		{"fecha", msg.Fecha, &d.Fecha}, {"destino", msg.Destino, &d.Destino}, {"anula", msg.Anula, &d.Anula},
-		{"retencion", msg.Retencion, &d.Retencion}, {"expira", msg.Expira, &d.Expira},
-	} {
-		switch k := f.raw.Kind(); {
-		case k == '0' && f.name == "importe":
-			*f.dst = string(f.raw) // the literal, checked like a string
+	dst := d.members()
+	for i, raw := range [len(fields)]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira} {
+		switch k := raw.Kind(); {
+		case k == '0' && fields[i] == "importe":
+			*dst[i] = string(raw) // the literal, checked like a string
 		case k == 0 || k == 'n' || k == '"': // absent and null are alike
-			*f.dst = text(f.raw)
+			*dst[i] = text(raw)
 		case wrongType == nil:
 			want := "a JSON string"
-			if f.name == "importe" {
+			if fields[i] == "importe" {
 				want += " or number"
 			}
-			wrongType = &FieldError{Field: f.name, Rule: "must be " + want + ", got " + kindNames[k]}
+			wrongType = &FieldError{Field: fields[i], Rule: "must be " + want + ", got " + kindNames[k]}
 		}
 	}
 	return validate(&d, wrongType)

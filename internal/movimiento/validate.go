@@ -11,9 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits of the message contract. Ids and accounts are ASCII letters, digits
-// and the punctuation below: a Unicode look-alike would make a different key
-// that reads the same.
+// Limits of the message contract. Ids and accounts are ASCII letters, digits and the
+// punctuation below: a Unicode look-alike would make a different key that reads the same.
 const (
 	maxID, maxCuenta, maxConcepto = 128, 64, 256
 	maxSignificant                = 20 // keeps sums far inside DynamoDB's 38 digits
@@ -27,18 +26,21 @@ var plainDecimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
 // fields is the order in which problems are reported: the first one wins.
 var fields = [...]string{"id", "cuenta", "tipo", "importe", "moneda", "concepto", "fecha", "destino", "anula", "retencion", "expira"}
 
+// members are d's fields in the order of fields.
+func (d *Datos) members() [len(fields)]*string {
+	return [...]*string{&d.ID, &d.Cuenta, (*string)(&d.Tipo), &d.Importe, &d.Moneda, &d.Concepto, &d.Fecha, &d.Destino, &d.Anula, &d.Retencion, &d.Expira}
+}
+
 // own maps each tipo to the member it requires and no other tipo may carry.
 var own = map[Tipo]string{
 	Abono: "", Cargo: "", Traspaso: "destino", Anulacion: "anula",
 	Retencion: "expira", Captura: "retencion", Liberacion: "retencion",
 }
 
-// New validates d and returns its movement, or the first problem in field
-// order (id, cuenta, tipo, importe, moneda and importe's scale against it,
-// concepto, fecha, destino, anula, retencion, expira) as a *FieldError.
-// Importe and moneda are required for abono, cargo, traspaso and retencion,
-// optional for anulacion and captura; liberacion takes no importe. Without
-// moneda, importe's scale is the ledger's to check against the account's
+// New validates d and returns its movement, or the first problem in field order (see
+// fields) as a *FieldError. Importe and moneda are required for abono, cargo, traspaso
+// and retencion, optional for anulacion and captura; liberacion takes no importe.
+// Without moneda, importe's scale is the ledger's to check against the account's
 // currency, as is whether expira lies ahead (that needs a clock).
 func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
 
@@ -51,7 +53,8 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 	}
 	amount := d.Tipo == Abono || d.Tipo == Cargo || d.Tipo == Traspaso || d.Tipo == Retencion
 	var err error
-	for _, f := range fields {
+	vals := d.members()
+	for i, f := range fields {
 		switch f {
 		case "id":
 			err = checkKey(f, d.ID, maxID, idPunct)
@@ -80,10 +83,7 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 				err = &FieldError{f, d.Destino, "must differ from cuenta"}
 			}
 		case "anula", "retencion":
-			v := d.Anula
-			if f == "retencion" {
-				v = d.Retencion
-			}
+			v := *vals[i]
 			if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
 				err = &FieldError{f, v, "must differ from id: it names another movement"}
 			}

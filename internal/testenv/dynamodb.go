@@ -1,11 +1,5 @@
 // Package testenv is the test-support package: the real services a test talks to and
 // the checks it holds them to. Nothing in a binary imports it.
-//
-// NewDynamoDB gives a test a real *dynamodb.Client, spoken to over HTTP through
-// the AWS SDK, with the ledger's tables migrated under names of the test's own. The
-// backend is the embedded minidyn server (one per test, in-process) unless
-// LEDGER_TEST_DYNAMODB_ENDPOINT names another endpoint, such as the moto server that
-// `make test` starts. Suites are written once and run on every backend.
 package testenv
 
 import (
@@ -13,7 +7,7 @@ import (
 	"crypto/rand"
 	"net/http"
 	"os"
-	"strings"
+	"regexp"
 	"testing"
 	"time"
 
@@ -52,9 +46,11 @@ type DynamoDB struct {
 // Table is the physical name of the ledger table.
 func (e *DynamoDB) Table() string { return e.Tables["ledger"] }
 
-// NewDynamoDB starts (or connects to) the backend and migrates fresh tables for t. On an
-// external backend the tables get a random suffix and are deleted when t ends, so tests
-// may run in parallel against one server.
+// NewDynamoDB gives t a real *dynamodb.Client, over HTTP through the AWS SDK, with the
+// ledger's tables migrated under names of t's own: on the embedded minidyn server (one
+// per test, in-process), or on the endpoint DynamoDBEndpointEnv names (moto in `make
+// test`), where the tables get a random suffix and are deleted when t ends, so tests may
+// share one server. Suites are written once and run on every backend.
 func NewDynamoDB(t testing.TB) *DynamoDB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -114,15 +110,6 @@ func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 // sanitize keeps a test name within DynamoDB's table-name rules ([A-Za-z0-9_.-], at most
 // 255 characters, leaving room for the suffixes).
 func sanitize(name string) string {
-	name = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
-			return r
-		}
-		return '_'
-	}, name)
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return name
+	name = regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(name, "_")
+	return name[:min(len(name), 200)]
 }

@@ -108,8 +108,7 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 }
 
 // generic is the route for a request no operation matches: a method the path has no
-// operation for may only get the MethodNotAllowed response, any other path only
-// NotFound.
+// operation for may only get the MethodNotAllowed response, any other path only NotFound.
 func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string) {
 	get := req.Clone(req.Context())
 	get.Method = http.MethodGet

@@ -21,15 +21,6 @@ const (
 	giveUp          // retrying this request cannot help, or the SDK already did
 )
 
-// layout is how a request's actions are laid out, by kind, in order.
-type layout struct {
-	guarded, replaces, versioned int
-}
-
-func layoutOf(t Txn) layout {
-	return layout{guarded: t.guarded(), replaces: len(t.Replaces), versioned: len(t.Next)}
-}
-
 // verdict is the classification of one TransactWriteItems answer.
 type verdict struct {
 	kind     kind
@@ -39,11 +30,11 @@ type verdict struct {
 	err      error        // the error to report if the loop stops here
 }
 
-// classify turns a TransactWriteItems error into a verdict. This is the only place that
-// reads CancellationReasons. DynamoDB lists one reason per action, in order; a backend
-// that stops at the first failing action marks the others "None", which this reads as
-// "not known to have failed".
-func classify(err error, l layout) verdict {
+// classify turns a TransactWriteItems error into a verdict, for a request whose first
+// guarded actions are Creates and Absent and the next replaces ones Replaces. It is the
+// only reader of CancellationReasons: one per action, in order; a backend that stops at
+// the first failing action marks the others "None", read as "not known to have failed".
+func classify(err error, guarded, replaces int) verdict {
 	if err == nil {
 		return verdict{kind: committed}
 	}
@@ -68,12 +59,12 @@ func classify(err error, l layout) verdict {
 		case "ConditionalCheckFailed":
 			item := nonEmpty(r.Item)
 			switch {
-			case i < l.guarded:
+			case i < guarded:
 				v.existing = append(v.existing, Existing{Index: i, Item: item})
-			case i < l.guarded+l.replaces:
-				v.changed = append(v.changed, Existing{Index: i - l.guarded, Item: item})
+			case i < guarded+replaces:
+				v.changed = append(v.changed, Existing{Index: i - guarded, Item: item})
 			default:
-				v.moved[i-l.guarded-l.replaces] = item
+				v.moved[i-guarded-replaces] = item
 			}
 		case "ValidationError", "ItemCollectionSizeLimitExceeded":
 			rejected = true

@@ -51,7 +51,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := classify(tc.err, layout{guarded: max(tc.creates, 1), replaces: tc.replaces, versioned: 1})
+			v := classify(tc.err, max(tc.creates, 1), tc.replaces)
 			if v.kind != tc.kind {
 				t.Fatalf("kind = %d, want %d", v.kind, tc.kind)
 			}

@@ -5,41 +5,39 @@ import (
 	"fmt"
 )
 
-// The failures a transaction can end in. Match them with errors.Is; ExistsError,
-// ChangedError and AttemptsError carry the details.
+// The failures a transaction can end in, for errors.Is; ExistsError, ChangedError and
+// AttemptsError carry the details.
 var (
-	// ErrExists: a create-once (or Absent) record already exists, so the transaction
-	// wrote nothing.
+	// ErrExists: a create-once (or Absent) record exists; nothing was written.
 	ErrExists = errors.New("versioned: record already exists")
-	// ErrChanged: a record to replace is gone or no longer meets its conditions, so the
-	// transaction wrote nothing.
+	// ErrChanged: a record to replace is gone or fails its conditions; nothing was written.
 	ErrChanged = errors.New("versioned: record changed")
 	// ErrVersionConflict: an item was not at the version the plan was based on.
 	ErrVersionConflict = errors.New("versioned: version conflict")
-	// ErrContention: DynamoDB cancelled the transaction for a concurrent transaction on
-	// one of its items, or throttled one of them; retrying later can succeed.
+	// ErrContention: DynamoDB cancelled the transaction for a concurrent one on one of
+	// its items, or throttled one; retrying later can succeed.
 	ErrContention = errors.New("versioned: transaction conflict or throttling")
 	// ErrRejected: DynamoDB refused the request itself (a ValidationException, a
-	// ValidationError cancellation reason, a number beyond its 38 digits); retrying the
-	// same request cannot succeed.
+	// ValidationError cancellation reason, a number beyond its 38 digits); retrying it
+	// cannot succeed.
 	ErrRejected = errors.New("versioned: request rejected by DynamoDB")
-	// ErrInvalidTxn: the plan asked for something DynamoDB cannot do in one transaction
-	// (over 100 actions, the same item twice, a record without its key); it was not sent.
+	// ErrInvalidTxn: the plan asked for what one transaction cannot do (over 100
+	// actions, the same item twice, a record without its key); it was not sent.
 	ErrInvalidTxn = errors.New("versioned: invalid transaction")
 )
 
-// Existing is a record a transaction found in its way: its position among the actions
-// of its kind (Txn.Creates then Txn.Absent for ExistsError, Txn.Replaces for
-// ChangedError) and the stored item, as DynamoDB returned it with ALL_OLD or as read
-// back where the backend returned none; nil when there is no such item.
+// Existing is a record a transaction found in its way: its index among the actions of
+// its kind (Txn.Creates then Txn.Absent for ExistsError, Txn.Replaces for ChangedError)
+// and the stored item (ALL_OLD, or read back where the backend returned none; nil: no
+// such item).
 type Existing struct {
 	Index int
 	Item  Item
 }
 
-// ExistsError reports the create-once (or Absent) records that already exist. The
-// transaction wrote nothing. Backends that stop at the first failing action (the
-// embedded store) report one record even when several exist.
+// ExistsError reports the create-once (or Absent) records that exist; nothing was
+// written. Backends that stop at the first failing action (the embedded store) report
+// one even when several exist.
 type ExistsError struct {
 	Records []Existing
 }
@@ -51,8 +49,8 @@ func (e *ExistsError) Error() string {
 // Is makes errors.Is(err, ErrExists) true.
 func (e *ExistsError) Is(target error) bool { return target == ErrExists }
 
-// ChangedError reports the records to replace that no longer meet their conditions,
-// with what is stored now (nil: gone). The transaction wrote nothing.
+// ChangedError reports the records to replace that fail their conditions now, with what
+// is stored (nil: gone); nothing was written.
 type ChangedError struct {
 	Records []Existing
 }
@@ -64,10 +62,10 @@ func (e *ChangedError) Error() string {
 // Is makes errors.Is(err, ErrChanged) true.
 func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
-// AttemptsError is what Update returns when it gives up on a retryable failure: after
-// Policy.MaxAttempts commits, or because the context's deadline left no time for
-// another. Err is the last failure (ErrVersionConflict, ErrContention, or the SDK's
-// error for throttling, 5xx and timeouts, which the SDK itself retried first).
+// AttemptsError is Update giving up on a retryable failure, after Policy.MaxAttempts
+// commits or when ctx's deadline left no time for another. Err is the last failure
+// (ErrVersionConflict, ErrContention, or the SDK's error for throttling, 5xx and
+// timeouts, which the SDK itself retried first).
 type AttemptsError struct {
 	Attempts int
 	Err      error

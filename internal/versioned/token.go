@@ -4,15 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
-
-// tokenBuffer is room enough to encode a typical request without growing the buffer.
-const tokenBuffer = 2 << 10
 
 // tokenBytes is how much of the request's SHA-256 makes its ClientRequestToken: 18
 // bytes are 36 hex characters, DynamoDB's maximum token length.
@@ -23,7 +21,7 @@ const tokenBytes = 18
 // answers it without applying it twice; a different request, even for the same keys and
 // versions, never reuses a token, so DynamoDB never answers IdempotentParameterMismatch.
 func token(in *dynamodb.TransactWriteItemsInput) string {
-	b := make([]byte, 0, tokenBuffer)
+	b := make([]byte, 0, 2<<10) // room for a typical request
 	for _, it := range in.TransactItems {
 		switch {
 		case it.Put != nil:
@@ -43,8 +41,7 @@ func appendAction(b []byte, table string, item Item, cond string, names map[stri
 	b = appendMap(b, item)
 	b = appendString(b, cond)
 	b = binary.AppendUvarint(b, uint64(len(names)))
-	var stack [8]string
-	for _, k := range sortedKeys(stack[:0], names) {
+	for _, k := range slices.Sorted(maps.Keys(names)) {
 		b = appendString(appendString(b, k), names[k])
 	}
 	return appendMap(b, values)
@@ -58,8 +55,7 @@ func appendString(b []byte, s string) []byte {
 // appendMap encodes a map's entries sorted by name, after their count.
 func appendMap(b []byte, m map[string]types.AttributeValue) []byte {
 	b = binary.AppendUvarint(append(b, 'M'), uint64(len(m)))
-	var stack [32]string
-	for _, k := range sortedKeys(stack[:0], m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b = appendValue(appendString(b, k), m[k])
 	}
 	return b
@@ -103,16 +99,6 @@ func appendValue(b []byte, v types.AttributeValue) []byte {
 		return appendSet(append(b, 'b'), members)
 	}
 	return append(b, '?')
-}
-
-// sortedKeys appends m's keys to keys, in order; keys is the caller's buffer, usually on
-// its stack.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func appendSet(b []byte, members []string) []byte {

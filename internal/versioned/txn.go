@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -16,23 +15,17 @@ import (
 // item takes one, so a plan over k items has room for 100−k records.
 const MaxActions = 100
 
-// Txn is what a plan wants written atomically.
-//
-// Creates are records that must not exist yet (each a Put guarded by attribute_not_exists
-// on the partition key). Absent are keys of records that must not exist either but are
-// not written (a ConditionCheck each): a plan that declines to write a record learns, in
-// the same call, whether it was there all along. Replaces rewrite existing records whole,
-// if what is stored still meets their conditions. Next holds one entry per versioned key,
-// in the order of the keys given to Update: the item's new image (key included, version
-// excluded), written as a Put guarded by the version the plan saw, whose version becomes
-// that plus one (BuildInput sets it: the images belong to the request once planned); or
-// nil, which changes nothing but still guards the rest with a
-// ConditionCheck on that version, so a decision based on the item's state (say,
-// "reject: insufficient funds") is recorded only if the state was still current. A Txn
-// that writes no record and no image costs no call.
-//
-// Writing whole images (Puts, not UpdateItem arithmetic) keeps numbers exactly as the
-// plan computed them, whatever the backend's number handling.
+// Txn is what a plan wants written atomically. Creates are records that must not exist
+// yet (Puts guarded by attribute_not_exists on the partition key). Absent are keys of
+// records that must not exist either but are not written (ConditionChecks): a plan that
+// declines to write a record learns in the same call whether it was there all along.
+// Replaces rewrite existing records whole if they still meet their conditions. Next has
+// one entry per versioned key, in Update's key order: the item's new image (key included,
+// version excluded: BuildInput sets it, so the image belongs to the request), a Put
+// guarded by the version the plan saw; or nil, a ConditionCheck on that version, so a
+// decision based on the item's state ("reject: insufficient funds") is recorded only if
+// the state was still current. A Txn with no record and no image costs no call. Whole images,
+// not UpdateItem arithmetic, keep numbers exactly as the plan computed them.
 type Txn struct {
 	Creates  []Item
 	Absent   []Item
@@ -41,9 +34,8 @@ type Txn struct {
 }
 
 // Replace rewrites a stored record with Item (its whole new image, key included) if every
-// condition in If holds for what is stored. It fails, and the transaction with it, when
-// the record is gone or has changed in a way the conditions exclude; the failure carries
-// the stored record, so the caller can say why.
+// condition in If holds; else the transaction fails, carrying the stored record so the
+// caller can say why.
 type Replace struct {
 	Item Item
 	If   []Cond
@@ -63,9 +55,9 @@ func Equals(name, value string) Cond { return Cond{Name: name, Value: value} }
 // Missing is the condition "attribute name is not set".
 func Missing(name string) Cond { return Cond{Name: name, Missing: true} }
 
-// writes reports whether t writes anything.
-func (t Txn) writes() bool {
-	return len(t.Creates) > 0 || len(t.Replaces) > 0 || slices.ContainsFunc(t.Next, func(i Item) bool { return i != nil })
+// empty reports whether t has no record and no image: it costs no call.
+func (t Txn) empty() bool {
+	return t.guarded()+len(t.Replaces) == 0 && !slices.ContainsFunc(t.Next, func(i Item) bool { return i != nil })
 }
 
 // guarded counts the actions guarded by attribute_not_exists, which come first in the
@@ -81,13 +73,12 @@ func (t Txn) guardedKey(i int) Item {
 }
 
 // BuildInput returns the TransactWriteItems request Update sends for txn over the
-// versioned items at keys, each at the version in versions (0: it must not exist).
-// Creates come first, then Absent checks, then Replaces, the versioned items last, and
-// every action asks for the stored item (ALL_OLD) when its condition fails, so one
-// failed call says "which records exist", "which changed" and "what the items look like
-// now". It refuses what DynamoDB would (over MaxActions actions, one item named twice, an
-// item without its key) with ErrInvalidTxn. It does no I/O, so callers can table-test
-// their plans' requests.
+// versioned items at keys, each at the version in versions (0: it must not exist):
+// Creates, Absent checks, Replaces, then the versioned items, every action asking for the
+// stored item (ALL_OLD) when its condition fails, so one failed call says which records
+// exist, which changed and what the items look like now. What DynamoDB would refuse
+// (over MaxActions actions, one item named twice, an item without its key) is an
+// ErrInvalidTxn. It does no I/O, so callers can table-test their plans' requests.
 func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.TransactWriteItemsInput, error) {
 	if len(keys) == 0 || len(versions) != len(keys) || len(txn.Next) != len(keys) {
 		return nil, fmt.Errorf("%w: %d keys, %d versions and %d new images", ErrInvalidTxn, len(keys), len(versions), len(txn.Next))
@@ -96,8 +87,8 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 	if n > MaxActions {
 		return nil, fmt.Errorf("%w: %d actions, at most %d", ErrInvalidTxn, n, MaxActions)
 	}
-	// DynamoDB refuses a transaction that names an item twice. At most 100 keys: a
-	// linear scan finds repeats without hashing.
+	// DynamoDB refuses a transaction that names an item twice; with at most 100, a linear
+	// scan finds repeats.
 	named := make([]itemKey, 0, n)
 	name := func(kind string, i int, item Item) (itemKey, error) {
 		k, err := t.keyOf(item)
@@ -111,7 +102,6 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 		return k, nil
 	}
 
-	table := aws.String(t.Name)
 	items := make([]types.TransactWriteItem, 0, n)
 	notExists := t.notExists() // shared by every guarded action; the SDK only reads it
 	for i := range txn.guarded() {
@@ -119,11 +109,7 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 		if _, err := name("record", i, rec); err != nil {
 			return nil, err
 		}
-		if i < len(txn.Creates) {
-			items = append(items, notExists.put(table, rec))
-		} else {
-			items = append(items, notExists.check(table, t.key(rec)))
-		}
+		items = append(items, t.action(notExists, rec, i >= len(txn.Creates)))
 	}
 	for i, r := range txn.Replaces {
 		if _, err := name("replaced record", i, r.Item); err != nil {
@@ -132,24 +118,23 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 		if len(r.If) == 0 {
 			return nil, fmt.Errorf("%w: replaced record %d has no condition", ErrInvalidTxn, i)
 		}
-		items = append(items, conditions(r.If).put(table, r.Item))
+		items = append(items, t.action(conditions(r.If), r.Item, false))
 	}
 	for i, key := range keys {
 		k, err := name("versioned item", i, key)
 		if err != nil {
 			return nil, err
 		}
-		c := t.atVersion(versions[i])
-		next := txn.Next[i]
+		c, next := t.atVersion(versions[i]), txn.Next[i]
 		if next == nil {
-			items = append(items, c.check(table, t.key(key)))
+			items = append(items, t.action(c, key, true))
 			continue
 		}
 		if nk, err := t.keyOf(next); err != nil || nk != k {
 			return nil, fmt.Errorf("%w: new image %d is not the versioned item's", ErrInvalidTxn, i)
 		}
 		next[t.Version] = number(versions[i] + 1)
-		items = append(items, c.put(table, next))
+		items = append(items, t.action(c, next, false))
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
 	in.ClientRequestToken = aws.String(token(in))
@@ -191,7 +176,7 @@ func conditions(cs []Cond) condition {
 			continue
 		}
 		terms[i] = n + " = " + v
-		c.values[v], _ = attributevalue.Marshal(cond.Value) // a string always marshals
+		c.values[v] = &types.AttributeValueMemberS{Value: cond.Value}
 	}
 	c.expr = strings.Join(terms, " AND ")
 	if len(c.values) == 0 {
@@ -200,26 +185,16 @@ func conditions(cs []Cond) condition {
 	return c
 }
 
-func (c condition) put(table *string, item Item) types.TransactWriteItem {
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName:                           table,
-		Item:                                item,
-		ConditionExpression:                 aws.String(c.expr),
-		ExpressionAttributeNames:            c.names,
-		ExpressionAttributeValues:           c.values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-}
-
-func (c condition) check(table *string, key Item) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:                           table,
-		Key:                                 key,
-		ConditionExpression:                 aws.String(c.expr),
-		ExpressionAttributeNames:            c.names,
-		ExpressionAttributeValues:           c.values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
+// action is condition c guarding a Put of item, or with check a ConditionCheck of item's key; either
+// returns the stored item (ALL_OLD) when c fails.
+func (t Table) action(c condition, item Item, check bool) types.TransactWriteItem {
+	table, expr, old := aws.String(t.Name), aws.String(c.expr), types.ReturnValuesOnConditionCheckFailureAllOld
+	if check {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: t.key(item),
+			ConditionExpression: expr, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values, ReturnValuesOnConditionCheckFailure: old}}
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: item,
+		ConditionExpression: expr, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values, ReturnValuesOnConditionCheckFailure: old}}
 }
 
 // Key is the key of the item whose string key attributes are pk and sk (sk ignored for a

@@ -1,6 +1,7 @@
 package versioned
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,20 +15,19 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// State is what a plan sees: the versioned items as last known, in the order of the
-// keys given to Update (nil when an item does not exist; possibly a cached image another
-// store has since moved on from, which the version check catches), their versions (0
-// when absent), and which attempt this is (1-based).
+// State is what a plan sees: the versioned items as last known, in the order of the keys
+// given to Update (nil: absent; possibly a cached image another store has moved on from,
+// which the version check catches), their versions (0 when absent), and the attempt
+// (1-based).
 type State struct {
 	Items    []Item
 	Versions []int64
 	Attempt  int
 }
 
-// Plan decides what to write given the items' current state. Update may call it again
-// with a fresher state after a version conflict, so it must be a pure function of its
-// input (no side effects it cannot repeat). An error from the plan stops Update and is
-// returned as is.
+// Plan decides what to write given the items' state. Update calls it again on a fresher
+// state after a version conflict, so it must be a pure function of its input. Its error
+// stops Update and is returned as is.
 type Plan func(State) (Txn, error)
 
 // Result describes a committed Update: the items as written (or as known, where the plan
@@ -44,16 +44,14 @@ type Result struct {
 // starts cold on several items.
 const maxParallelReads = 8
 
-// Update takes the items at keys from the cache or reads them (strongly consistent),
-// asks plan what to write, and commits it in one TransactWriteItems. On a version
-// conflict it plans again on the fresh state, taken from the cancellation's ALL_OLD
-// images, or re-read where the backend returned none; on transaction conflicts and
-// throttling it backs off. Both are bounded by Policy and by ctx's deadline, after which
-// it returns an *AttemptsError. When a create-once or Absent record exists it stops at
-// once with an *ExistsError, and when a record to replace changed with a *ChangedError;
-// their records carry the stored items, so the caller can decide (a duplicate, a
-// conflicting one, a reversal that lost a race). A request DynamoDB can never accept
-// ends in an error matching ErrRejected or ErrInvalidTxn.
+// Update takes the items at keys from the cache or reads them, asks plan what to write,
+// and commits it in one TransactWriteItems. On a version conflict it plans again on the
+// fresh state (the cancellation's ALL_OLD images, or reads where the backend returned
+// none); on transaction conflicts and throttling it backs off; past Policy or ctx's
+// deadline it returns an *AttemptsError. A create-once or Absent record that exists ends
+// it at once with an *ExistsError, a changed record to replace with a *ChangedError,
+// both carrying the stored items so the caller can decide. A request DynamoDB can never
+// accept ends in an error matching ErrRejected or ErrInvalidTxn.
 func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, error) {
 	ks := make([]itemKey, len(keys))
 	for i, key := range keys {
@@ -79,7 +77,7 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 		if err != nil {
 			return Result{Attempts: attempt - 1}, err
 		}
-		if len(txn.Absent) == 0 && !txn.writes() {
+		if txn.empty() {
 			return Result{Items: st.Items, Versions: st.Versions, Attempts: attempt - 1}, nil
 		}
 		in, err := BuildInput(s.table, keys, st.Versions, txn)
@@ -87,28 +85,29 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 			return Result{}, err
 		}
 		_, err = s.db.TransactWriteItems(ctx, in)
-		v := classify(err, layoutOf(txn))
+		v := classify(err, txn.guarded(), len(txn.Replaces))
 		switch v.kind {
 		case committed:
 			return s.committed(in, txn, ks, st, attempt), nil
 		case refused:
 			for i, item := range v.moved {
-				s.learn(ks[i], item)
+				s.remember(ks[i], item)
 			}
-			if err := s.fill(ctx, txn, v); err != nil {
-				return Result{Attempts: attempt}, err
+			// Read back the stored records a backend did not return with ALL_OLD.
+			err := s.fill(ctx, v.existing, txn.guardedKey)
+			if err == nil {
+				err = s.fill(ctx, v.changed, func(i int) Item { return txn.Replaces[i].Item })
 			}
-			return Result{Attempts: attempt}, v.err
+			return Result{Attempts: attempt}, cmp.Or(err, v.err)
 		case conflict:
 			if st, err = s.fresh(ctx, ks, keys, st, v.moved); err != nil {
 				return Result{Attempts: attempt}, err
 			}
-		case contention:
 		case giveUp:
 			// The write may have committed unseen (a lost response): forget the images
 			// rather than pay a certain conflict next time.
 			for _, k := range ks {
-				s.forget(k)
+				s.remember(k, nil)
 			}
 			if errors.Is(v.err, ErrRejected) {
 				return Result{Attempts: attempt}, v.err
@@ -147,7 +146,15 @@ func (s *Store) backoff(ctx context.Context, attempt int) error {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return context.DeadlineExceeded
 	}
-	return sleepCtx(ctx, d)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // start is the state an Update begins from: the cached images, or reads of the rest.
@@ -190,38 +197,28 @@ func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, 
 	return s.state(items)
 }
 
-// read fetches an item with a strongly consistent GetItem (a plan must never be based
-// on a replica that has not seen the last write) and remembers it.
+// read fetches an item and remembers it.
 func (s *Store) read(ctx context.Context, k itemKey, key Item) (Item, error) {
 	item, err := s.get(ctx, key)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		s.remember(k, item)
 	}
-	s.learn(k, item)
-	return item, nil
+	return item, err
 }
 
-// learn remembers item as the image at k, or forgets k when item is nil (unknown).
-func (s *Store) learn(k itemKey, item Item) {
-	if item == nil {
-		s.forget(k)
-		return
-	}
-	s.remember(k, item)
-}
-
+// remember caches item as the image at k, or forgets k when item is nil (unknown).
 func (s *Store) remember(k itemKey, item Item) {
-	if s.cache != nil {
+	switch {
+	case s.cache == nil:
+	case item == nil:
+		s.cache.Remove(k)
+	default:
 		s.cache.Add(k, item)
 	}
 }
 
-func (s *Store) forget(k itemKey) {
-	if s.cache != nil {
-		s.cache.Remove(k)
-	}
-}
-
+// get reads an item strongly consistently: a plan must never be based on a replica that
+// has not seen the last write.
 func (s *Store) get(ctx context.Context, key Item) (Item, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table.Name),
@@ -250,24 +247,16 @@ func (s *Store) state(items []Item) (State, error) {
 	return st, nil
 }
 
-// fill reads back the stored records a backend did not return with ALL_OLD.
-func (s *Store) fill(ctx context.Context, txn Txn, v verdict) error {
-	for i, e := range v.existing {
+// fill reads the stored item of each record that came back without one; key gives a
+// record's key by its index.
+func (s *Store) fill(ctx context.Context, recs []Existing, key func(int) Item) error {
+	for i, e := range recs {
 		if e.Item == nil {
-			item, err := s.get(ctx, txn.guardedKey(e.Index))
+			item, err := s.get(ctx, key(e.Index))
 			if err != nil {
 				return err
 			}
-			v.existing[i].Item = item
-		}
-	}
-	for i, e := range v.changed {
-		if e.Item == nil {
-			item, err := s.get(ctx, txn.Replaces[e.Index].Item)
-			if err != nil {
-				return err
-			}
-			v.changed[i].Item = item
+			recs[i].Item = item
 		}
 	}
 	return nil

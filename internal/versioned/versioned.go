@@ -1,14 +1,8 @@
-// Package versioned is optimistic locking on DynamoDB as a reusable mechanism: "write
-// these create-once records, rewrite those records if they still say what I read, and
-// move these items from version v to v+1 — all or nothing". One TransactWriteItems
-// carries it all, so a record (say, a ledger movement) exists if and only if the change
-// it caused (the accounts' new balances) was made. Nothing here knows about accounts or
-// movements.
-//
-// Every DynamoDB failure is classified in one place (classify.go), version conflicts are
-// retried with the fresh state and a bounded, jittered backoff (update.go), and the
-// request is built by a pure function (txn.go). SDK types stay inside this package and
-// the storage adapters that call it.
+// Package versioned is optimistic locking on DynamoDB: "write these create-once records,
+// rewrite those if they still say what I read, and move these items from version v to
+// v+1 — all or nothing", in one TransactWriteItems, so a record (say, a ledger movement)
+// exists if and only if the change it caused was made. It knows nothing of accounts or
+// movements; SDK types stay here and in the storage adapters that call it.
 package versioned
 
 import (
@@ -39,18 +33,11 @@ type Table struct {
 	Version      string
 }
 
-func (t Table) validate() error {
-	if t.Name == "" || t.PartitionKey == "" || t.Version == "" {
-		return fmt.Errorf("versioned: table %+v needs a name, a partition key and a version attribute", t)
-	}
-	return nil
-}
-
-// Policy bounds the optimistic-locking loop. MaxAttempts counts commits tried by one
-// Update (version conflicts and transaction conflicts share it); the wait before retry n
-// is drawn uniformly from [0, min(MaxDelay, BaseDelay·2^(n-1))] ("full jitter"), so that
-// writers racing for one item spread out instead of colliding again in lockstep. The
-// context's deadline always wins: no wait runs past it.
+// Policy bounds the optimistic-locking loop. MaxAttempts counts the commits one Update
+// tries (version and transaction conflicts alike); the wait before retry n is drawn
+// uniformly from [0, min(MaxDelay, BaseDelay·2^(n-1))] ("full jitter"), so writers racing
+// for one item spread out instead of colliding again in lockstep. No wait runs past the
+// context's deadline.
 type Policy struct {
 	MaxAttempts int
 	BaseDelay   time.Duration
@@ -61,24 +48,21 @@ type Policy struct {
 // back-off, enough for a handful of concurrent writers on one account.
 var DefaultPolicy = Policy{MaxAttempts: 8, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
 
-// Options configure a Store. A zero Policy means DefaultPolicy. CacheSize is the
-// number of items whose last known image the store keeps in memory (least recently
-// used first out); 0 keeps none.
+// Options configure a Store. A zero Policy means DefaultPolicy. CacheSize is how many
+// items' last known images the store keeps in memory (least recently used first out);
+// 0 keeps none.
 type Options struct {
 	Policy    Policy
 	CacheSize int
 }
 
-// Store runs optimistic-locking transactions against one table. It is safe for
-// concurrent use.
-//
-// With a cache, an Update of items this store wrote or read recently starts from the
-// cached images instead of reading them: warm items cost one call per Update. A stale
-// image is harmless — the version check refuses the write and the cancellation's
-// ALL_OLD image (or a read) replaces it — so several stores (Lambda instances, an
-// operator's CLI) may write the same items, each paying one extra round trip when
-// another moved an item. Cached images are shared: nothing may change an Item after
-// handing it to the store or receiving it in a State.
+// Store runs optimistic-locking transactions against one table; it is safe for
+// concurrent use. With a cache, an Update of recently written or read items starts from
+// their cached images: a warm item costs one call. A stale image is harmless — the
+// version check refuses the write and the fresh image replaces it — so several stores
+// (Lambda instances, an operator's CLI) may share items, each paying one extra round
+// trip when another moved one. Cached images are shared: nothing may change an Item
+// after handing it to the store or receiving it in a State.
 type Store struct {
 	db     Client
 	table  Table
@@ -88,8 +72,8 @@ type Store struct {
 
 // New returns a Store for table.
 func New(db Client, table Table, opts Options) (*Store, error) {
-	if err := table.validate(); err != nil {
-		return nil, err
+	if table.Name == "" || table.PartitionKey == "" || table.Version == "" {
+		return nil, fmt.Errorf("versioned: table %+v needs a name, a partition key and a version attribute", table)
 	}
 	if opts.Policy.MaxAttempts <= 0 {
 		opts.Policy = DefaultPolicy
@@ -103,18 +87,4 @@ func New(db Client, table Table, opts Options) (*Store, error) {
 		s.cache = c
 	}
 	return s, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
