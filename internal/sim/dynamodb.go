@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	miniserver "github.com/truora/minidyn/server"
@@ -14,8 +15,9 @@ import (
 // when no endpoint is given: truora/minidyn's HTTP server, spoken to through the real
 // AWS SDK, holding everything in memory until Close. Its known gaps are listed in
 // README.md ("Test backends"); one, number sort keys ordered as text, is corrected
-// here (numericOrder), or an account's statement would page out of order. URL is its
-// endpoint (http://127.0.0.1:port).
+// here (numericOrder), or an account's statement would page out of order; and one data
+// race of its DescribeTable is kept out (describeLock). URL is its endpoint
+// (http://127.0.0.1:port).
 type DynamoDB struct {
 	URL  string
 	http *http.Server
@@ -30,8 +32,11 @@ func StartDynamoDB() (*DynamoDB, error) {
 		return nil, fmt.Errorf("sim: listen: %w", err)
 	}
 	s := &DynamoDB{
-		URL:  "http://" + ln.Addr().String(),
-		http: &http.Server{Handler: numericOrder{next: miniserver.NewServer()}, ReadHeaderTimeout: 10 * time.Second},
+		URL: "http://" + ln.Addr().String(),
+		http: &http.Server{
+			Handler:           numericOrder{next: describeLock{mu: new(sync.RWMutex), next: miniserver.NewServer()}},
+			ReadHeaderTimeout: 10 * time.Second,
+		},
 		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.http.Serve(ln) }()
