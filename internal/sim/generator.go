@@ -66,7 +66,7 @@ func (g *generator) step(i int) {
 		g.abono(g.lapsing[len(g.lapsing)-1].Cuenta)
 		return
 	}
-	if len(g.open) > 0 && len(g.open) >= g.spec.Movements-i {
+	if len(g.open) > 0 && len(g.open) >= g.places(i) {
 		g.settle()
 		return
 	}
@@ -160,9 +160,20 @@ func (g *generator) reversal() bool {
 	return true
 }
 
+// places counts the places from movement i on where holds can be captured or
+// released: all but the tail's first, kept for a write of an account with a hold left
+// to lapse.
+func (g *generator) places(i int) int {
+	n := g.spec.Movements - i
+	if i <= g.tailStart && g.w.Tail > 0 {
+		n--
+	}
+	return n
+}
+
 // hold draws movement i as a hold of at most what its account has available: left to
 // lapse one time in four before the tail, else captured or released later, when a
-// place is left for that (the tail's first place aside).
+// place is left for that.
 func (g *generator) hold(i int) bool {
 	c := g.cuentas[g.rng.IntN(len(g.cuentas))]
 	avail := g.available(c)
@@ -170,11 +181,7 @@ func (g *generator) hold(i int) bool {
 		return false
 	}
 	lapse := i < g.tailStart && g.rng.IntN(4) == 0
-	places := g.spec.Movements - i - 1
-	if i < g.tailStart {
-		places--
-	}
-	if !lapse && places <= len(g.open) {
+	if !lapse && len(g.open) >= g.places(i+1) {
 		return false
 	}
 	expira := g.spec.Now.Add(settledHold)

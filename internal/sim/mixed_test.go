@@ -113,26 +113,7 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 	if len(w.Movements) != spec.Movements || w.Tail != 200 || !w.Lapse.Equal(Epoch.Add(24*time.Hour)) {
 		t.Fatalf("%d movements, tail %d, lapse %v", len(w.Movements), w.Tail, w.Lapse)
 	}
-	b := &books{cuentas: map[string]cuenta.Cuenta{}, movs: map[string]movimiento.Movimiento{}, done: map[string]bool{}}
-	tail := len(w.Movements) - w.Tail
-	for i, m := range w.Movements {
-		now := Epoch
-		if i >= tail {
-			now = w.Lapse
-		}
-		if i == tail && len(b.account(m.Cuenta, Epoch).Retenciones) == len(b.account(m.Cuenta, now).Retenciones) {
-			t.Errorf("the tail's first movement %s writes %s, which has no lapsed hold", m.ID, m.Cuenta)
-		}
-		if err := b.apply(m, now); err != nil {
-			t.Fatalf("movement %d (%s %s): %v", i, m.Tipo, m.ID, err)
-		}
-	}
-	for id, want := range w.Saldos {
-		c := b.account(id, w.Lapse)
-		if !c.Saldo.Equal(want) || c.Retenido().Sign() != 0 {
-			t.Errorf("%s: saldo %s, %s held; want %s, nothing held once the lapse passed", id, c.Saldo, c.Retenido(), want)
-		}
-	}
+	b := appliesInOrder(t, w)
 	if len(w.Refused) != 3 {
 		t.Fatalf("%d refused by design, want a second reversal, an overdrawn transfer, a capture of a lapsed hold", len(w.Refused))
 	}
@@ -151,6 +132,54 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 	}
 	if k.Abonos+k.Cargos+k.Transfers+k.Reversals+k.Holds+k.Captured+k.Released != len(w.Movements) {
 		t.Errorf("kinds %+v do not count all %d movements", k, len(w.Movements))
+	}
+}
+
+// appliesInOrder applies w's movements in generation order by the account rules, those
+// of the tail once the lapse has passed, and checks that each applies, that the
+// tail's first writes an account with a lapsed hold, and that the balances end as
+// w.Saldos says with nothing held. It returns the books, for more.
+func appliesInOrder(t *testing.T, w Workload) *books {
+	t.Helper()
+	b := &books{cuentas: map[string]cuenta.Cuenta{}, movs: map[string]movimiento.Movimiento{}, done: map[string]bool{}}
+	tail, end := len(w.Movements)-w.Tail, w.Lapse
+	if end.IsZero() { // nothing lapses
+		end = Epoch
+	}
+	for i, m := range w.Movements {
+		now := Epoch
+		if i >= tail {
+			now = end
+		}
+		if i == tail && !w.Lapse.IsZero() && len(b.account(m.Cuenta, Epoch).Retenciones) == len(b.account(m.Cuenta, now).Retenciones) {
+			t.Errorf("the tail's first movement %s writes %s, which has no lapsed hold", m.ID, m.Cuenta)
+		}
+		if err := b.apply(m, now); err != nil {
+			t.Fatalf("movement %d (%s %s) of %d: %v", i, m.Tipo, m.ID, len(w.Movements), err)
+		}
+	}
+	for id, want := range w.Saldos {
+		c := b.account(id, end)
+		if !c.Saldo.Equal(want) || c.Retenido().Sign() != 0 {
+			t.Errorf("%s: saldo %s, %s held; want %s, nothing held once the lapse passed", id, c.Saldo, c.Retenido(), want)
+		}
+	}
+	return b
+}
+
+// Small workloads have edge cases of their own: a tail of one, no room left for a
+// hold's capture, a single account.
+func TestSmallMixedWorkloadsApplyInGenerationOrder(t *testing.T) {
+	for seed := range uint64(200) {
+		for _, n := range []int{5, 10, 11, 19, 28} {
+			for accounts := 1; accounts <= 3; accounts++ {
+				w, err := Generate(Spec{Accounts: accounts, Movements: n, Seed: seed, Transfers: 0.1, Reversals: 0.1, Holds: 0.4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				appliesInOrder(t, w)
+			}
+		}
 	}
 }
 
