@@ -12,9 +12,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// generator draws a workload movement by movement and keeps the books that make each
-// one applicable in generation order: every account's balance (Workload.Saldos) and
-// the funds its holds reserve, so no debit takes more than is available.
+// generator draws a workload movement by movement and keeps its books: every account's
+// balance (Workload.Saldos), and the funds its debits may draw on, which only abonos
+// bring in (see the package's doc).
 type generator struct {
 	spec      Spec
 	rng       *rand.Rand
@@ -23,8 +23,8 @@ type generator struct {
 	w         Workload
 	err       error // the first invalid movement built: a bug here
 
-	held       map[string]decimal.Decimal // by account: what its holds reserve (one left to lapse, for good)
-	active     map[string]int             // by account: its holds not captured or released
+	funds      map[string]decimal.Decimal // by account: its abonos less every debit and hold drawn
+	holds      map[string]int             // by account: holds drawn (in some arrival order all are active at once)
 	open       []movimiento.Movimiento    // holds a later movement captures or releases
 	lapsing    []movimiento.Movimiento    // holds left to lapse
 	reversible []movimiento.Movimiento    // abonos and cargos not reversed
@@ -39,8 +39,8 @@ func newGenerator(spec Spec) *generator {
 		cuentas:   make([]string, spec.Accounts),
 		tailStart: spec.Movements,
 		w:         Workload{Saldos: make(map[string]decimal.Decimal, spec.Accounts)},
-		held:      map[string]decimal.Decimal{},
-		active:    map[string]int{},
+		funds:     map[string]decimal.Decimal{},
+		holds:     map[string]int{},
 	}
 	for i := range g.cuentas {
 		g.cuentas[i] = fmt.Sprintf("%sES%02d-%04d", spec.Prefix, spec.Seed%100, i)
@@ -101,6 +101,7 @@ func (g *generator) plain() {
 	}
 	m := g.add(movimiento.Datos{Cuenta: c, Tipo: tipo, Importe: amount(cents), Moneda: g.spec.Moneda})
 	g.post(c, m.Delta())
+	g.funds[c] = g.funds[c].Add(m.Delta())
 	g.reversible = append(g.reversible, m)
 }
 
@@ -108,6 +109,7 @@ func (g *generator) plain() {
 func (g *generator) abono(c string) {
 	m := g.add(movimiento.Datos{Cuenta: c, Tipo: movimiento.Abono, Importe: amount(100 + g.rng.Int64N(99_900)), Moneda: g.spec.Moneda})
 	g.post(c, m.Delta())
+	g.funds[c] = g.funds[c].Add(m.Importe)
 	g.reversible = append(g.reversible, m)
 }
 
@@ -133,6 +135,7 @@ func (g *generator) transfer() bool {
 		Importe: amount(1 + g.rng.Int64N(avail.Shift(2).IntPart())), Moneda: g.spec.Moneda})
 	g.post(from, m.Importe.Neg())
 	g.post(to, m.Importe)
+	g.funds[from] = g.funds[from].Sub(m.Importe)
 	return true
 }
 
@@ -154,6 +157,9 @@ func (g *generator) reversal() bool {
 	}
 	m := g.add(d)
 	g.post(o.Cuenta, o.Delta().Neg())
+	if o.Tipo == movimiento.Abono {
+		g.funds[o.Cuenta] = g.funds[o.Cuenta].Sub(o.Importe)
+	}
 	if g.firstRev.ID == "" {
 		g.firstRev = m
 	}
@@ -177,7 +183,7 @@ func (g *generator) places(i int) int {
 func (g *generator) hold(i int) bool {
 	c := g.cuentas[g.rng.IntN(len(g.cuentas))]
 	avail := g.available(c)
-	if !avail.GreaterThan(decimal.New(100, -2)) || g.active[c] >= cuenta.MaxRetenciones {
+	if !avail.GreaterThan(decimal.New(100, -2)) || g.holds[c] >= cuenta.MaxRetenciones {
 		return false
 	}
 	lapse := i < g.tailStart && g.rng.IntN(4) == 0
@@ -190,8 +196,8 @@ func (g *generator) hold(i int) bool {
 	}
 	m := g.add(movimiento.Datos{Cuenta: c, Tipo: movimiento.Retencion, Importe: amount(1 + g.rng.Int64N(avail.Shift(2).IntPart())),
 		Moneda: g.spec.Moneda, Expira: expira.UTC().Truncate(time.Second).Format(time.RFC3339)})
-	g.held[c] = g.held[c].Add(m.Importe)
-	g.active[c]++
+	g.funds[c] = g.funds[c].Sub(m.Importe)
+	g.holds[c]++
 	if lapse {
 		g.lapsing = append(g.lapsing, m)
 		g.w.Lapse = m.Expira
@@ -221,8 +227,6 @@ func (g *generator) settle() bool {
 	}
 	g.add(d)
 	g.post(h.Cuenta, captured.Neg())
-	g.held[h.Cuenta] = g.held[h.Cuenta].Sub(h.Importe)
-	g.active[h.Cuenta]--
 	return true
 }
 
@@ -246,10 +250,10 @@ func (g *generator) refusals() {
 	}
 }
 
-// available is what a debit of account c may take in generation order: its balance
-// less what its holds reserve.
+// available is what a debit of account c may take: what its abonos brought in and no
+// debit or hold has taken, never more than its balance less what its holds reserve.
 func (g *generator) available(c string) decimal.Decimal {
-	return g.w.Saldos[c].Sub(g.held[c])
+	return g.funds[c]
 }
 
 // add builds d as the workload's next movement; the caller books what it posts.

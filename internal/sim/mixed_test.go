@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,6 +57,7 @@ func (b *books) account(id string, now time.Time) cuenta.Cuenta {
 func (b *books) apply(m movimiento.Movimiento, now time.Time) error {
 	c := b.account(m.Cuenta, now)
 	var err error
+	referent := m.Cuenta + "/" + cmp.Or(m.Anula, m.Retencion) // reversed or settled, once applied
 	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:
 		c, err = c.Aplicar(m)
@@ -70,7 +74,6 @@ func (b *books) apply(m movimiento.Movimiento, now time.Time) error {
 		case b.done[m.Cuenta+"/"+m.Anula]:
 			return fmt.Errorf("%s reverses %s, reversed already", m.ID, m.Anula)
 		}
-		b.done[m.Cuenta+"/"+m.Anula] = true
 		c, err = c.Mover(o.Delta().Neg(), o.Moneda)
 	case movimiento.Retencion:
 		c, err = c.Retener(m.ID, m.Importe, m.Moneda, m.Expira, now)
@@ -82,7 +85,6 @@ func (b *books) apply(m movimiento.Movimiento, now time.Time) error {
 		case m.Tipo == movimiento.Captura && !h.Expira.After(now):
 			return fmt.Errorf("%s captures %s, expired", m.ID, m.Retencion)
 		}
-		b.done[m.Cuenta+"/"+m.Retencion] = true
 		importe := m.Importe
 		if importe.IsZero() {
 			importe = h.Importe
@@ -98,6 +100,7 @@ func (b *books) apply(m movimiento.Movimiento, now time.Time) error {
 	}
 	b.cuentas[m.Cuenta] = c
 	b.movs[m.Cuenta+"/"+m.ID] = m
+	b.done[referent] = true
 	return nil
 }
 
@@ -178,6 +181,41 @@ func TestSmallMixedWorkloadsApplyInGenerationOrder(t *testing.T) {
 					t.Fatal(err)
 				}
 				appliesInOrder(t, w)
+			}
+		}
+	}
+}
+
+// Whatever order the movements of a phase arrive in, retrying those that cannot apply
+// yet (as a queue brings them back) applies them all.
+func TestAMixedWorkloadAppliesInAnyOrder(t *testing.T) {
+	for seed := range uint64(100) {
+		w, err := Generate(Spec{Accounts: 1 + int(seed%4), Movements: 60, Seed: seed, Transfers: 0.3, Reversals: 0.15, Holds: 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &books{cuentas: map[string]cuenta.Cuenta{}, movs: map[string]movimiento.Movimiento{}, done: map[string]bool{}}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		tail, end := len(w.Movements)-w.Tail, w.Lapse
+		if end.IsZero() { // nothing lapses
+			end = Epoch
+		}
+		for _, phase := range []struct {
+			movs []movimiento.Movimiento
+			now  time.Time
+		}{{w.Movements[:tail], Epoch}, {w.Movements[tail:], end}} {
+			pending := slices.Clone(phase.movs)
+			rng.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+			for round := 0; len(pending) > 0; round++ {
+				if round > len(phase.movs) {
+					t.Fatalf("seed %d: %d movements never apply, such as %s %s: %v", seed, len(pending), pending[0].Tipo, pending[0].ID, b.apply(pending[0], phase.now))
+				}
+				pending = slices.DeleteFunc(pending, func(m movimiento.Movimiento) bool { return b.apply(m, phase.now) == nil })
+			}
+		}
+		for id, want := range w.Saldos {
+			if got := b.account(id, end).Saldo; !got.Equal(want) {
+				t.Errorf("seed %d: %s ends at %s, want %s", seed, id, got, want)
 			}
 		}
 	}

@@ -1,10 +1,16 @@
 // Package sim simulates production for the demo, `ledger send`, the comparison and the
 // tests: seeded, reproducible movement workloads and the at-least-once deliveries that
 // carry them (so a seed means the same money everywhere), an in-memory SQS standard
-// queue, and DynamoDB faults injected into the real SDK's HTTP traffic. Generated
-// available funds never go below zero in generation order, so every movement is
-// applicable once the ones before it on its accounts have arrived, whatever order they
-// arrive in.
+// queue, and DynamoDB faults injected into the real SDK's HTTP traffic.
+//
+// A generated workload applies whatever order its movements arrive in. Debits (cargos,
+// transfers, reversals of abonos, holds) only ever draw on what abonos brought in: the
+// money a transfer, a reversal of a cargo, a capture or release gives back is never
+// drawn on again, and a hold keeps what it reserved for good. So once the abonos of an
+// account are in, each of its debits has the funds whatever else came first, and a
+// movement naming another (a reversal, a capture or release) waits only for that one.
+// An account takes at most cuenta.MaxRetenciones holds. In generation order every
+// movement applies as it comes.
 package sim
 
 import (
