@@ -46,7 +46,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	queueURL := fs.String("queue-url", "", "send to this SQS queue")
 	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
-	generate := fs.Int("generate", 0, "generate this many movements instead (a seeded workload, as ledger demo's; each one meant to apply)")
+	generate := fs.Int("generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
 	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
 	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates")
 	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
