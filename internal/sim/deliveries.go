@@ -76,12 +76,16 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		return m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion
 	})
 	transfer := slices.IndexFunc(amounts, func(m movimiento.Movimiento) bool { return m.Tipo == movimiento.Traspaso })
-	for k := range int(float64(n) * f.Conflicting) {
+	conflicting := int(float64(n) * f.Conflicting)
+	if len(amounts) == 0 {
+		conflicting = 0
+	}
+	for k := range conflicting {
 		m := amounts[rng.IntN(len(amounts))]
 		if k == 0 && transfer >= 0 {
 			m = amounts[transfer]
 		}
-		deliver(&s.Late, conflicting(m))
+		deliver(&s.Late, replay(m))
 	}
 	for _, m := range w.Refused {
 		deliver(&s.Late, Body(m))
@@ -89,8 +93,8 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 	return s
 }
 
-// conflicting is a body reusing m's id for another amount: 0.01 more.
-func conflicting(m movimiento.Movimiento) string {
+// replay is a body reusing m's id for another amount: 0.01 more.
+func replay(m movimiento.Movimiento) string {
 	return mustJSON(wire(m, m.Importe.Add(decimal.New(1, -2)).StringFixed(2)))
 }
 
