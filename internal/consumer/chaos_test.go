@@ -46,7 +46,7 @@ func drawScenario(t *rapid.T, prefix string) Scenario {
 		Transfers:   float64(rapid.IntRange(0, 30).Draw(t, "transfers%")) / 100,
 		Reversals:   float64(rapid.IntRange(0, 20).Draw(t, "reversals%")) / 100,
 		Holds:       float64(rapid.IntRange(0, 30).Draw(t, "holds%")) / 100,
-		Refusals:    rapid.Bool().Draw(t, "refusals"),
+		Refusals:    rapid.SampledFrom([]bool{false, false, false, true}).Draw(t, "refusals"), // one case in four: a refusal under retry costs maxReceiveCount receives
 		Duplicates:  rapid.Float64Range(0, 0.5).Draw(t, "duplicates"),
 		Malformed:   rapid.Float64Range(0, 0.2).Draw(t, "malformed"),
 		Conflicting: rapid.Float64Range(0, 0.2).Draw(t, "conflicting"),
