@@ -33,8 +33,9 @@ import (
 // abonos and cargos, and holds, which later movements capture (in full or in part) or
 // release, or which are left to lapse; the rest are abonos and cargos. A kind that
 // cannot be drawn (no funds, nothing to reverse) gives way to an abono or cargo. All
-// zero is a workload of abonos and cargos only, the same for a seed as it always was.
-// Now is when the workload is applied, which holds expire by [Epoch].
+// zero is a workload of abonos and cargos only, from which the other kinds take nothing,
+// not even a random draw: `ledger compare` replays such workloads by seed. Now is when
+// the workload is applied, which holds expire by [Epoch].
 type Spec struct {
 	Accounts  int
 	Movements int
