@@ -19,13 +19,48 @@ var demoCommand = command{
 	run:     runDemo,
 }
 
-// demoJSON is `ledger demo --json`'s document (docs/design.md, "Commands").
+// demoJSON is `ledger demo --json`'s document (docs/design.md, "Commands"): the
+// documented fields, then what the workload held beyond abonos and cargos, the
+// movements refused by design, the freeze, and the verdict.
 type demoJSON struct {
-	Accounts   int               `json:"accounts"`
-	Movements  int               `json:"movements"`
-	Deliveries int               `json:"deliveries"`
-	Outcomes   consumer.Outcomes `json:"outcomes"`
-	Audit      store.AuditReport `json:"audit"`
+	Accounts    int               `json:"accounts"`
+	Movements   int               `json:"movements"`
+	Deliveries  int               `json:"deliveries"`
+	Outcomes    consumer.Outcomes `json:"outcomes"`
+	Audit       store.AuditReport `json:"audit"`
+	Transfers   int               `json:"transfers"`
+	Reversals   int               `json:"reversals"`
+	Holds       holdsJSON         `json:"holds"`
+	Refused     int               `json:"refused"`
+	Freeze      freezeJSON        `json:"freeze"`
+	ExactlyOnce bool              `json:"exactly_once"`
+}
+
+// holdsJSON counts the demo's holds by what became of them.
+type holdsJSON struct {
+	Taken          int `json:"taken"`
+	Captured       int `json:"captured"`
+	PartlyCaptured int `json:"partly_captured"`
+	Released       int `json:"released"`
+	Expired        int `json:"expired"`
+}
+
+// freezeJSON is the demo's freeze: the account ("" for none) and how many of its
+// debits waited while it was frozen.
+type freezeJSON struct {
+	Cuenta       string `json:"cuenta"`
+	DebitsWaited int    `json:"debits_waited"`
+}
+
+func newDemoJSON(s demo.Summary) demoJSON {
+	k := s.Kinds
+	return demoJSON{
+		Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Outcomes: s.Outcomes, Audit: s.Audit,
+		Transfers: k.Transfers, Reversals: k.Reversals,
+		Holds:   holdsJSON{Taken: k.Holds, Captured: k.Captured, PartlyCaptured: k.PartlyCaptured, Released: k.Released, Expired: k.Lapsed},
+		Refused: len(s.Refused), Freeze: freezeJSON{Cuenta: s.Freeze.Cuenta, DebitsWaited: s.Freeze.Waited},
+		ExactlyOnce: s.ExactlyOnce,
+	}
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -53,7 +88,7 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 		return fs.fail(err)
 	}
 	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(demoJSON{Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Outcomes: s.Outcomes, Audit: s.Audit}); err != nil {
+		if err := json.NewEncoder(stdout).Encode(newDemoJSON(s)); err != nil {
 			return fs.fail(err)
 		}
 	} else {
@@ -66,13 +101,27 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 }
 
 func printDemo(w io.Writer, s demo.Summary) {
-	o := s.Outcomes
+	o, k := s.Outcomes, s.Kinds
 	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)
 	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches.\n\n", s.Handled)
 	fmt.Fprintf(w, "  applied                %6d\n  duplicate              %6d   recognised, nothing changed\n", o.Applied, o.Duplicate)
 	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
-	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed messages, parked with the reason\n\n", o.Rejected, o.Failed)
-	fmt.Fprintln(w, "  cuenta            balance     expected")
+	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: in the DLQ with the reason\n\n", o.Rejected, o.Failed)
+	fmt.Fprintf(w, "  transfers              %6d   both legs in one transaction\n", k.Transfers)
+	fmt.Fprintf(w, "  reversals              %6d   each movement reversed at most once\n", k.Reversals)
+	fmt.Fprintf(w, "  holds                  %6d   %d captured (%d in part), %d released, %d expired on the simulated clock\n",
+		k.Holds, k.Captured, k.PartlyCaptured, k.Released, k.Lapsed)
+	fmt.Fprintf(w, "  refused by design      %6d", len(s.Refused))
+	if len(s.Refused) > 0 {
+		fmt.Fprintf(w, "   %s", strings.Join(s.Refused, "; "))
+	}
+	fmt.Fprintln(w)
+	if f := s.Freeze; f.Cuenta != "" {
+		fmt.Fprintf(w, "  freeze                 %s frozen for %s of simulated time; debits that waited: %d, applied once unfrozen\n", f.Cuenta, f.Frozen, f.Waited)
+	} else {
+		fmt.Fprintln(w, "  freeze                 none: the workload's tail has no debit to hold back")
+	}
+	fmt.Fprintln(w, "\n  cuenta            balance     expected")
 	for i, b := range s.Balances {
 		if i == 5 {
 			fmt.Fprintf(w, "  … and %d more accounts\n", len(s.Balances)-5)
@@ -86,7 +135,7 @@ func printDemo(w io.Writer, s demo.Summary) {
 	}
 	fmt.Fprintln(w)
 	if s.Audit.OK {
-		fmt.Fprintf(w, "audit: ok — %d accounts, %d applied movements, every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
+		fmt.Fprintf(w, "audit: ok — %d accounts, %d posted movements, every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
 	} else {
 		var names []string
 		for _, b := range s.Audit.Broken {
@@ -95,9 +144,16 @@ func printDemo(w io.Writer, s demo.Summary) {
 		fmt.Fprintf(w, "audit: BROKEN\n  %s\n", strings.Join(names, "\n  "))
 	}
 	if s.ExactlyOnce {
-		fmt.Fprintf(w, "every movement applied exactly once, every balance exact (%.1fs)\n", s.Elapsed.Seconds())
-	} else {
-		fmt.Fprintln(w, "NOT exactly once: see the counts above")
+		fmt.Fprintf(w, "every movement applied exactly once, every refused one refused, every balance exact (%.1fs)\n", s.Elapsed.Seconds())
+		return
+	}
+	fmt.Fprintln(w, "NOT exactly once: see the counts above")
+	for i, why := range s.Wrong {
+		if i == 10 {
+			fmt.Fprintf(w, "  … and %d more\n", len(s.Wrong)-10)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", why)
 	}
 }
 

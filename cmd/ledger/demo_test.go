@@ -20,14 +20,27 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 			OK     bool
 			Broken []any
 		}
+		Transfers, Reversals, Refused int
+		Holds                         struct {
+			Taken, Captured, Released, Expired int
+			PartlyCaptured                     int `json:"partly_captured"`
+		}
+		Freeze struct {
+			Cuenta       *string
+			DebitsWaited int `json:"debits_waited"`
+		}
+		ExactlyOnce bool `json:"exactly_once"`
 	}
 	dec := json.NewDecoder(&stdout)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("stdout is not the documented document: %v", err)
 	}
-	if doc.Accounts != 4 || doc.Movements != 150 || !doc.Audit.OK || len(doc.Audit.Broken) != 0 || doc.Outcomes["applied"] != 150 {
+	if doc.Accounts != 4 || doc.Movements != 150 || !doc.Audit.OK || len(doc.Audit.Broken) != 0 || doc.Outcomes["applied"] != 150 || !doc.ExactlyOnce {
 		t.Errorf("demo --json = %+v", doc)
+	}
+	if h := doc.Holds; doc.Transfers == 0 || doc.Refused == 0 || h.Taken == 0 || h.Captured+h.Released+h.Expired != h.Taken || doc.Freeze.Cuenta == nil {
+		t.Errorf("demo --json counts %+v", doc)
 	}
 	sum := 0
 	for _, k := range []string{"applied", "duplicate", "conflicting_duplicate", "rejected", "failed"} {

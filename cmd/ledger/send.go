@@ -39,16 +39,20 @@ const sendAttempts = 3
 const maxDuplicates = 10
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("send", "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F]) [--endpoint URL]", `
+	fs := newFlags("send", "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
+ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --reversals 0.05 --holds 0.1
 ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "send to this SQS queue")
 	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
-	generate := fs.Int("generate", 0, "generate this many movements instead (a seeded workload, as ledger demo's)")
+	generate := fs.Int("generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
 	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
 	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates")
 	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
+	transfers := fs.Float64("transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
+	reversals := fs.Float64("reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
+	holds := fs.Float64("holds", 0, "share of the generated movements that are holds, later captured, released or left to expire in a day (0–1)")
 	endpoint := fs.String("endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
@@ -65,10 +69,25 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	case *duplicates < 0 || *duplicates > maxDuplicates:
 		return fs.usageError("--duplicates must be within 0–%d, not %v", maxDuplicates, *duplicates)
 	}
+	for _, share := range []struct {
+		flag string
+		v    float64
+	}{{"--transfers", *transfers}, {"--reversals", *reversals}, {"--holds", *holds}} {
+		if !(share.v >= 0 && share.v <= 1) {
+			return fs.usageError("%s must be within 0–1, not %v", share.flag, share.v)
+		}
+	}
+	switch sum := *transfers + *reversals + *holds; {
+	case sum > 1:
+		return fs.usageError("--transfers, --reversals and --holds add up to %v; together they may be at most 1", sum)
+	case sum > 0 && *generate == 0:
+		return fs.usageError("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
+	}
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)
 	}
-	bodies, err := sendBodies(*from, *generate, *accounts, *seed, *duplicates)
+	spec := sim.Spec{Accounts: *accounts, Movements: *generate, Seed: *seed, Transfers: *transfers, Reversals: *reversals, Holds: *holds}
+	bodies, err := sendBodies(*from, spec, *duplicates)
 	if err != nil {
 		return fs.fail(err)
 	}
@@ -127,15 +146,19 @@ func checkFile(name string) error {
 	return f.Close()
 }
 
-// sendBodies reads the message bodies from a JSON-lines file, or generates them.
-func sendBodies(from string, generate, accounts int, seed uint64, duplicates float64) ([]string, error) {
-	if generate > 0 {
-		w, err := sim.Generate(sim.Spec{Accounts: accounts, Movements: generate, Seed: seed})
+// sendBodies reads the message bodies from a JSON-lines file, or generates those of
+// the workload spec (when it has movements) with its duplicates: the movements meant
+// to apply, holds expiring from now on; those built to be refused are not sent.
+func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error) {
+	if spec.Movements > 0 {
+		spec.Now = time.Now()
+		w, err := sim.Generate(spec)
 		if err != nil {
 			return nil, err
 		}
+		schedule := sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, spec.Seed)
 		var out []string
-		for _, d := range sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, seed).Deliveries {
+		for _, d := range append(schedule.Deliveries, schedule.Tail...) {
 			out = append(out, d.Body)
 		}
 		return out, nil

@@ -13,13 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 	q := newSQS(t)
 	queue := q.NewQueue(t, "send", nil)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25", "--transfers", "0.2", "--holds", "0.1"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -85,15 +86,50 @@ not a movement
 }
 
 func TestSendRefusesAmbiguousFlags(t *testing.T) {
+	q := []string{"send", "--queue-url", "http://127.0.0.1:1/q"}
 	for _, args := range [][]string{
 		{"send", "--generate", "5"},
 		{"send", "--queue-url", "http://127.0.0.1:1/q", "--topic-arn", "arn:aws:sns:us-east-1:1:t", "--generate", "5"},
-		{"send", "--queue-url", "http://127.0.0.1:1/q"},
-		{"send", "--queue-url", "http://127.0.0.1:1/q", "--from", "x", "--generate", "5"},
+		q,
+		append(q, "--from", "x", "--generate", "5"),
+		append(q, "--generate", "5", "--transfers", "1.5"),
+		append(q, "--generate", "5", "--reversals", "-0.1"),
+		append(q, "--generate", "5", "--holds", "NaN"),
+		append(q, "--generate", "5", "--transfers", "0.5", "--reversals", "0.3", "--holds", "0.3"),
+		append(q, "--from", "x", "--holds", "0.1"),
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 2 || stdout.Len() > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with the way to help", args, code, stderr.String())
+		}
+	}
+}
+
+// A generated workload can hold every kind of movement: each body is a valid movement,
+// holds expire from now on, and those built to be refused stay home.
+func TestSendGeneratesEveryKind(t *testing.T) {
+	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Reversals: 0.1, Holds: 0.2}
+	bodies, err := sendBodies("", spec, 0.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bodies) != 250 {
+		t.Fatalf("%d bodies, want 200 movements and 50 duplicates", len(bodies))
+	}
+	tipos := map[movimiento.Tipo]int{}
+	for _, b := range bodies {
+		m, err := movimiento.Parse([]byte(b))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		tipos[m.Tipo]++
+		if m.Tipo == movimiento.Retencion && !m.Expira.After(time.Now()) {
+			t.Errorf("hold %s expires at %s, already past", m.ID, m.Expira)
+		}
+	}
+	for _, tipo := range []movimiento.Tipo{movimiento.Abono, movimiento.Cargo, movimiento.Traspaso, movimiento.Anulacion, movimiento.Retencion, movimiento.Captura, movimiento.Liberacion} {
+		if tipos[tipo] == 0 {
+			t.Errorf("no %s among %v", tipo, tipos)
 		}
 	}
 }

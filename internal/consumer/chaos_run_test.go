@@ -19,13 +19,15 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// Result is what a run sent and how each message ended, for Verify.
+// Result is what a run sent and how each message ended, for Verify. Now is the run's
+// simulated time when it ended, which holds expire by.
 type Result struct {
 	Scenario Scenario
 	Workload sim.Workload
 	Schedule sim.Schedule
 	Fates    map[string]Fate // by message id
 	Stats    Stats
+	Now      time.Time
 }
 
 // Fate is how a message ended: its last outcome as the handler logged it, and whether
@@ -43,17 +45,24 @@ const invocationTimeout = 30 * time.Second
 
 // Run generates the scenario's workload, delivers it through sim.Queue to sc.Consumers
 // concurrent handlers writing to target through injected faults, until the queue is
-// drained; then it sends the late conflicting replays and drains again. It returns an
-// error only when it cannot run (a bad scenario, ctx expired before the queue drained):
-// what the ledger did wrong is Verify's to find.
+// drained; then it moves the simulated clock (the ledger's too) past the workload's
+// lapse and sends its tail, and last the late conflicting replays and the movements
+// refused by design, draining each time. It returns an error only when it cannot run
+// (a bad scenario, ctx expired before the queue drained): what the ledger did wrong is
+// Verify's to find.
 func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 	start := time.Now()
 	sc = defaults(sc)
-	w, err := sim.Generate(sim.Spec{Accounts: sc.Accounts, Movements: sc.Movements, Seed: sc.Seed, Prefix: sc.Prefix})
+	w, err := sim.Generate(sim.Spec{Accounts: sc.Accounts, Movements: sc.Movements, Seed: sc.Seed, Prefix: sc.Prefix,
+		Transfers: sc.Transfers, Reversals: sc.Reversals, Holds: sc.Holds})
 	if err != nil {
 		return Result{}, err
 	}
+	if !sc.Refusals {
+		w.Refused = nil
+	}
 	sched := sim.Deliveries(w, sim.Mix{Duplicates: sc.Duplicates, Malformed: sc.Malformed, Conflicting: sc.Conflicting}, sc.Seed)
+	k := w.Kinds()
 
 	ft := sim.NewTransport(nil)
 	ft.SetChooser(chooser(sc.Rates, sc.Seed))
@@ -61,11 +70,14 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		sc:    sc,
 		table: target.Table,
 		db:    target.client(crashing{base: ft}),
-		q:     sim.NewQueue(sim.QueueOptions{MaxReceive: sc.MaxReceive}),
+		clock: sim.NewClock(),
 		last:  map[string]consumer.Record{},
 		dlq:   &dlq{parked: map[string]consumer.Reason{}},
-		stats: Stats{Runs: 1, Movements: len(w.Movements), Deliveries: len(sched.Deliveries) + len(sched.Late)},
+		stats: Stats{Runs: 1, Movements: len(w.Movements), Transfers: k.Transfers, Reversals: k.Reversals, Holds: k.Holds,
+			Captured: k.Captured, Released: k.Released, Lapsed: k.Lapsed, Refused: len(w.Refused),
+			Deliveries: len(sched.Deliveries) + len(sched.Tail) + len(sched.Late)},
 	}
+	r.q = sim.NewQueue(sim.QueueOptions{Clock: r.clock, MaxReceive: sc.MaxReceive})
 	r.handlers = make([]*consumer.Handler, sc.Consumers)
 	r.rngs = make([]*rand.Rand, sc.Consumers)
 	for c := range sc.Consumers {
@@ -74,13 +86,16 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		}
 		r.rngs[c] = rand.New(rand.NewPCG(sc.Seed, uint64(c)+1))
 	}
-	for _, phase := range [][]sim.Delivery{sched.Deliveries, sched.Late} {
+	for i, phase := range [][]sim.Delivery{sched.Deliveries, sched.Tail, sched.Late} {
+		if i == 1 {
+			r.clock.AdvanceTo(w.Lapse)
+		}
 		r.q.Send(messages(phase)...)
 		if err := r.q.Drain(ctx, sc.Consumers, sc.BatchSize, r.invoke); err != nil {
 			return Result{}, fmt.Errorf("chaos: %s: %w", sc.Prefix, err)
 		}
 	}
-	res := Result{Scenario: sc, Workload: w, Schedule: sched, Fates: r.fates(), Stats: r.stats}
+	res := Result{Scenario: sc, Workload: w, Schedule: sched, Fates: r.fates(), Stats: r.stats, Now: r.clock.Now()}
 	res.Stats.Faults, res.Stats.Calls = ft.Injected(), ft.TotalCalls()
 	res.Stats.Elapsed = time.Since(start)
 	return res, nil
@@ -114,6 +129,7 @@ type runner struct {
 	sc       Scenario
 	table    string
 	db       *dynamodb.Client
+	clock    *sim.Clock // the queue's and the ledger's
 	q        *sim.Queue
 	dlq      *dlq
 	handlers []*consumer.Handler
@@ -131,7 +147,7 @@ var locking = versioned.Policy{MaxAttempts: versioned.DefaultPolicy.MaxAttempts,
 // process is a new Lambda instance: a handler and the ledger behind it, with its own
 // account cache.
 func (r *runner) process() (*consumer.Handler, error) {
-	svc, err := store.New(r.db, store.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Locking: locking})
+	svc, err := store.New(r.db, store.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Locking: locking, Now: r.clock.Now})
 	if err != nil {
 		return nil, err
 	}

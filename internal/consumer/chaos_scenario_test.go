@@ -31,6 +31,13 @@ type Scenario struct {
 	// Accounts and Movements size the sim.
 	Accounts  int
 	Movements int
+	// Transfers, Reversals and Holds are sim.Spec's: the shares of the movements drawn
+	// as transfers, reversals and holds (captured, released or left to lapse).
+	Transfers float64
+	Reversals float64
+	Holds     float64
+	// Refusals sends the workload's movements refused by design, late.
+	Refusals bool
 	// Duplicates, Malformed and Conflicting are sim.Mix: extra deliveries of a
 	// movement, invalid bodies, and late replays of an id with another amount.
 	Duplicates  float64
@@ -103,6 +110,13 @@ type Stats struct {
 	Batches    int
 	Calls      int               // DynamoDB calls, injected faults included
 	Faults     map[sim.Fault]int // injected into DynamoDB calls, by kind
+
+	// Transfers … Lapsed count the workload's kinds (sim.Kinds); Refused the movements
+	// refused by design that were sent.
+	Transfers, Reversals, Holds int
+	Captured, Released, Lapsed  int
+	Refused                     int
+
 	// CrashesAfter, CrashesMid and Timeouts count invocations that died (their whole
 	// batch came back); Deadlines counts batches given a deadline that expires mid-way.
 	CrashesAfter int
@@ -125,6 +139,13 @@ func (s *Stats) Add(o Stats) {
 	}
 	s.Runs += o.Runs
 	s.Movements += o.Movements
+	s.Transfers += o.Transfers
+	s.Reversals += o.Reversals
+	s.Holds += o.Holds
+	s.Captured += o.Captured
+	s.Released += o.Released
+	s.Lapsed += o.Lapsed
+	s.Refused += o.Refused
 	s.Deliveries += o.Deliveries
 	s.Handled += o.Handled
 	s.Batches += o.Batches

@@ -3,37 +3,32 @@ package consumer_test
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// QueryClient is the part of the DynamoDB API Verify needs.
-type QueryClient interface {
-	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-}
-
 // Report is Verify's verdict on one run.
 type Report struct {
 	// Violations lists every broken guarantee; a correct ledger has none.
 	Violations []Violation
-	// Applied and Rejected count the workload's movements recorded with each estado.
-	// Unapplied are those never recorded because every delivery of theirs ended in the
-	// DLQ, each with its reason: allowed by the contract, and a sign of a stuck
-	// message when the scenario's maxReceiveCount is far above what its faults can use.
+	// Applied and Rejected count the workload's movements recorded with each outcome (a
+	// hold held, captured or released is applied). Refused counts the movements refused
+	// by design that were refused. Unapplied are those never recorded because every
+	// delivery of theirs ended in the DLQ, each with its reason: allowed by the
+	// contract, and a sign of a stuck message when the scenario's maxReceiveCount is far
+	// above what its faults can use. Excused counts those never recorded because, under
+	// the reject policy, the movement they reverse or the hold they settle was rejected:
+	// they are parked with the reason, as they must be.
 	Applied   int
 	Rejected  int
+	Refused   int
 	Unapplied []Violation
+	Excused   int
 }
 
 // Violation is one broken guarantee, or one unapplied movement: where, and what.
@@ -45,229 +40,300 @@ type Violation struct {
 // String is the violation as one line: where, then what.
 func (v Violation) String() string { return v.Where + ": " + v.Problem }
 
-// stored is one movement item as read back.
-type stored struct {
-	tipo      string
-	importe   decimal.Decimal
-	huella    string
-	estado    ledger.Estado
-	seq       int64
-	saldoTras decimal.Decimal
-	motivo    string
-}
-
-// account is one account's items as read back.
-type account struct {
-	exists      bool
-	saldo       decimal.Decimal
-	movimientos int64
-	movs        map[string]stored // by movement id
-}
-
 // Verify reads every account of the run back (strongly consistent) and checks what a
-// user is promised: each movement of the workload is applied exactly once with its
-// own fingerprint, or recorded rejected (reject policy, cargos only), or else every
-// delivery of it ended in the DLQ with a reason; nothing else is recorded; each
-// account's saldo, movimientos, seq and saldo_tras agree with what is recorded, and
-// no applied cargo took a balance below zero; under the retry policy with nothing
-// unapplied, every saldo is the workload's. Every malformed message and every late
-// conflicting replay ended in the DLQ with its reason, the replays as conflicting
-// duplicates, and no genuine delivery was parked.
+// user is promised:
+//
+//   - each movement of the workload is recorded once, with its own fingerprint, as its
+//     kind is (a transfer as both legs, a reversal as the opposite movement marking its
+//     original, a capture as a cargo marking its hold captured, a release marking it
+//     released, a hold left to lapse expired by the end), or rejected (reject policy,
+//     debits only), or else every delivery of it ended in the DLQ with a reason;
+//   - each movement refused by design is refused (under the reject policy, a transfer
+//     may be recorded rejected, and the second reversal applies when the first did not);
+//   - nothing else is recorded; every statement is dense and adds up to its saldo, never
+//     below the limit; each movement is reversed at most once; the active holds are the
+//     unexpired holds still held, none both captured and released, and what is
+//     available is never negative (checkStatement, checkReversals, checkHolds);
+//   - transfer legs come in pairs, and all balances add up to the external credits less
+//     the external debits (checkMoney); under the retry policy with nothing unapplied,
+//     every saldo is the workload's;
+//   - every malformed message and every late conflicting replay ended in the DLQ with
+//     its reason, the replays as conflicting duplicates, and no genuine delivery was
+//     parked.
 func Verify(ctx context.Context, db QueryClient, table string, res Result) (Report, error) {
-	var rep Report
-	bad := func(where, format string, args ...any) {
-		rep.Violations = append(rep.Violations, Violation{Where: where, Problem: fmt.Sprintf(format, args...)})
-	}
-	accounts := map[string]*account{}
+	v := &verifier{res: res, accounts: map[string]*account{}, sent: map[string][]string{}, workload: map[string]movimiento.Movimiento{}}
 	for c := range res.Workload.Saldos {
 		a, err := readAccount(ctx, db, table, c)
 		if err != nil {
 			return Report{}, err
 		}
-		accounts[c] = a
+		v.accounts[c] = a
 	}
-
-	deliveries := map[string][]string{} // cuenta/id → message ids carrying it
-	for _, d := range res.Schedule.Deliveries {
-		m, err := movimiento.Parse([]byte(d.Body))
-		if err != nil {
-			if f := res.Fates[d.MessageID]; !(f.Parked || f.Dead) || f.Reason == "" {
-				bad(d.MessageID, "malformed message not sent to the DLQ with a reason (fate %+v)", f)
-			}
-			continue
-		}
-		deliveries[m.Cuenta+"/"+m.ID] = append(deliveries[m.Cuenta+"/"+m.ID], d.MessageID)
-		if f := res.Fates[d.MessageID]; f.Parked {
-			bad(d.MessageID, "a genuine delivery of %s/%s was parked: %s", m.Cuenta, m.ID, f.Reason)
-		}
-	}
-	for _, d := range res.Schedule.Late {
-		if f := res.Fates[d.MessageID]; !(f.Parked || f.Dead) || f.Outcome != ledger.ConflictingDuplicate || f.Reason == "" {
-			bad(d.MessageID, "late conflicting replay not refused as a conflicting duplicate with a reason (fate %+v)", f)
-		}
-	}
-
-	genuine := map[string]map[string]bool{} // cuenta → ids of the workload
 	for _, m := range res.Workload.Movements {
-		key := m.Cuenta + "/" + m.ID
-		if genuine[m.Cuenta] == nil {
-			genuine[m.Cuenta] = map[string]bool{}
-		}
-		genuine[m.Cuenta][m.ID] = true
-		s, ok := accounts[m.Cuenta].movs[m.ID]
-		if !ok {
-			var reasons []string
-			for _, id := range deliveries[key] {
-				f := res.Fates[id]
-				if !(f.Parked || f.Dead) || f.Reason == "" {
-					reasons = nil
-					break
-				}
-				reasons = append(reasons, id+": "+f.Reason)
-			}
-			if len(reasons) == 0 {
-				bad(key, "lost: not recorded, and not every delivery of it is in the DLQ with a reason")
-			} else {
-				rep.Unapplied = append(rep.Unapplied, Violation{Where: key, Problem: strings.Join(reasons, "; ")})
-			}
-			continue
-		}
-		if !m.MatchesHuella(s.huella) {
-			bad(key, "recorded with fingerprint %s, the movement's is %s: a conflicting duplicate was recorded", s.huella, m.Huella())
-		}
-		switch {
-		case s.estado == ledger.Aplicado:
-			rep.Applied++
-		case s.estado == ledger.Rechazado && res.Scenario.Policy == ledger.Reject && m.Tipo == movimiento.Cargo && s.motivo != "":
-			rep.Rejected++
-		default:
-			bad(key, "recorded with estado %q (motivo %q) under policy %q for a %s", s.estado, s.motivo, res.Scenario.Policy, m.Tipo)
+		v.workload[m.Cuenta+"/"+m.ID] = m
+	}
+	v.deliveries()
+	for _, m := range res.Workload.Movements {
+		v.movement(m)
+	}
+	for _, m := range res.Workload.Refused {
+		v.refused(m)
+	}
+	v.genuine()
+	for _, c := range slices.Sorted(maps.Keys(v.accounts)) {
+		a := v.accounts[c]
+		checkStatement(c, a, res.Now, v.bad)
+		checkReversals(c, a, v.bad)
+		checkHolds(c, a, res.Now, v.bad)
+		if res.Scenario.Policy != ledger.Reject && len(v.rep.Unapplied) == 0 && !a.saldo.Equal(res.Workload.Saldos[c]) {
+			v.bad(c, "saldo %s, the workload's movements sum to %s", a.saldo, res.Workload.Saldos[c])
 		}
 	}
-
-	for c, a := range accounts {
-		checkAccount(c, a, genuine[c], bad)
-		if res.Scenario.Policy != ledger.Reject && len(rep.Unapplied) == 0 && !a.saldo.Equal(res.Workload.Saldos[c]) {
-			bad(c, "saldo %s, the workload's movements sum to %s", a.saldo, res.Workload.Saldos[c])
-		}
-	}
-	slices.SortFunc(rep.Violations, func(x, y Violation) int { return cmp.Compare(x.String(), y.String()) })
-	return rep, nil
+	checkMoney(v.accounts, v.bad)
+	slices.SortFunc(v.rep.Violations, func(x, y Violation) int { return cmp.Compare(x.String(), y.String()) })
+	return v.rep, nil
 }
 
-// checkAccount checks one account against its own recorded movements: every item is
-// one of the workload's; saldo and movimientos are the applied movements' sum and
-// count; their seq are 1..n and each saldo_tras is the running balance, never below
-// zero (no account in a workload has an overdraft limit).
-func checkAccount(c string, a *account, genuine map[string]bool, bad func(string, string, ...any)) {
-	var applied []stored
-	for id, s := range a.movs {
-		if !genuine[id] {
-			bad(c+"/"+id, "recorded, but no such movement was sent")
-		}
-		if s.estado == ledger.Aplicado {
-			applied = append(applied, s)
+// verifier is one Verify: the run, the accounts as read back, and the verdict so far.
+type verifier struct {
+	res      Result
+	accounts map[string]*account
+	sent     map[string][]string              // cuenta/id → the message ids carrying it
+	workload map[string]movimiento.Movimiento // the movements meant to apply, by cuenta/id
+	rep      Report
+}
+
+func (v *verifier) bad(where, format string, args ...any) {
+	v.rep.Violations = append(v.rep.Violations, Violation{Where: where, Problem: fmt.Sprintf(format, args...)})
+}
+
+// deliveries files every message by the movement it carries, and checks that the
+// malformed ones and the late conflicting replays ended in the DLQ with their reason.
+func (v *verifier) deliveries() {
+	s := v.res.Schedule
+	for _, d := range slices.Concat(s.Deliveries, s.Tail, s.Late) {
+		m, err := movimiento.Parse([]byte(d.Body))
+		f := v.res.Fates[d.MessageID]
+		key := m.Cuenta + "/" + m.ID
+		w, ofWorkload := v.workload[key]
+		switch {
+		case err != nil:
+			if !(f.Parked || f.Dead) || f.Reason == "" {
+				v.bad(d.MessageID, "malformed message not sent to the DLQ with a reason (fate %+v)", f)
+			}
+		case ofWorkload && w.Huella() != m.Huella():
+			if !(f.Parked || f.Dead) || f.Outcome != ledger.ConflictingDuplicate || f.Reason == "" {
+				v.bad(d.MessageID, "late conflicting replay not refused as a conflicting duplicate with a reason (fate %+v)", f)
+			}
+		default:
+			v.sent[key] = append(v.sent[key], d.MessageID)
 		}
 	}
-	if !a.exists {
-		if len(applied) > 0 {
-			bad(c, "no account item, but %d applied movements", len(applied))
+}
+
+// movement checks how the workload's movement m was recorded.
+func (v *verifier) movement(m movimiento.Movimiento) {
+	key := m.Cuenta + "/" + m.ID
+	s, ok := v.accounts[m.Cuenta].movs[m.ID]
+	excused := !ok && v.excused(m)
+	for _, id := range v.sent[key] {
+		if f := v.res.Fates[id]; f.Parked && !excused {
+			v.bad(id, "a genuine delivery of %s was parked: %s", key, f.Reason)
 		}
+	}
+	switch {
+	case !ok:
+		v.unrecorded(m, excused)
+	case !m.MatchesHuella(s.huella):
+		v.bad(key, "recorded with fingerprint %s, the movement's is %s: a conflicting duplicate was recorded", s.huella, m.Huella())
+	case s.estado == ledger.Rechazado:
+		if v.res.Scenario.Policy != ledger.Reject || !v.debit(m) || s.motivo == "" {
+			v.bad(key, "recorded rejected (motivo %q) under policy %q for a %s", s.motivo, v.res.Scenario.Policy, m.Tipo)
+		}
+		if _, leg := v.credit(m); leg {
+			v.bad(key, "a rejected transfer has its credit leg on %s", m.Destino)
+		}
+		v.rep.Rejected++
+	default:
+		if problem := v.recordedAs(m, s); problem != "" {
+			v.bad(key, "recorded %+v: %s", s, problem)
+		}
+		v.rep.Applied++
+	}
+}
+
+// recordedAs says what is wrong with s as the applied record of m ("" for nothing).
+func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
+	a := v.accounts[m.Cuenta]
+	switch m.Tipo {
+	case movimiento.Abono, movimiento.Cargo:
+		if s.tipo != m.Tipo || !s.importe.Equal(m.Importe) || s.estado != ledger.Aplicado {
+			return "not the " + string(m.Tipo) + " sent"
+		}
+	case movimiento.Traspaso:
+		credit, ok := v.credit(m)
+		if s.tipo != movimiento.Cargo || s.contrapartida != m.Destino || !s.importe.Equal(m.Importe) || s.estado != ledger.Aplicado {
+			return "not the debit leg of the transfer sent"
+		}
+		if !ok || credit.tipo != movimiento.Abono || credit.contrapartida != m.Cuenta || !credit.importe.Equal(m.Importe) ||
+			credit.estado != ledger.Aplicado || credit.huella != s.huella {
+			return fmt.Sprintf("the credit leg on %s is missing or not its counterpart: %+v", m.Destino, credit)
+		}
+	case movimiento.Anulacion:
+		o := v.workload[m.Cuenta+"/"+m.Anula]
+		opposite := movimiento.Cargo
+		if o.Tipo == movimiento.Cargo {
+			opposite = movimiento.Abono
+		}
+		if s.tipo != opposite || s.anula != m.Anula || !s.importe.Equal(o.Importe) || s.estado != ledger.Aplicado {
+			return "not the reversal of " + m.Anula
+		}
+		if by := a.movs[m.Anula].anuladoPor; by != m.ID {
+			return fmt.Sprintf("its original %s is marked reversed by %q", m.Anula, by)
+		}
+	case movimiento.Retencion:
+		lapsing := !v.settled(m)
+		switch {
+		case s.tipo != movimiento.Retencion || !s.importe.Equal(m.Importe) || !s.expira.Equal(m.Expira):
+			return "not the hold sent"
+		case s.estado != ledger.Retenida && s.estado != ledger.Capturada && s.estado != ledger.Liberada:
+			return "in no state of a hold"
+		case lapsing && (s.estado != ledger.Retenida || s.expira.After(v.res.Now)):
+			return fmt.Sprintf("left to lapse, but not expired at the end (%s)", v.res.Now)
+		}
+	case movimiento.Captura, movimiento.Liberacion:
+		h := a.movs[m.Retencion]
+		want, by, tipo, importe := ledger.Capturada, h.capturadaPor, movimiento.Cargo, m.Importe
+		if m.Tipo == movimiento.Liberacion {
+			want, by, tipo = ledger.Liberada, h.liberadaPor, movimiento.Liberacion
+		} else if importe.IsZero() { // a capture of all of it
+			importe = h.importe
+		}
+		if s.tipo != tipo || s.retencion != m.Retencion || !s.importe.Equal(importe) || s.estado != ledger.Aplicado {
+			return "not the " + string(m.Tipo) + " of " + m.Retencion
+		}
+		if h.estado != want || by != m.ID {
+			return fmt.Sprintf("its hold %s is %s by %q", m.Retencion, h.estado, by)
+		}
+	}
+	return ""
+}
+
+// unrecorded checks a movement of the workload that is not recorded: every delivery of
+// it must have ended in the DLQ with a reason.
+func (v *verifier) unrecorded(m movimiento.Movimiento, excused bool) {
+	key := m.Cuenta + "/" + m.ID
+	reasons, ok := v.inDLQ(key)
+	switch {
+	case !ok:
+		v.bad(key, "lost: not recorded, and not every delivery of it is in the DLQ with a reason")
+	case excused:
+		v.rep.Excused++
+	default:
+		v.rep.Unapplied = append(v.rep.Unapplied, Violation{Where: key, Problem: strings.Join(reasons, "; ")})
+	}
+}
+
+// refused checks a movement refused by design, when it was sent.
+func (v *verifier) refused(m movimiento.Movimiento) {
+	key := m.Cuenta + "/" + m.ID
+	if len(v.sent[key]) == 0 {
 		return
 	}
-	slices.SortFunc(applied, func(x, y stored) int { return cmp.Compare(x.seq, y.seq) })
-	running := decimal.Zero
-	for i, s := range applied {
-		delta := s.importe
-		if s.tipo == string(movimiento.Cargo) {
-			delta = delta.Neg()
+	s, ok := v.accounts[m.Cuenta].movs[m.ID]
+	reject := v.res.Scenario.Policy == ledger.Reject
+	switch {
+	case !ok:
+		if _, dlq := v.inDLQ(key); !dlq {
+			v.bad(key, "refused by design, but not every delivery of it is in the DLQ with a reason")
 		}
-		running = running.Add(delta)
-		if s.seq != int64(i+1) {
-			bad(c, "applied seq values are not 1..%d: position %d holds %d", len(applied), i+1, s.seq)
-			return
+		v.rep.Refused++
+	case reject && m.Tipo == movimiento.Traspaso && s.estado == ledger.Rechazado:
+		if _, leg := v.credit(m); leg {
+			v.bad(key, "a rejected transfer has its credit leg on %s", m.Destino)
 		}
-		if !s.saldoTras.Equal(running) {
-			bad(c, "saldo_tras of seq %d is %s, the running balance %s", s.seq, s.saldoTras, running)
-		}
-		if running.IsNegative() {
-			bad(c, "seq %d took the balance to %s, below the limit of 0", s.seq, running)
-		}
-	}
-	if !a.saldo.Equal(running) {
-		bad(c, "saldo %s, its applied movements sum to %s", a.saldo, running)
-	}
-	if a.movimientos != int64(len(applied)) {
-		bad(c, "movimientos %d, %d movements applied", a.movimientos, len(applied))
+		v.rep.Refused++
+	case reject && m.Tipo == movimiento.Anulacion && !v.reversedInWorkload(m.Cuenta, m.Anula):
+		// the first reversal was rejected: this one may reverse the movement
+	default:
+		v.bad(key, "refused by design, but recorded %+v", s)
 	}
 }
 
-// maxPages bounds the reading of one account: a workload account holds at most a few
-// thousand movements, a few pages.
-const maxPages = 10_000
-
-// readAccount reads every item of account c, strongly consistent, page by page.
-func readAccount(ctx context.Context, db QueryClient, table, c string) (*account, error) {
-	a := &account{movs: map[string]stored{}}
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(table),
-		ConsistentRead:            aws.Bool(true),
-		KeyConditionExpression:    aws.String("pk = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "CUENTA#" + c}},
-	}
-	for range maxPages {
-		out, err := db.Query(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("chaos: read account %s: %w", c, err)
+// genuine checks that every item recorded is one the run sent: a movement of the
+// workload, a transfer's credit leg, a movement refused by design.
+func (v *verifier) genuine() {
+	sent := map[string]bool{}
+	for _, m := range v.res.Workload.Movements {
+		sent[m.Cuenta+"/"+m.ID] = true
+		if m.Destino != "" {
+			sent[m.Destino+"/"+m.ID] = true
 		}
-		for _, item := range out.Items {
-			if err := a.add(item); err != nil {
-				return nil, fmt.Errorf("chaos: account %s: %w", c, err)
+	}
+	for _, m := range v.res.Workload.Refused {
+		sent[m.Cuenta+"/"+m.ID] = true
+	}
+	for c, a := range v.accounts {
+		for id := range a.movs {
+			if !sent[c+"/"+id] {
+				v.bad(c+"/"+id, "recorded, but no such movement was sent")
 			}
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return a, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	return nil, fmt.Errorf("chaos: account %s: over %d pages", c, maxPages)
 }
 
-// add decodes one item of the account.
-func (a *account) add(item map[string]types.AttributeValue) error {
-	var errs []error
-	str := func(k string) string {
-		v, ok := item[k].(*types.AttributeValueMemberS)
-		if !ok {
-			return ""
+// inDLQ reports whether every delivery of the movement key ended in the DLQ with a
+// reason, and the reasons.
+func (v *verifier) inDLQ(key string) ([]string, bool) {
+	var reasons []string
+	for _, id := range v.sent[key] {
+		f := v.res.Fates[id]
+		if !(f.Parked || f.Dead) || f.Reason == "" {
+			return nil, false
 		}
-		return v.Value
+		reasons = append(reasons, id+": "+f.Reason)
 	}
-	num := func(k string) decimal.Decimal {
-		v, ok := item[k].(*types.AttributeValueMemberN)
-		if !ok {
-			return decimal.Zero
-		}
-		d, err := decimal.NewFromString(v.Value)
-		errs = append(errs, err)
-		return d
+	return reasons, len(reasons) > 0
+}
+
+// excused reports whether m may go unrecorded because, under the reject policy, the
+// movement it reverses or the hold it settles was rejected.
+func (v *verifier) excused(m movimiento.Movimiento) bool {
+	referent := cmp.Or(m.Anula, m.Retencion)
+	return v.res.Scenario.Policy == ledger.Reject && referent != "" && v.accounts[m.Cuenta].movs[referent].estado == ledger.Rechazado
+}
+
+// debit reports whether m debits its account, so that the reject policy may reject it.
+func (v *verifier) debit(m movimiento.Movimiento) bool {
+	switch m.Tipo {
+	case movimiento.Cargo, movimiento.Traspaso, movimiento.Retencion:
+		return true
+	case movimiento.Anulacion:
+		return v.workload[m.Cuenta+"/"+m.Anula].Tipo == movimiento.Abono
 	}
-	sk := str("sk")
-	if sk == "CUENTA" {
-		a.exists, a.saldo = true, num("saldo")
-		n, err := strconv.ParseInt(num("movimientos").String(), 10, 64)
-		a.movimientos = n
-		return errors.Join(append(errs, err)...)
+	return false
+}
+
+// credit is the credit leg of the transfer m, if one is recorded.
+func (v *verifier) credit(m movimiento.Movimiento) (stored, bool) {
+	if m.Tipo != movimiento.Traspaso {
+		return stored{}, false
 	}
-	id, ok := strings.CutPrefix(sk, "MOV#")
-	if !ok {
-		return fmt.Errorf("item with sort key %q is neither the account nor a movement", sk)
-	}
-	s := stored{tipo: str("tipo"), importe: num("importe"), huella: str("huella"), estado: ledger.Estado(str("estado")), motivo: str("motivo")}
-	if s.estado == ledger.Aplicado {
-		s.seq = num("seq").IntPart()
-		s.saldoTras = num("saldo_tras")
-	}
-	a.movs[id] = s
-	return errors.Join(errs...)
+	s, ok := v.accounts[m.Destino].movs[m.ID]
+	return s, ok
+}
+
+// settled reports whether the workload captures or releases the hold h.
+func (v *verifier) settled(h movimiento.Movimiento) bool {
+	return slices.ContainsFunc(v.res.Workload.Movements, func(m movimiento.Movimiento) bool {
+		return m.Cuenta == h.Cuenta && m.Retencion == h.ID
+	})
+}
+
+// reversedInWorkload reports whether a reversal of the workload naming the movement
+// original of cuenta c is recorded applied.
+func (v *verifier) reversedInWorkload(c, original string) bool {
+	return slices.ContainsFunc(v.res.Workload.Movements, func(m movimiento.Movimiento) bool {
+		return m.Cuenta == c && m.Anula == original && v.accounts[c].movs[m.ID].estado == ledger.Aplicado
+	})
 }

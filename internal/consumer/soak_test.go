@@ -29,9 +29,9 @@ const (
 )
 
 // TestSoak (make soak; not in CI) applies LEDGER_SOAK_MOVEMENTS movements (100,000 by
-// default) through the consumer with every kind of fault at a low, steady rate, both
-// insufficient-funds policies in turn, and reports violations (there must be none)
-// and throughput.
+// default; transfers, reversals and holds among them) through the consumer with every
+// kind of fault at a low, steady rate, both insufficient-funds policies in turn, and
+// reports violations (there must be none) and throughput.
 func TestSoak(t *testing.T) {
 	total := soakDefault
 	if v := os.Getenv(soakEnv); v != "" {
@@ -49,9 +49,10 @@ func TestSoak(t *testing.T) {
 		stats      Stats
 		violations int
 		audited    int
+		until      time.Time // the latest end of the shards on the table, by their clocks
 	)
 	audit := func() {
-		report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+		report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: func() time.Time { return until }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,6 +78,7 @@ func TestSoak(t *testing.T) {
 		sc := Scenario{
 			Prefix: fmt.Sprintf("s%d-", shard), Seed: uint64(shard) + 1,
 			Accounts: shardAccounts, Movements: min(shardMovements, total-shard*shardMovements),
+			Transfers: 0.1, Reversals: 0.05, Holds: 0.1, Refusals: true,
 			Duplicates: 0.2, Malformed: 0.01, Conflicting: 0.005,
 			Policy: policy, Consumers: 4, BatchSize: 10,
 			Rates: Rates{InternalError: 2, Throttling: 2, TransactionConflict: 2, LostResponse: 2,
@@ -95,6 +97,9 @@ func TestSoak(t *testing.T) {
 		}
 		violations += len(rep.Violations) + len(rep.Unapplied)
 		stats.Add(res.Stats)
+		if res.Now.After(until) {
+			until = res.Now
+		}
 		if (shard+1)%10 == 0 {
 			t.Logf("%d of %d movements, %s, %d violations", stats.Movements, total, time.Since(start).Round(time.Second), violations)
 		}

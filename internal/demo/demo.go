@@ -1,27 +1,28 @@
 // Package demo runs the product end to end on the embedded DynamoDB: a seeded workload
-// of abonos and cargos over a few accounts, delivered at least once through the real
-// consumer handler — duplicates under new message ids, SNS envelopes, redeliveries of
-// the same message, shuffled order, concurrent batches, a few malformed and conflicting
-// messages — and then the audit and a comparison of every balance with the workload's.
+// over a few accounts — abonos and cargos, transfers, reversals, holds captured (in
+// full or in part), released or left to lapse — delivered at least once through the
+// real consumer handler: duplicates under new message ids, SNS envelopes, redeliveries
+// of the same message, shuffled order, concurrent batches, a few malformed and
+// conflicting messages, and the movements built to be refused. Midway an operator
+// freezes an account and unfreezes it later; the simulated clock passes the holds'
+// expiry. Then the audit, and a comparison of everything recorded with the workload.
 package demo
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"sort"
 	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 )
@@ -37,7 +38,10 @@ type Options struct {
 	Terminal bool
 }
 
-// Summary is what the demo did and found.
+// Summary is what the demo did and found. Kinds counts the workload's movements by
+// kind; Refused describes the movements built to be refused (a second reversal of a
+// movement, a transfer beyond any balance, a capture of a lapsed hold), sent last.
+// Wrong says what the ledger recorded otherwise than the workload says, if anything.
 type Summary struct {
 	Accounts    int
 	Movements   int
@@ -45,17 +49,16 @@ type Summary struct {
 	Handled     int // deliveries handled, counting every retry and redelivery
 	Outcomes    consumer.Outcomes
 	DeadLetters int
+	Kinds       sim.Kinds
+	Refused     []string
+	Freeze      Freeze
 	Audit       store.AuditReport
 	Balances    []Balance // every account, sorted
-	ExactlyOnce bool      // every movement applied once and every balance as the workload says
+	Wrong       []string
+	// ExactlyOnce: every movement meant to apply applied exactly once, every movement
+	// refused by design refused, every balance as the workload says, the audit clean.
+	ExactlyOnce bool
 	Elapsed     time.Duration
-}
-
-// Balance is one account's final balance next to what the workload says it must be.
-type Balance struct {
-	Cuenta   string
-	Saldo    decimal.Decimal
-	Expected decimal.Decimal
 }
 
 const (
@@ -73,11 +76,26 @@ const (
 	redeliverOneIn = 50
 )
 
-// Run runs the demo on a fresh embedded store.
+// The demo's workload: the shares of the movements drawn as transfers, reversals and
+// holds; the rest are abonos and cargos.
+const (
+	transfers = 0.15
+	reversals = 0.03
+	holds     = 0.10
+)
+
+// Run runs the demo on a fresh embedded store. The queue, the ledger and the audit
+// share one simulated clock. The movements before the workload's tail are delivered
+// first; then the clock passes the lapsing holds' expiry, the operator freezes the
+// account with the most debits in the tail, and the tail is delivered (the account is
+// unfrozen ten simulated minutes in); last come the conflicting replays and the
+// movements refused by design.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	opts = defaults(opts)
 	start := time.Now()
-	w, err := sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed})
+	clock := sim.NewClock()
+	w, err := sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed,
+		Transfers: transfers, Reversals: reversals, Holds: holds, Now: clock.Now()})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -97,22 +115,25 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if _, err := migrate.Run(ctx, client, migrate.Options{Tables: map[string]string{"ledger": table}, Poll: 10 * time.Millisecond}); err != nil {
 		return Summary{}, err
 	}
-	svc, err := store.New(client, store.Config{Table: table, InsufficientFunds: ledger.Retry})
+	svc, err := store.New(client, store.Config{Table: table, InsufficientFunds: ledger.Retry, Now: clock.Now})
 	if err != nil {
 		return Summary{}, err
 	}
 	counts := &consumer.Tally{}
 	dlq := &parked{}
-	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq, Observer: counts.Observe})
+	op := &freezer{ledger: svc, clock: clock}
+	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq,
+		Observer: func(r consumer.Record) { counts.Observe(r); op.observe(r) }})
 
-	total := len(schedule.Deliveries) + len(schedule.Late)
+	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
 	bar := newProgress(opts.Progress, opts.Terminal, total)
-	q := sim.NewQueue(sim.QueueOptions{Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
+	q := sim.NewQueue(sim.QueueOptions{Clock: clock, Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
 	rngs := make([]*rand.Rand, opts.Consumers)
 	for c := range rngs {
 		rngs[c] = rand.New(rand.NewPCG(opts.Seed, uint64(c)))
 	}
 	handle := func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
+		op.thaw(ctx)
 		ctx, cancel := context.WithTimeout(ctx, invocation)
 		defer cancel()
 		back := handler.Settle(ctx, batch)
@@ -122,41 +143,69 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		bar.set(q.Settled()) // the batches settled before this one
 		return back
 	}
-	for _, phase := range [][]sim.Delivery{schedule.Deliveries, schedule.Late} {
+	drain := func(phase []sim.Delivery) error {
 		q.Send(messages(phase)...)
 		if err := q.Drain(ctx, opts.Consumers, consumer.MaxBatch, handle); err != nil {
-			return Summary{}, err
+			return err
 		}
 		bar.set(q.Settled())
+		return nil
+	}
+	if err := drain(schedule.Deliveries); err != nil {
+		return Summary{}, err
+	}
+	clock.AdvanceTo(w.Lapse)
+	if c := debtor(w); c != "" {
+		if err := op.freeze(ctx, c); err != nil {
+			return Summary{}, err
+		}
+	}
+	if err := drain(schedule.Tail); err != nil {
+		return Summary{}, err
+	}
+	frozen, err := op.end(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := drain(schedule.Late); err != nil {
+		return Summary{}, err
 	}
 	bar.finish()
 
-	report, err := store.Audit(ctx, client, table, store.AuditOptions{})
+	report, err := store.Audit(ctx, client, table, store.AuditOptions{Now: clock.Now})
+	if err != nil {
+		return Summary{}, err
+	}
+	balances, wrong, err := check(ctx, store.NewReader(client, table), w, clock.Now())
 	if err != nil {
 		return Summary{}, err
 	}
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total,
-		Handled: counts.Handled(), Outcomes: counts.Outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()), Audit: report,
+		Handled: counts.Handled(), Outcomes: counts.Outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()),
+		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
-	reader := store.NewReader(client, table)
-	exact := true
-	for cuenta, want := range w.Saldos {
-		saldo := decimal.Zero // an account that received no movement has no item yet
-		c, err := reader.Cuenta(ctx, cuenta)
-		switch {
-		case err == nil:
-			saldo = c.Saldo
-		case !errors.Is(err, ledger.ErrNotFound):
-			return Summary{}, err
-		}
-		s.Balances = append(s.Balances, Balance{Cuenta: cuenta, Saldo: saldo, Expected: want})
-		exact = exact && saldo.Equal(want)
-	}
-	sort.Slice(s.Balances, func(i, j int) bool { return s.Balances[i].Cuenta < s.Balances[j].Cuenta })
-	s.ExactlyOnce = exact && s.Outcomes.Applied == opts.Movements && report.OK && report.Movements == opts.Movements
+	s.ExactlyOnce = len(wrong) == 0 && s.Outcomes.Applied == len(w.Movements) && report.OK && report.Movements == s.Kinds.Posted()
 	s.Elapsed = time.Since(start)
 	return s, nil
+}
+
+// describe says in a few words what each movement refused by design is.
+func describe(refused []movimiento.Movimiento) []string {
+	var out []string
+	for _, m := range refused {
+		switch m.Tipo {
+		case movimiento.Anulacion:
+			out = append(out, "a second reversal of "+m.Anula)
+		case movimiento.Traspaso:
+			out = append(out, "a transfer of "+m.ImporteTexto()+", beyond any balance of "+m.Cuenta)
+		case movimiento.Captura:
+			out = append(out, "a capture of the lapsed hold "+m.Retencion)
+		default:
+			out = append(out, string(m.Tipo)+" "+m.ID)
+		}
+	}
+	return out
 }
 
 // messages are the deliveries as queue messages.

@@ -6,6 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestDemoAppliesEveryMovementExactlyOnce(t *testing.T) {
@@ -26,6 +32,15 @@ func TestDemoAppliesEveryMovementExactlyOnce(t *testing.T) {
 	}
 	if s.Handled <= s.Deliveries {
 		t.Errorf("%d deliveries handled for %d messages: the demo did not exercise retries or redeliveries", s.Handled, s.Deliveries)
+	}
+	if k := s.Kinds; k.Transfers == 0 || k.Reversals == 0 || k.Captured == 0 || k.PartlyCaptured == 0 || k.Released == 0 || k.Lapsed == 0 {
+		t.Errorf("kinds = %+v: want transfers, reversals and holds captured (some in part), released and lapsed", k)
+	}
+	if len(s.Refused) != 3 || o.Failed < len(s.Refused) {
+		t.Errorf("refused by design: %v, %d failed; want a second reversal, an overdrawn transfer and a capture of a lapsed hold, all failed", s.Refused, o.Failed)
+	}
+	if s.Freeze.Cuenta == "" || s.Freeze.Waited == 0 {
+		t.Errorf("freeze = %+v: want an account frozen with debits waiting", s.Freeze)
 	}
 	for _, b := range s.Balances {
 		if !b.Saldo.Equal(b.Expected) {
@@ -59,5 +74,42 @@ func TestDemoSucceedsAtEverySize(t *testing.T) {
 				t.Errorf("%d movements: progress repeats %q", tc.movements, lines[i])
 			}
 		}
+	}
+}
+
+// The verdict means something: a ledger that applied one movement twice, or a refused
+// one, or lost one, is caught.
+func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	clock := sim.NewClock()
+	w, err := sim.Generate(sim.Spec{Accounts: 2, Movements: 40, Seed: 4, Transfers: transfers, Reversals: 0.1, Holds: holds, Now: clock.Now()})
+	if err != nil || len(w.Refused) == 0 {
+		t.Fatalf("workload: %v, %d refused", err, len(w.Refused))
+	}
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(m movimiento.Movimiento, id string) {
+		t.Helper()
+		m.ID = id
+		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
+			t.Fatalf("%s %s: %+v, %v", m.Tipo, id, r, err)
+		}
+	}
+	last := w.Movements[len(w.Movements)-1]
+	for _, m := range w.Movements[:len(w.Movements)-1] { // the last one lost
+		apply(m, m.ID)
+	}
+	apply(w.Movements[0], w.Movements[0].ID+"-again") // the first, an abono, applied twice
+	r := store.NewReader(env.Client, env.Table())
+	_, wrong, err := check(ctx, r, w, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(wrong, "\n"); !strings.Contains(text, last.ID+" of "+last.Cuenta+" is not recorded") ||
+		!strings.Contains(text, w.Movements[0].Cuenta+" has ") {
+		t.Errorf("check found:\n%s\nwant the lost movement and the wrong balance", text)
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/shopspring/decimal"
 
@@ -19,20 +20,26 @@ type Delivery struct {
 // Mix sets how many of the deliveries misbehave, as fractions of the movements.
 // Duplicates are extra deliveries of a movement under a new message id, spelt as the
 // producer likes (amount "50" or "50.00", raw or in an SNS envelope). Conflicting are
-// deliveries reusing a movement's id for another amount (a producer bug the ledger must
-// refuse). Malformed are bodies that are not valid movements.
+// deliveries reusing the id of a movement with an amount (an abono, cargo, transfer or
+// hold) for another amount, a producer bug the ledger must refuse; the first of them
+// reuses a transfer's when there is one. Malformed are bodies that are not valid
+// movements.
 type Mix struct {
 	Duplicates  float64
 	Conflicting float64
 	Malformed   float64
 }
 
-// Schedule is what a queue carries for a workload. Deliveries are shuffled: duplicates
-// and reordering included. Late are the conflicting deliveries, sent once the rest is
-// done (a producer bug replaying an old id), so that the genuine movement is the one
-// recorded first and the conflicting one is the one refused.
+// Schedule is what a queue carries for a workload, phase by phase. Deliveries carry
+// the movements before the workload's tail, Tail those of its tail (sent once the
+// clock has passed the workload's Lapse), each shuffled: duplicates and reordering
+// included. Late are sent once the rest is done: the conflicting deliveries (a
+// producer bug replaying an old id), so that the genuine movement is the one recorded
+// first and the conflicting one is the one refused, and the workload's movements
+// refused by design.
 type Schedule struct {
 	Deliveries []Delivery
+	Tail       []Delivery
 	Late       []Delivery
 }
 
@@ -46,28 +53,55 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		next++
 		*to = append(*to, Delivery{MessageID: fmt.Sprintf("msg-%d-%07d", seed, next), Body: body})
 	}
-	for _, m := range w.Movements {
-		deliver(&s.Deliveries, Body(m))
+	phase := func(i int) *[]Delivery {
+		if i >= n-w.Tail {
+			return &s.Tail
+		}
+		return &s.Deliveries
+	}
+	for i, m := range w.Movements {
+		deliver(phase(i), Body(m))
 	}
 	for range int(float64(n) * f.Duplicates) {
-		deliver(&s.Deliveries, respell(w.Movements[rng.IntN(n)], rng))
+		i := rng.IntN(n)
+		deliver(phase(i), respell(w.Movements[i], rng))
 	}
 	for i := range int(float64(n) * f.Malformed) {
 		deliver(&s.Deliveries, malformed[i%len(malformed)])
 	}
-	rng.Shuffle(len(s.Deliveries), func(i, j int) { s.Deliveries[i], s.Deliveries[j] = s.Deliveries[j], s.Deliveries[i] })
-	for range int(float64(n) * f.Conflicting) {
-		m := w.Movements[rng.IntN(n)]
-		other := m.Importe.Add(decimal.New(1, -2)).StringFixed(2) // same id, another amount
-		deliver(&s.Late, mustJSON(wire(m, other)))
+	for _, ds := range [][]Delivery{s.Deliveries, s.Tail} {
+		rng.Shuffle(len(ds), func(i, j int) { ds[i], ds[j] = ds[j], ds[i] })
+	}
+	amounts := slices.DeleteFunc(slices.Clone(w.Movements), func(m movimiento.Movimiento) bool {
+		return m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion
+	})
+	transfer := slices.IndexFunc(amounts, func(m movimiento.Movimiento) bool { return m.Tipo == movimiento.Traspaso })
+	conflicting := int(float64(n) * f.Conflicting)
+	if len(amounts) == 0 {
+		conflicting = 0
+	}
+	for k := range conflicting {
+		m := amounts[rng.IntN(len(amounts))]
+		if k == 0 && transfer >= 0 {
+			m = amounts[transfer]
+		}
+		deliver(&s.Late, replay(m))
+	}
+	for _, m := range w.Refused {
+		deliver(&s.Late, Body(m))
 	}
 	return s
+}
+
+// replay is a body reusing m's id for another amount: 0.01 more.
+func replay(m movimiento.Movimiento) string {
+	return mustJSON(wire(m, m.Importe.Add(decimal.New(1, -2)).StringFixed(2)))
 }
 
 // respell is m as another producer (or the same one, retrying) might write it.
 func respell(m movimiento.Movimiento, rng *rand.Rand) string {
 	importe := m.ImporteTexto()
-	if m.Importe.IsInteger() && rng.IntN(2) == 0 {
+	if !m.Importe.IsZero() && m.Importe.IsInteger() && rng.IntN(2) == 0 {
 		importe = m.Importe.StringFixed(0)
 	}
 	body := mustJSON(wire(m, importe))

@@ -18,7 +18,7 @@ var errNoChange = errors.New("store: no change")
 // the account — version + 1 — so a consumer holding a cached image learns of it from
 // the transaction the version check refuses, and the next whole-image write keeps it.
 // change may run more than once (after a version conflict) and must have no other
-// effect. An unknown account is a *ledger.NotFoundError; a change that changes nothing
+// effect; it gets the account without the holds that lapsed, which the write drops. An unknown account is a *ledger.NotFoundError; a change that changes nothing
 // writes nothing and returns the account twice.
 func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.Cuenta) (cuenta.Cuenta, error)) (antes, despues cuenta.Cuenta, err error) {
 	now := l.now()
@@ -30,8 +30,8 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 		case !ok:
 			return versioned.Txn{}, &ledger.NotFoundError{Cuenta: id}
 		}
-		antes = c
-		if despues, err = change(c); err != nil {
+		antes = c.Vigente(now) // a write drops the holds that lapsed, as every write does
+		if despues, err = change(antes); err != nil {
 			return versioned.Txn{}, err
 		}
 		if despues.Limite.Equal(antes.Limite) && despues.Bloqueada == antes.Bloqueada {

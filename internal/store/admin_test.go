@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -103,5 +104,25 @@ func TestAFrozenAccountRefusesDebitsUnderEitherPolicy(t *testing.T) {
 			}
 			assertAccount(t, env, "F", "104", 5, 3)
 		})
+	}
+}
+
+// An operator's write is a write of the account like any other: it drops the holds
+// that lapsed.
+func TestAdministrarDropsLapsedHolds(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := &clock{t: fixedNow}
+	svc := clocked(t, env, ledger.Retry, c)
+	apply(t, svc, mov(t, "a", "L", movimiento.Abono, "100.00"))
+	apply(t, svc, hold(t, "h", "L", "30.00", c.now().Add(time.Hour)))
+	c.advance(2 * time.Hour)
+	if _, held := retenido(t, env, "L"); held != "30" {
+		t.Fatalf("before any write: %s held, want the lapsed 30 still in the item", held)
+	}
+	if _, _, err := svc.Administrar(context.Background(), "L", bloqueada(true)); err != nil {
+		t.Fatal(err)
+	}
+	if _, held := retenido(t, env, "L"); held != "0" {
+		t.Errorf("after the freeze: %s held, want the lapsed hold dropped", held)
 	}
 }

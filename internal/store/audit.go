@@ -339,6 +339,7 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 		for id, b := range part {
 			if a := accounts[id]; a != nil {
 				maps.Copy(a.applied, b.applied)
+				maps.Copy(a.holds, b.holds)
 				maps.Copy(a.problems, b.problems)
 				if b.hasItem {
 					a.account, a.hasItem = b.account, true

@@ -1,0 +1,100 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
+)
+
+// Balance is one account's final balance next to what the workload says it must be.
+type Balance struct {
+	Cuenta   string
+	Saldo    decimal.Decimal
+	Expected decimal.Decimal
+}
+
+// check reads back what the ledger recorded for the workload, at now: every movement
+// meant to apply is recorded as applied — a transfer with both legs, a reversed
+// movement naming its reversal, a hold captured, released or lapsed as the workload
+// has it — every movement refused by design is not recorded, and every balance is the
+// workload's. It returns the balances, sorted, and what is wrong.
+func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) ([]Balance, []string, error) {
+	var wrong []string
+	fate := map[string]ledger.Estado{} // holds by cuenta/id: what the workload does with them
+	for _, m := range w.Movements {
+		switch m.Tipo {
+		case movimiento.Retencion:
+			fate[m.Cuenta+"/"+m.ID] = ledger.Expirada
+		case movimiento.Captura:
+			fate[m.Cuenta+"/"+m.Retencion] = ledger.Capturada
+		case movimiento.Liberacion:
+			fate[m.Cuenta+"/"+m.Retencion] = ledger.Liberada
+		}
+	}
+	for _, m := range w.Movements {
+		a, err := r.Apunte(ctx, m.Cuenta, m.ID)
+		if err != nil {
+			if errors.Is(err, ledger.ErrNotFound) {
+				wrong = append(wrong, fmt.Sprintf("%s %s of %s is not recorded", m.Tipo, m.ID, m.Cuenta))
+				continue
+			}
+			return nil, nil, err
+		}
+		want := ledger.Aplicado
+		if m.Tipo == movimiento.Retencion {
+			want = fate[m.Cuenta+"/"+m.ID]
+		}
+		if got := a.EstadoAt(now); got != want {
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s is %s, not %s", m.Tipo, m.ID, m.Cuenta, got, want))
+		}
+		var other ledger.Apunte
+		switch m.Tipo {
+		case movimiento.Traspaso:
+			other, err = r.Apunte(ctx, m.Destino, m.ID)
+			if err == nil && other.Estado != ledger.Aplicado {
+				err = fmt.Errorf("its credit leg on %s is %s", m.Destino, other.Estado)
+			}
+		case movimiento.Anulacion:
+			other, err = r.Apunte(ctx, m.Cuenta, m.Anula)
+			if err == nil && other.AnuladoPor != m.ID {
+				err = fmt.Errorf("%s is marked reversed by %q", m.Anula, other.AnuladoPor)
+			}
+		}
+		if err != nil {
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
+		}
+	}
+	for _, m := range w.Refused {
+		switch _, err := r.Apunte(ctx, m.Cuenta, m.ID); {
+		case err == nil:
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s is recorded, but built to be refused", m.Tipo, m.ID, m.Cuenta))
+		case !errors.Is(err, ledger.ErrNotFound):
+			return nil, nil, err
+		}
+	}
+	var balances []Balance
+	for _, c := range slices.Sorted(maps.Keys(w.Saldos)) {
+		saldo := decimal.Zero // an account that received no movement has no item yet
+		switch got, err := r.Cuenta(ctx, c); {
+		case err == nil:
+			saldo = got.Saldo
+		case !errors.Is(err, ledger.ErrNotFound):
+			return nil, nil, err
+		}
+		balances = append(balances, Balance{Cuenta: c, Saldo: saldo, Expected: w.Saldos[c]})
+		if !saldo.Equal(w.Saldos[c]) {
+			wrong = append(wrong, fmt.Sprintf("%s has %s, not %s", c, saldo, w.Saldos[c]))
+		}
+	}
+	return balances, wrong, nil
+}

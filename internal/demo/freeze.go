@@ -1,0 +1,120 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
+)
+
+// Freeze is what the operator's freeze did: Cuenta was frozen while the workload's
+// tail was delivered, and unfrozen once Frozen (simulated time) had passed; Waited
+// counts its debits that came back while it was frozen (each was applied once it was
+// unfrozen). Cuenta is empty when the tail had no debit to hold back.
+type Freeze struct {
+	Cuenta string
+	Frozen time.Duration
+	Waited int
+}
+
+// frozenFor is how long the account stays frozen, in simulated time: longer than a
+// visibility timeout, so its debits come back to it more than once.
+const frozenFor = 10 * time.Minute
+
+// freezer freezes one account through store.Ledger.Administrar — what `ledger cuenta
+// --bloquear` and `--desbloquear` do — and unfreezes it once frozenFor has passed on
+// the clock, checked before every batch. It is safe for concurrent use.
+type freezer struct {
+	ledger *store.Ledger
+	clock  *sim.Clock
+
+	mu     sync.Mutex
+	cuenta string
+	until  time.Time // zero when not frozen
+	err    error
+	waited map[string]bool // message ids of the debits refused while it was frozen
+}
+
+// freeze freezes account c.
+func (f *freezer) freeze(ctx context.Context, c string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cuenta, f.until = c, f.clock.Now().Add(frozenFor)
+	return f.set(ctx, true)
+}
+
+// thaw unfreezes the account if its time has come. An error stops the freezer and is
+// End's to report.
+func (f *freezer) thaw(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.until.IsZero() || f.clock.Now().Before(f.until) || f.err != nil {
+		return
+	}
+	f.err = f.set(ctx, false)
+	f.until = time.Time{}
+}
+
+// end unfreezes the account if it still is, and says what the freeze did.
+func (f *freezer) end(ctx context.Context) (Freeze, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.until.IsZero() && f.err == nil {
+		f.err = f.set(ctx, false)
+	}
+	return Freeze{Cuenta: f.cuenta, Frozen: frozenFor, Waited: len(f.waited)}, f.err
+}
+
+// set freezes or unfreezes the account, as the operator's command does.
+func (f *freezer) set(ctx context.Context, frozen bool) error {
+	_, _, err := f.ledger.Administrar(ctx, f.cuenta, func(c cuenta.Cuenta) (cuenta.Cuenta, error) {
+		c.Bloqueada = frozen
+		return c, nil
+	})
+	return err
+}
+
+// observe counts the records of debits the freeze refused; it is a consumer.Observer.
+func (f *freezer) observe(r consumer.Record) {
+	var frozen *cuenta.BloqueadaError
+	if !errors.As(r.Result.Err, &frozen) {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.waited == nil {
+		f.waited = map[string]bool{}
+	}
+	f.waited[r.Msg.MessageId] = true
+}
+
+// debtor is the account to freeze: the one with the most debits among the last tail
+// movements of w that a movement before them opened, or "" when there is none.
+func debtor(w sim.Workload) string {
+	head, tail := w.Movements[:len(w.Movements)-w.Tail], w.Movements[len(w.Movements)-w.Tail:]
+	opened := map[string]bool{}
+	for _, m := range head {
+		opened[m.Cuenta], opened[m.Destino] = true, true
+	}
+	debits := map[string]int{}
+	for _, m := range tail {
+		if opened[m.Cuenta] && (m.Tipo == movimiento.Cargo || m.Tipo == movimiento.Traspaso || m.Tipo == movimiento.Retencion) {
+			debits[m.Cuenta]++
+		}
+	}
+	best := ""
+	for _, c := range slices.Sorted(maps.Keys(debits)) {
+		if debits[c] > debits[best] {
+			best = c
+		}
+	}
+	return best
+}

@@ -1,0 +1,37 @@
+package sim
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+// Body is m as a queue message body, in the wire format movimiento.Parse reads.
+func Body(m movimiento.Movimiento) string {
+	return mustJSON(wire(m, m.ImporteTexto()))
+}
+
+// wire is m's message members, with importe as given; members m does not carry are
+// left out.
+func wire(m movimiento.Movimiento, importe string) map[string]string {
+	out := map[string]string{"id": m.ID, "cuenta": m.Cuenta, "tipo": string(m.Tipo)}
+	for name, v := range map[string]string{"importe": importe, "moneda": m.Moneda, "concepto": m.Concepto, "fecha": m.Fecha,
+		"destino": m.Destino, "anula": m.Anula, "retencion": m.Retencion} {
+		if v != "" {
+			out[name] = v
+		}
+	}
+	if !m.Expira.IsZero() {
+		out["expira"] = m.Expira.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // maps of strings always marshal
+	}
+	return string(b)
+}
