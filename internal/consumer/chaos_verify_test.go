@@ -204,8 +204,8 @@ func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
 	case movimiento.Captura, movimiento.Liberacion:
 		h := a.movs[m.Retencion]
 		want, by, tipo, importe := ledger.Capturada, h.capturadaPor, movimiento.Cargo, m.Importe
-		if m.Tipo == movimiento.Liberacion {
-			want, by, tipo = ledger.Liberada, h.liberadaPor, movimiento.Liberacion
+		if m.Tipo == movimiento.Liberacion { // the record says how much it freed: all of it
+			want, by, tipo, importe = ledger.Liberada, h.liberadaPor, movimiento.Liberacion, h.importe
 		} else if importe.IsZero() { // a capture of all of it
 			importe = h.importe
 		}
