@@ -51,13 +51,10 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	if err != nil {
 		return BenchResult{}, err
 	}
-	deliveries := once(w, nil)
-	if name == "unbatched" {
-		deliveries = spread(w)
-	}
+	deliveries := spread(w) // hot-account: in order
 	var s *backend
 	if opts.Endpoint == "" {
-		s, err = openShardedStore(ctx, benchShards)
+		s, err = openShardedStore(ctx)
 	} else {
 		s, err = openStore(ctx, opts.Endpoint)
 	}
@@ -66,7 +63,7 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}
 	defer s.close()
 	clk := sim.NewClock()
-	r, err := newRig(s, strategy, scenario{consumers: consumers}, &crashPlan{}, clk.Now, opts.RTT)
+	r, err := newRig(s, strategy, scenario{consumers: consumers, concurrency: consumer.DefaultConcurrency}, &crashPlan{}, clk.Now, opts.RTT)
 	if err != nil {
 		return BenchResult{}, err
 	}
@@ -85,10 +82,9 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}
 	elapsed := time.Since(t0)
 	u := r.meter.usage()
-	measured := len(deliveries) - warm
-	n, calls := float64(measured), r.faults.TotalCalls()
+	n, calls := float64(len(deliveries)-warm), r.faults.TotalCalls()
 	return BenchResult{
-		Case: name, Strategy: strategy, Consumers: consumers, Movements: measured,
+		Case: name, Strategy: strategy, Consumers: consumers, Movements: len(deliveries) - warm,
 		CallsPerMovement: float64(calls) / n,
 		WCUPerMovement:   (u.wcu - before.wcu) / n,
 		ThroughputPerS:   n / elapsed.Seconds(),

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,11 +29,6 @@ type invocation struct {
 
 type invocationKey struct{}
 
-func invocationOf(ctx context.Context) *invocation {
-	inv, _ := ctx.Value(invocationKey{}).(*invocation)
-	return inv
-}
-
 // crashPlan says where invocations die: at targets[id], the first time movement id
 // gets there.
 type crashPlan struct {
@@ -40,16 +36,16 @@ type crashPlan struct {
 	targets map[string]idempotencia.Point
 }
 
-// planCrashes is where strategy's invocations die in sc, for the movements picked: at
-// sc.crash. Only transfers get between legs. The transaction strategy has no moment
-// between a transfer's legs, as it has none between reserve and effect: a crash there
-// falls before its one transaction for every other transfer picked, right after it for
-// the rest.
-func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, picked map[string]bool) *crashPlan {
+// planCrashes is where strategy's invocations die in sc: at sc.crash, for a
+// sc.crashShare of the movements drawn from rng (one draw each). Only transfers get
+// between legs. The transaction strategy has no moment between a transfer's legs, as
+// it has none between reserve and effect: a crash there falls before its one
+// transaction for every other transfer picked, right after it for the rest.
+func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *rand.Rand) *crashPlan {
 	p := &crashPlan{targets: map[string]idempotencia.Point{}}
 	for _, m := range w.Movements {
 		at := sc.crash
-		if !picked[m.ID] || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
+		if rng.Float64() >= sc.crashShare || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
 			continue
 		}
 		if at == idempotencia.BetweenLegs && strategy == ledger.Transaction {
@@ -78,11 +74,8 @@ func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 // hook is the baseline's Config.Hook: it kills the invocation at the planned point,
 // and stops every step of an invocation that is already dead.
 func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
-	inv := invocationOf(ctx)
-	if inv == nil {
-		return nil
-	}
-	if inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m}) {
+	inv, _ := ctx.Value(invocationKey{}).(*invocation)
+	if inv != nil && (inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m})) {
 		inv.dead.Store(true)
 		return errCrash
 	}
@@ -101,7 +94,7 @@ type probe struct {
 
 // ApplyAll implements consumer.Applier.
 func (p *probe) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
-	inv := invocationOf(ctx)
+	inv := ctx.Value(invocationKey{}).(*invocation)
 	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
 		inv.dead.Store(true)
 		died := ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}

@@ -45,10 +45,6 @@ type usage struct {
 	applied  map[string]int // movement key → effects committed
 }
 
-func newMeter(base http.RoundTripper, indexes map[string][]migrations.Key, trust bool) *meter {
-	return &meter{base: base, indexes: indexes, trust: trust, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
-}
-
 func (m *meter) usage() usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -117,7 +113,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	movs, token := effects(in)
-	if token == "" || !m.tokens[token] {
+	if !m.tokens[token] { // "" is never marked
 		for _, k := range movs {
 			m.used.applied[k]++
 		}

@@ -30,53 +30,44 @@ const (
 	lateBy = 2 * time.Hour
 )
 
-// scenario is one situation both strategies are put through.
+// scenario is one situation both strategies are put through; its shares are drawn from
+// the scenario's random source (rngFor).
 type scenario struct {
-	name string
-	what string
-	// hot puts every movement on one account.
-	hot bool
-	// workload generates the movements [sim.Generate].
-	workload func(sim.Spec) (sim.Workload, error)
-	// consumers handle batches at once; concurrency is the accounts one handler
-	// processes at once. One and one keep a run's calls in a fixed order, so a seed
-	// reproduces it exactly.
+	name, what string
+	hot        bool                                 // every movement on one account
+	workload   func(sim.Spec) (sim.Workload, error) // [sim.Generate]
+	// consumers handle batches at once, each processing concurrency accounts at once [1
+	// and 1: a run's calls in a fixed order, so that a seed reproduces it exactly].
 	consumers, concurrency int
-	// schedule lays out the deliveries.
-	schedule func(w sim.Workload, rng *rand.Rand) []sim.Message
-	// again is the share of messages SQS delivers once more after they were deleted.
-	again float64
+	schedule               func(w sim.Workload, rng *rand.Rand) []sim.Message // lays out the deliveries
+	again                  float64                                            // share of messages SQS delivers once more after their delete
 	// crash is where the invocation dies for a crashShare of the movements, the first
 	// time each is processed.
-	crash      idempotencia.Point
-	crashShare float64
-	// lostResponses is the share of write calls whose answer is lost after they
-	// committed.
-	lostResponses float64
-	// late is the share of movements delivered again lateBy after the run.
-	late float64
-	// keyFromMessageID keys the baseline's records on the SQS message id.
-	keyFromMessageID bool
+	crash            idempotencia.Point
+	crashShare       float64
+	lostResponses    float64 // share of write calls whose answer is lost after they committed
+	late             float64 // share of movements delivered again lateBy after the run
+	keyFromMessageID bool    // the baseline keys its records on the SQS message id
 }
 
 var scenarios = []scenario{
-	{name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
+	{name: "duplicates", schedule: withCopies(0.5, 1, 30), again: 0.1,
 		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery"},
 	{name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
 		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later"},
-	{name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
+	{name: "crash-after-effect", schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
 		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry"},
-	{name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
+	{name: "crash-after-reserve", schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
 		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window"},
-	{name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
+	{name: "lost-response", schedule: once, lostResponses: 0.1,
 		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production"},
-	{name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
+	{name: "late-duplicate", schedule: once, late: 0.3,
 		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half"},
-	{name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
+	{name: "hot-account", hot: true, schedule: once,
 		what: "one account takes every movement, in batches of 10: the cost of a busy account"},
-	{name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
+	{name: "messageid-key", schedule: withCopies(1, 3, 30), keyFromMessageID: true,
 		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)"},
-	{name: "crash-between-legs", workload: transfers, consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
+	{name: "crash-between-legs", workload: transfers, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
 		what: "transfers between funded accounts; for 1 in 5 transfers the invocation dies after the baseline's debit ADD and before its credit ADD (transaction: before its one transaction for every other such transfer, right after it for the rest); the batch comes back after the visibility timeout, past the in-progress expiry. A transfer counts as lost when one of its legs never landed, double applied when one landed twice; money created is the sum of all balances less the credits and debits from outside (transfers move money, never make it), negative when money was destroyed"},
 }
 
@@ -153,14 +144,11 @@ func direct(i int, m movimiento.Movimiento) sim.Message {
 
 // body is m as a queue message body: sim.Body's, with a transfer's destino.
 func body(m movimiento.Movimiento) string {
-	b := sim.Body(m)
 	if m.Destino == "" {
-		return b
+		return sim.Body(m)
 	}
 	var fields map[string]string
-	if err := json.Unmarshal([]byte(b), &fields); err != nil {
-		panic(err) // sim.Body is an object of strings
-	}
+	_ = json.Unmarshal([]byte(sim.Body(m)), &fields) // sim.Body is an object of strings
 	fields["destino"] = m.Destino
 	return mustJSON(fields)
 }
@@ -183,26 +171,4 @@ func mustJSON(fields map[string]string) string {
 		panic(err) // a map of strings always marshals
 	}
 	return string(b)
-}
-
-// pick returns a share of the movements' ids, drawn from rng.
-func pick(w sim.Workload, share float64, rng *rand.Rand) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range w.Movements {
-		if rng.Float64() < share {
-			out[m.ID] = true
-		}
-	}
-	return out
-}
-
-// lateCopies are the deliveries of the movements in ids, under new message ids.
-func lateCopies(w sim.Workload, ids map[string]bool) []sim.Message {
-	var out []sim.Message
-	for i, m := range w.Movements {
-		if ids[m.ID] {
-			out = append(out, viaSNS("late", i, m))
-		}
-	}
-	return out
 }
