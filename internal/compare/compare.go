@@ -5,8 +5,8 @@
 // what it costs.
 //
 // Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
-// answers after they committed, and crash points end an invocation part-way, so that
-// its batch comes back after the visibility timeout. Time is simulated (sim.Clock,
+// answers after they committed, and crash points end an invocation part-way, so that its
+// batch comes back after the visibility timeout. Time is simulated (sim.Clock,
 // sim.Queue): timeouts and expiries pass in an instant. Every figure comes from the run:
 // effects and capacity are counted by a transport that sees what DynamoDB committed
 // (meter), balances are read back.
@@ -24,7 +24,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// Options configure a comparison. Zero values pick the defaults in brackets.
+// Options configure a comparison. Zero values (or below) pick the defaults in brackets.
 type Options struct {
 	Scenarios []string      // [all, in Names() order]
 	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
@@ -151,7 +151,6 @@ func (o Options) withDefaults() (Options, error) {
 		o.Scenarios = Names()
 	}
 	o.Scenarios = slices.Compact(o.Scenarios)
-	// Zero (or below): the default.
 	o.Seed = cmp.Or(o.Seed, 1)
 	o.Movements = cmp.Or(max(o.Movements, 0), 100)
 	o.Accounts = cmp.Or(max(o.Accounts, 0), 8)

@@ -134,14 +134,12 @@ func (r *rig) record(records []consumer.Record) {
 	}
 }
 
-// failureReason names why a delivery failed, for the dead-letter summary ("" when it
-// did not).
+// failureReason names why a delivery failed, for the dead-letter summary.
 func failureReason(r ledger.Result) string {
-	var insuf *cuenta.SaldoInsuficienteError
 	switch {
 	case r.Err == nil:
 		return ""
-	case errors.As(r.Err, &insuf):
+	case errors.As(r.Err, new(*cuenta.SaldoInsuficienteError)):
 		return "insufficient funds"
 	case errors.Is(r.Err, idempotencia.ErrInProgress):
 		return "in progress"
