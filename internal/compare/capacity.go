@@ -1,8 +1,8 @@
-// This file computes DynamoDB capacity units by the rules DynamoDB documents ("DynamoDB
-// item sizes and formats", "read and write operations"), for backends that return no
-// ConsumedCapacity (the embedded store, moto). Number sizes follow the documented
-// approximation: a figure may differ from DynamoDB's by a byte per number, which only
-// an item within a few bytes of a KB boundary would notice.
+// This file computes capacity units by the rules DynamoDB documents ("DynamoDB item sizes
+// and formats", "read and write operations") for backends whose ConsumedCapacity is not
+// DynamoDB's (meter.trust). Number sizes follow the documented approximation: a figure
+// may be off by a byte per number, which only an item a few bytes from a KB boundary
+// would notice.
 
 package compare
 

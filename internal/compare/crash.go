@@ -15,13 +15,12 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// errCrash is how a crash point ends an invocation: the strategy stops where it is and
-// the batch is never acknowledged.
+// errCrash ends an invocation at a crash point: the strategy stops where it is and the
+// batch is never acknowledged.
 var errCrash = errors.New("compare: the invocation died here")
 
 // invocation is one batch's handling: whether it died (set by the probe and the
-// baseline's hook, which find it in the context), and what the consumer's Observer
-// reported of each record.
+// baseline's hook, which find it in the context), and the records the consumer made.
 type invocation struct {
 	dead    atomic.Bool
 	records []consumer.Record
@@ -56,8 +55,8 @@ func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *ran
 	return p
 }
 
-// fire reports whether one of the deliveries is of a target not crashed yet that dies
-// at at, and marks them crashed.
+// fire reports whether one of es is a target, not crashed yet, that dies at at, and
+// marks them crashed.
 func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -82,10 +81,9 @@ func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimient
 	return nil
 }
 
-// probe wraps a strategy as the consumer sees it. It refuses work in a dead
-// invocation, and for the transaction strategy (around) it is the crash point: a crash
-// can only come before or after its single transaction, so "after reserve" is before
-// the call and "after effect" right after it.
+// probe wraps a strategy as the consumer sees it: it refuses work in a dead invocation,
+// and is the transaction strategy's crash point (around), whose single transaction
+// leaves a crash only before it ("after reserve") or right after it ("after effect").
 type probe struct {
 	inner  consumer.Applier
 	plan   *crashPlan

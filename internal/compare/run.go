@@ -58,7 +58,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 
 // rig is one strategy's stack on one store: the strategy behind its probe, its calls
 // through the fault injector and then the meter, a balance reader that bypasses the
-// meter, and what the driver saw of the invocations that lived.
+// meter, its queue and clock, and what the driver saw of the invocations that lived.
 type rig struct {
 	store     *backend
 	strategy  ledger.Strategy
@@ -68,6 +68,8 @@ type rig struct {
 	consumers int
 	handler   consumer.Options
 	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
+	clock     *sim.Clock
+	queue     *sim.Queue
 
 	mu        sync.Mutex
 	stuck     int
@@ -76,17 +78,19 @@ type rig struct {
 }
 
 // newRig builds strategy on s as sc runs it (consumers [1], concurrency [1], the
-// baseline's key), its invocations dying where plan says.
-func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, now func() time.Time, rtt time.Duration) (*rig, error) {
+// baseline's key), its invocations dying where plan says, on a queue shaped by qo.
+func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
 	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
+	qo.Clock = sim.NewClock()
 	// Permanent failures are parked at once, nowhere: the scenarios produce none (a
 	// conflicting duplicate would be one).
 	discard := slog.New(slog.DiscardHandler)
-	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, consumers: max(sc.consumers, 1), last: map[string]string{},
-		handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
+	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{},
+		consumers: max(sc.consumers, 1), handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
+	now := qo.Clock.Now
 	if strategy == ledger.Transaction {
 		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
 		if err != nil {
@@ -184,8 +188,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 		return Result{}, err
 	}
 	defer s.close()
-	clk := sim.NewClock()
-	r, err := newRig(s, strategy, sc, plan, clk.Now, opts.RTT)
+	r, err := newRig(s, strategy, sc, plan, opts.RTT, sim.QueueOptions{Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
 	if err != nil {
 		return Result{}, err
 	}
@@ -203,32 +206,30 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 			return 0
 		})
 	}
-	q := sim.NewQueue(sim.QueueOptions{Clock: clk, Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
-	q.Send(deliveries...)
-	if err := r.drive(ctx, q, again); err != nil {
+	if err := r.drive(ctx, deliveries, again); err != nil {
 		return Result{}, err
 	}
 	if len(late) > 0 {
-		clk.Advance(lateBy)
-		if err := expireByTTL(ctx, s, clk.Now()); err != nil {
+		r.clock.Advance(lateBy)
+		if err := expireByTTL(ctx, s, r.clock.Now()); err != nil {
 			return Result{}, err
 		}
-		q.Send(late...)
-		if err := r.drive(ctx, q, nil); err != nil {
+		if err := r.drive(ctx, late, nil); err != nil {
 			return Result{}, err
 		}
 	}
-	return r.measure(ctx, sc.name, w, q.Dead())
+	return r.measure(ctx, sc.name, w)
 }
 
-// drive runs the rig's consumers until the queue is empty, each batch as one Lambda
-// invocation with its deadline and a handler whose Observer records into it. A dead
-// invocation acknowledges nothing and its records are dropped: its batch comes back
-// after the visibility timeout. Messages in again come once more after their delete.
-func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) error {
+// drive sends msgs and runs the rig's consumers until the queue is empty, each batch as
+// one Lambda invocation with its deadline and a handler whose Observer records into it.
+// A dead invocation acknowledges nothing and its records are dropped: its batch comes
+// back after the visibility timeout. Messages in again come once more after their
+// delete.
+func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bool) error {
 	var mu sync.Mutex
-	redelivered := map[string]bool{}
-	return q.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+	r.queue.Send(msgs...)
+	return r.queue.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
 		inv := &invocation{}
 		opts := r.handler
 		opts.Observer = func(rec consumer.Record) { inv.records = append(inv.records, rec) }
@@ -245,8 +246,9 @@ func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) er
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range batch {
-			if again[m.MessageId] && !redelivered[m.MessageId] {
-				redelivered[m.MessageId], back[m.MessageId] = true, true
+			if again[m.MessageId] {
+				delete(again, m.MessageId)
+				back[m.MessageId] = true
 			}
 		}
 		return back
@@ -305,13 +307,13 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 
 // measure turns what the run did into a Result: effects and capacity counted by the
 // meter, calls by the fault injector, balances and item sizes read back.
-func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead []sim.Message) (Result, error) {
+func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Result, error) {
 	u := r.meter.usage()
 	n := float64(len(w.Movements))
 	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: len(w.Movements), Stuck: r.stuck, DeadLetters: map[string]int{},
 		CallsPerMovement: float64(r.faults.TotalCalls()) / n, WCUPerMovement: u.wcu / n, RCUPerMovement: u.rcu / n,
 		P50ms: percentile(r.latencies, 50), P99ms: percentile(r.latencies, 99)}
-	for _, m := range dead {
+	for _, m := range r.queue.Dead() {
 		res.DeadLetters[cmp.Or(r.last[m.ID], "no answer (its invocations died)")]++
 	}
 	brought, held := decimal.Zero, decimal.Zero // credits less debits from outside; what the accounts hold

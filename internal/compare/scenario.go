@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -17,11 +16,10 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The simulated deployment every scenario runs in: a Lambda function with a 30 s
-// timeout (the baseline's in-progress window: Powertools ties it to the remaining
-// time), an event source mapping on a queue whose visibility timeout is six times
-// that (AWS's recommendation), batches of 10 a second apart, and a redrive policy
-// after 10 receives.
+// The simulated deployment every scenario runs in: a Lambda function with a 30 s timeout
+// (the baseline's in-progress window: Powertools ties it to the remaining time), an event
+// source mapping on a queue whose visibility timeout is six times that (AWS's
+// recommendation), batches of 10 a second apart, and a redrive policy after 10 receives.
 const (
 	invocationTimeout = 30 * time.Second
 	visibilityTimeout = 6 * invocationTimeout
@@ -81,8 +79,8 @@ func scenarioNamed(name string) (scenario, bool) {
 	return scenarios[i], true
 }
 
-// rngFor is the scenario's random source: the same for both strategies, so both get
-// the same schedule, crash points and faults.
+// rngFor is the scenario's random source: the same for both strategies, so both get the
+// same schedule, crash points and faults.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
@@ -102,29 +100,26 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 // SNS notification under a new message id, between minGap and maxGap messages later.
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
-		type placed struct {
-			at  float64
-			msg sim.Message
-		}
-		var all []placed
+		after := make([][]sim.Message, len(w.Movements)+maxGap) // copies sent right after the i-th message
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), direct(i, m)})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
-				all = append(all, placed{float64(i+gap) + 0.5, viaSNS("sns", i, m)})
+				after[i+gap] = append(after[i+gap], viaSNS("sns", i, m))
 			}
 		}
-		slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
-		out := make([]sim.Message, len(all))
-		for i, p := range all {
-			out[i] = p.msg
+		var out []sim.Message
+		for i, copies := range after {
+			if i < len(w.Movements) {
+				out = append(out, direct(i, w.Movements[i]))
+			}
+			out = append(out, copies...)
 		}
 		return out
 	}
 }
 
-// paired delivers every movement twice: each batch of 10 is followed by a batch of
-// the same 10 under new message ids, so two consumers take them at the same moment.
+// paired delivers every movement twice: each batch of 10 is followed by a batch of the
+// same 10 under new message ids, so two consumers take them at the same moment.
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
@@ -174,10 +169,9 @@ const maxTransferCents = 9_999
 
 // transfers is the workload of crash-between-legs: spec.Accounts accounts (at least two,
 // at most half the movements), each funded by one abono, then traspasos between two of
-// them for the rest of spec.Movements. Each account is funded with twice what all the
-// transfers could take from it, so no debit bounces for funds even when the baseline
-// applies every one twice: the run shows what the crashes do, and nothing that follows
-// from a bounce.
+// them for the rest of spec.Movements. Each account gets twice what all the transfers
+// could take from it, so no debit bounces even when the baseline applies every one
+// twice: the run shows what the crashes do, nothing that follows from a bounce.
 func transfers(spec sim.Spec) (sim.Workload, error) {
 	if spec.Movements < 3 {
 		return sim.Workload{}, fmt.Errorf("transfers need at least 3 movements (two accounts funded, one transfer), got %d", spec.Movements)

@@ -13,13 +13,12 @@ import (
 	"strings"
 )
 
-// benchShards is how many embedded servers the benchmark spreads its items over.
-// DynamoDB serves a table's partitions in parallel; the embedded store serves one
-// request at a time and copies the whole table in every transaction, so alone it would
-// measure its own lock and copying (which grow with the run and hit transactions
-// hardest) rather than the designs' round trips. The benchmark's store routes every
-// item operation by the hash of its partition key, as DynamoDB routes it to a
-// partition. Both strategies get the same store.
+// benchShards is how many embedded servers the benchmark spreads its items over, routed
+// by the hash of their partition key as DynamoDB routes them to partitions, which it
+// serves in parallel. One embedded store serves a request at a time and copies the whole
+// table in every transaction: it would measure its own lock and copying (which grow with
+// the run and hit transactions hardest), not the designs' round trips. Both strategies
+// get the same store.
 const benchShards = 16
 
 // shardRouter sends each item operation to the shard that owns its partition key. A
