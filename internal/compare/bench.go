@@ -12,11 +12,11 @@ import (
 
 // The benchmark (docs/compare.md, `compare --bench`): cases unbatched (many accounts, one
 // movement per account in each batch) and hot-account (one account, batches of 10), at
-// 1 and 10 concurrent consumers, both strategies back to back on the same kind of
-// store, at the run's RTT, with no faults. Each run first warms up (every account sees
-// one movement, as in a consumer that has been running for a while) and then measures
-// the steady state, which is what a queue consumer spends its life in. Throughput is
-// wall time, so only figures from one process on one backend compare.
+// 1 and 10 concurrent consumers, both strategies back to back on the same kind of store,
+// at the run's RTT, with no faults. Each run warms up (every account sees one movement,
+// as in a consumer that has been running a while) and then measures the steady state, a
+// queue consumer's life. Throughput is wall time: only figures from one process on one
+// backend compare.
 var (
 	benchCases     = []string{"unbatched", "hot-account"}
 	benchConsumers = []int{1, 10}
@@ -51,13 +51,10 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	if err != nil {
 		return BenchResult{}, err
 	}
-	deliveries := once(w, nil)
-	if name == "unbatched" {
-		deliveries = spread(w)
-	}
+	deliveries := spread(w) // hot-account: in order
 	var s *backend
 	if opts.Endpoint == "" {
-		s, err = openShardedStore(ctx, benchShards)
+		s, err = openShardedStore(ctx)
 	} else {
 		s, err = openStore(ctx, opts.Endpoint)
 	}
@@ -65,30 +62,26 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 		return BenchResult{}, err
 	}
 	defer s.close()
-	clk := sim.NewClock()
-	r, err := newRig(s, strategy, scenario{consumers: consumers}, &crashPlan{}, clk.Now, opts.RTT)
+	// No visibility delay: a cargo that arrived before its credit comes straight back.
+	r, err := newRig(s, strategy, scenario{consumers: consumers, concurrency: consumer.DefaultConcurrency}, &crashPlan{}, opts.RTT,
+		sim.QueueOptions{MaxReceive: len(w.Movements)})
 	if err != nil {
 		return BenchResult{}, err
 	}
-	// No visibility delay: a cargo that arrived before its credit comes straight back.
-	q := sim.NewQueue(sim.QueueOptions{Clock: clk, MaxReceive: len(w.Movements)})
-	q.Send(deliveries[:warm]...)
-	if err := r.drive(ctx, q, nil); err != nil {
+	if err := r.drive(ctx, deliveries[:warm], nil); err != nil {
 		return BenchResult{}, err
 	}
 	before := r.meter.usage()
 	r.faults.ResetCounts()
-	q.Send(deliveries[warm:]...)
 	t0 := time.Now()
-	if err := r.drive(ctx, q, nil); err != nil {
+	if err := r.drive(ctx, deliveries[warm:], nil); err != nil {
 		return BenchResult{}, err
 	}
 	elapsed := time.Since(t0)
 	u := r.meter.usage()
-	measured := len(deliveries) - warm
-	n, calls := float64(measured), r.faults.TotalCalls()
+	n, calls := float64(len(deliveries)-warm), r.faults.TotalCalls()
 	return BenchResult{
-		Case: name, Strategy: strategy, Consumers: consumers, Movements: measured,
+		Case: name, Strategy: strategy, Consumers: consumers, Movements: len(deliveries) - warm,
 		CallsPerMovement: float64(calls) / n,
 		WCUPerMovement:   (u.wcu - before.wcu) / n,
 		ThroughputPerS:   n / elapsed.Seconds(),

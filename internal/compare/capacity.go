@@ -1,14 +1,17 @@
-// This file computes DynamoDB capacity units by the rules DynamoDB documents ("DynamoDB
-// item sizes and formats", "read and write operations"), for backends that return no
-// ConsumedCapacity (the embedded store, moto). Number sizes follow the documented
-// approximation: a figure may differ from DynamoDB's by a byte per number, which only
-// an item within a few bytes of a KB boundary would notice.
+// This file computes capacity units by the rules DynamoDB documents ("DynamoDB item sizes
+// and formats", "read and write operations") for backends whose ConsumedCapacity is not
+// DynamoDB's (meter.trust). Number sizes follow the documented approximation: a figure
+// may be off by a byte per number, which only an item a few bytes from a KB boundary
+// would notice.
 
 package compare
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -28,7 +31,7 @@ const (
 func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 	switch p := in.(type) {
 	case *dynamodb.GetItemInput:
-		return readUnits(0, p.ConsistentRead != nil && *p.ConsistentRead), 0
+		return readUnits(0, aws.ToBool(p.ConsistentRead)), 0
 	case *dynamodb.PutItemInput:
 		return 0, m.put(*p.TableName, p.Item, writeUnits, committed)
 	case *dynamodb.UpdateItemInput:
@@ -77,19 +80,14 @@ func itemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
-// valuesSize is the size of the values alone.
 func valuesSize(values map[string]types.AttributeValue) int {
-	n := 0
-	for _, v := range values {
-		n += valueSize(v)
-	}
-	return n
+	return sum(slices.Collect(maps.Values(values)), valueSize)
 }
 
 // valueSize is the size of one attribute value, without its name: strings and binaries
-// by their bytes; numbers by one byte per two significant digits plus one; booleans
-// and nulls one byte; lists and maps 3 bytes plus one byte and the size of each
-// element (a map element's name counts); sets the sum of their members.
+// by their bytes; numbers by numberSize; booleans and nulls one byte; lists and maps 3
+// bytes plus one byte and the size of each element (a map element's name counts); sets
+// the sum of their members.
 func valueSize(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -114,7 +112,6 @@ func valueSize(v types.AttributeValue) int {
 	return 0
 }
 
-// sum adds up size over xs.
 func sum[T any](xs []T, size func(T) int) int {
 	n := 0
 	for _, x := range xs {
@@ -124,8 +121,8 @@ func sum[T any](xs []T, size func(T) int) int {
 }
 
 // numberSize is the size of a number given as DynamoDB's text form ("-12.50",
-// "1E+3"): leading and trailing zeros are trimmed, then one byte per two significant
-// digits, plus one.
+// "1E+3"): leading and trailing zeros trimmed, one byte per two significant digits,
+// plus one.
 func numberSize(s string) int {
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		s = s[:i] // the exponent moves the point, not the digits
@@ -136,8 +133,7 @@ func numberSize(s string) int {
 		}
 		return -1
 	}, s)
-	digits = strings.Trim(digits, "0")
-	return (len(digits)+1)/2 + 1
+	return (len(strings.Trim(digits, "0"))+1)/2 + 1
 }
 
 // writeUnits is what a standard write of an item of size bytes consumes: one unit per

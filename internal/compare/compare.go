@@ -1,16 +1,15 @@
 // Package compare is the comparison harness behind `ledger compare`: it runs this
 // service's design (strategy "transaction") and the separate-table baseline
 // (internal/idempotencia) through the same consumer code (consumer.Handler), on the same
-// seeded workload (internal/sim's, or transfers between funded accounts), under the
-// same faults, and measures what each does to the money and what it costs.
+// seeded workload, under the same faults, and measures what each does to the money and
+// what it costs.
 //
 // Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
-// answers after they committed, and crash points end an invocation part-way (the
-// baseline between its steps, the transaction strategy before or after its single
-// transaction), so that its batch comes back after the visibility timeout. Time is
-// simulated (sim.Clock, sim.Queue): timeouts and expiries pass in an instant. Every
-// figure comes from the run: effects and capacity are counted by a transport that sees
-// what DynamoDB committed (meter), balances are read back.
+// answers after they committed, and crash points end an invocation part-way, so that its
+// batch comes back after the visibility timeout. Time is simulated (sim.Clock,
+// sim.Queue): timeouts and expiries pass in an instant. Every figure comes from the run:
+// effects and capacity are counted by a transport that sees what DynamoDB committed
+// (meter), balances are read back.
 package compare
 
 import (
@@ -25,7 +24,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// Options configure a comparison. Zero values pick the defaults in brackets.
+// Options configure a comparison. Zero values (or below) pick the defaults in brackets.
 type Options struct {
 	Scenarios []string      // [all, in Names() order]
 	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
@@ -38,30 +37,27 @@ type Options struct {
 	// Bench adds the throughput benchmark with BenchMovements movements per run [400].
 	Bench          bool
 	BenchMovements int
-	// Progress receives a line per run [nothing].
-	Progress func(format string, args ...any)
+	Progress       func(format string, args ...any) // receives a line per run [nothing]
 }
 
-// Result is one strategy under one scenario (docs/compare.md, `compare --json`).
-// DoubleApplied counts movements whose effect landed more than once, Lost those never
-// applied (a transfer has two effects, its legs: it counts in each that one of its legs
-// does), Stuck the deliveries refused because the movement was held by an in-progress
-// reservation (they come back after the visibility timeout; after a crash, until the
-// reservation's in-progress expiry), BalanceErrors the accounts whose final balance is
-// not the workload's. MoneyCreated is the sum of all final balances less the
-// workload's credits and debits from outside (a transfer adds nothing to that sum): a
-// decimal string in the workload's currency, "0" when no money was made or lost,
-// negative when money was destroyed. Calls, WCU and RCU are per movement of the
-// workload; P50 and P99 are the time the consumer took to apply a movement, at the
-// run's RTT.
+// Result is one strategy under one scenario (docs/compare.md, `compare --json`). A
+// transfer has two effects, its legs, and counts as lost or double applied when one leg
+// is. Costs are per movement of the workload; P50 and P99 are the time the consumer took
+// to apply a movement, at the run's RTT.
 type Result struct {
-	Scenario         string          `json:"scenario"`
-	Strategy         ledger.Strategy `json:"strategy"`
-	Movements        int             `json:"movements"`
-	DoubleApplied    int             `json:"double_applied"`
-	Lost             int             `json:"lost"`
-	Stuck            int             `json:"stuck"`
-	BalanceErrors    int             `json:"balance_errors"`
+	Scenario      string          `json:"scenario"`
+	Strategy      ledger.Strategy `json:"strategy"`
+	Movements     int             `json:"movements"`
+	DoubleApplied int             `json:"double_applied"` // movements whose effect landed more than once
+	Lost          int             `json:"lost"`           // movements never applied
+	// Stuck counts deliveries refused while an in-progress reservation held the movement:
+	// they come back after the visibility timeout (after a crash, until the reservation's
+	// in-progress expiry).
+	Stuck         int `json:"stuck"`
+	BalanceErrors int `json:"balance_errors"` // accounts whose final balance is not the workload's
+	// MoneyCreated is the sum of the final balances less the workload's credits and debits
+	// from outside (a transfer adds nothing to it), in the workload's currency: "0" when no
+	// money was made or lost, negative when money was destroyed.
 	MoneyCreated     decimal.Decimal `json:"money_created"`
 	CallsPerMovement float64         `json:"calls_per_movement"`
 	WCUPerMovement   float64         `json:"wcu_per_movement"`
@@ -80,6 +76,28 @@ func (r Result) Correct() bool {
 	return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 && r.MoneyCreated.IsZero()
 }
 
+// Verdict sums up a Result for people.
+type Verdict string
+
+// The verdicts, from best to worst: the money right and nothing held up, the money
+// right but deliveries held up, the money wrong.
+const (
+	ExactlyOnce Verdict = "exactly once"
+	Delayed     Verdict = "exactly once, delayed"
+	WrongMoney  Verdict = "wrong money"
+)
+
+// Verdict is r's verdict.
+func (r Result) Verdict() Verdict {
+	switch {
+	case !r.Correct():
+		return WrongMoney
+	case r.Stuck > 0:
+		return Delayed
+	}
+	return ExactlyOnce
+}
+
 // BenchResult is one strategy on one benchmark case (docs/compare.md, `compare --bench`).
 type BenchResult struct {
 	Case             string          `json:"case"`
@@ -89,23 +107,22 @@ type BenchResult struct {
 	CallsPerMovement float64         `json:"calls_per_movement"`
 	WCUPerMovement   float64         `json:"wcu_per_movement"`
 	ThroughputPerS   float64         `json:"throughput_per_s"`
-
-	// StoreMsPerCall is how long the store took to answer a call, on average, the
-	// simulated round trip excluded: the embedded store serialises transactions and
-	// copies the table for each, which can bound a run's throughput on its own.
+	// StoreMsPerCall is the store's average time to answer a call, the simulated round
+	// trip excluded: the embedded store serialises transactions and copies the table for
+	// each, which can bound a run's throughput on its own.
 	StoreMsPerCall float64 `json:"-"`
 }
 
-// Report is a whole comparison: the `compare --json` document (docs/compare.md).
+// Report is a whole comparison: the `compare --json` document (docs/compare.md), and
+// what the human reports add.
 type Report struct {
-	RTTms   float64       `json:"rtt_ms"`
-	Results []Result      `json:"results"`
-	Bench   []BenchResult `json:"bench,omitempty"`
-
-	Seed      uint64 `json:"-"`
-	Backend   string `json:"-"`
-	Movements int    `json:"-"`
-	Accounts  int    `json:"-"`
+	RTTms     float64       `json:"rtt_ms"`
+	Results   []Result      `json:"results"`
+	Bench     []BenchResult `json:"bench,omitempty"`
+	Seed      uint64        `json:"-"`
+	Backend   string        `json:"-"`
+	Movements int           `json:"-"`
+	Accounts  int           `json:"-"`
 }
 
 // Names lists the scenarios in report order.
@@ -117,25 +134,23 @@ func Names() []string {
 	return names
 }
 
-// Describe says in one line what a scenario does and what it exposes.
+// Describe says in one line what a scenario does and what it exposes ("" for no
+// scenario).
 func Describe(name string) string {
-	if s, ok := scenarioNamed(name); ok {
-		return s.what
-	}
-	return ""
+	s, _ := scenarioNamed(name)
+	return s.what
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if len(o.Scenarios) == 0 {
-		o.Scenarios = Names()
-	}
 	for _, n := range o.Scenarios {
 		if _, ok := scenarioNamed(n); !ok {
 			return o, fmt.Errorf("compare: unknown scenario %q: want some of %s", n, strings.Join(Names(), ","))
 		}
 	}
+	if len(o.Scenarios) == 0 {
+		o.Scenarios = Names()
+	}
 	o.Scenarios = slices.Compact(o.Scenarios)
-	// Zero (or below): the default.
 	o.Seed = cmp.Or(o.Seed, 1)
 	o.Movements = cmp.Or(max(o.Movements, 0), 100)
 	o.Accounts = cmp.Or(max(o.Accounts, 0), 8)

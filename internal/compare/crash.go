@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,24 +15,18 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// errCrash is how a crash point ends an invocation: the strategy stops where it is and
-// the batch is never acknowledged.
+// errCrash ends an invocation at a crash point: the strategy stops where it is and the
+// batch is never acknowledged.
 var errCrash = errors.New("compare: the invocation died here")
 
 // invocation is one batch's handling: whether it died (set by the probe and the
-// baseline's hook, which find it in the context), and what the consumer's Observer
-// reported of each record.
+// baseline's hook, which find it in the context), and the records the consumer made.
 type invocation struct {
 	dead    atomic.Bool
 	records []consumer.Record
 }
 
 type invocationKey struct{}
-
-func invocationOf(ctx context.Context) *invocation {
-	inv, _ := ctx.Value(invocationKey{}).(*invocation)
-	return inv
-}
 
 // crashPlan says where invocations die: at targets[id], the first time movement id
 // gets there.
@@ -40,16 +35,16 @@ type crashPlan struct {
 	targets map[string]idempotencia.Point
 }
 
-// planCrashes is where strategy's invocations die in sc, for the movements picked: at
-// sc.crash. Only transfers get between legs. The transaction strategy has no moment
-// between a transfer's legs, as it has none between reserve and effect: a crash there
-// falls before its one transaction for every other transfer picked, right after it for
-// the rest.
-func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, picked map[string]bool) *crashPlan {
+// planCrashes is where strategy's invocations die in sc: at sc.crash, for a
+// sc.crashShare of the movements drawn from rng (one draw each). Only transfers get
+// between legs. The transaction strategy has no moment between a transfer's legs, as
+// it has none between reserve and effect: a crash there falls before its one
+// transaction for every other transfer picked, right after it for the rest.
+func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *rand.Rand) *crashPlan {
 	p := &crashPlan{targets: map[string]idempotencia.Point{}}
 	for _, m := range w.Movements {
 		at := sc.crash
-		if !picked[m.ID] || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
+		if rng.Float64() >= sc.crashShare || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
 			continue
 		}
 		if at == idempotencia.BetweenLegs && strategy == ledger.Transaction {
@@ -60,8 +55,8 @@ func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, picked m
 	return p
 }
 
-// fire reports whether one of the deliveries is of a target not crashed yet that dies
-// at at, and marks them crashed.
+// fire reports whether one of es is a target, not crashed yet, that dies at at, and
+// marks them crashed.
 func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -78,21 +73,17 @@ func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 // hook is the baseline's Config.Hook: it kills the invocation at the planned point,
 // and stops every step of an invocation that is already dead.
 func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
-	inv := invocationOf(ctx)
-	if inv == nil {
-		return nil
-	}
-	if inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m}) {
+	inv, _ := ctx.Value(invocationKey{}).(*invocation)
+	if inv != nil && (inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m})) {
 		inv.dead.Store(true)
 		return errCrash
 	}
 	return nil
 }
 
-// probe wraps a strategy as the consumer sees it. It refuses work in a dead
-// invocation, and for the transaction strategy (around) it is the crash point: a crash
-// can only come before or after its single transaction, so "after reserve" is before
-// the call and "after effect" right after it.
+// probe wraps a strategy as the consumer sees it: it refuses work in a dead invocation,
+// and is the transaction strategy's crash point (around), whose single transaction
+// leaves a crash only before it ("after reserve") or right after it ("after effect").
 type probe struct {
 	inner  consumer.Applier
 	plan   *crashPlan
@@ -101,7 +92,7 @@ type probe struct {
 
 // ApplyAll implements consumer.Applier.
 func (p *probe) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
-	inv := invocationOf(ctx)
+	inv := ctx.Value(invocationKey{}).(*invocation)
 	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
 		inv.dead.Store(true)
 		died := ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}

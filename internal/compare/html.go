@@ -37,16 +37,9 @@ type summary struct {
 }
 
 type row struct {
-	Scenario string
-	What     string
-	Verdicts []verdictView
-	Charts   []chart
-}
-
-type verdictView struct {
-	Strategy ledger.Strategy
-	Verdict  Verdict
-	Class    string
+	Scenario, What string
+	Verdicts       []bar // badges: no width
+	Charts         []chart
 }
 
 type chart struct {
@@ -55,9 +48,8 @@ type chart struct {
 }
 
 type bar struct {
-	Label string
-	Width float64 // of barMax
-	Class string
+	Label, Class string
+	Width        float64 // of barMax
 }
 
 // barMax is a bar's length at the largest value of its metric, in SVG units;
@@ -67,28 +59,17 @@ const (
 	benchBarMax = 95.0
 )
 
-// metric is one of the bar charts a scenario row shows: value is a bar's length, label
-// its text [the value in format].
-type metric struct {
-	title  string
-	value  func(Result) float64
-	format string
-	label  func(Result) string
-}
-
-var metrics = []metric{
-	{title: "movements applied twice or lost", value: func(r Result) float64 { return float64(r.DoubleApplied + r.Lost) }, format: "%.0f"},
-	{title: "money created (+) or destroyed (−)", value: func(r Result) float64 { return r.MoneyCreated.Abs().InexactFloat64() }, label: money},
-	{title: "deliveries stuck", value: func(r Result) float64 { return float64(r.Stuck) }, format: "%.0f"},
-	{title: "DynamoDB calls / movement", value: func(r Result) float64 { return r.CallsPerMovement }, format: "%.2f"},
-	{title: "WCU / movement", value: func(r Result) float64 { return r.WCUPerMovement }, format: "%.2f"},
-}
-
-func (m metric) text(r Result) string {
-	if m.label != nil {
-		return m.label(r)
-	}
-	return fmt.Sprintf(m.format, m.value(r))
+// metrics are the bar charts of a scenario row: a bar's length is value, its label the
+// value in format (money's signed amount when format is empty).
+var metrics = []struct {
+	title, format string
+	value         func(Result) float64
+}{
+	{"movements applied twice or lost", "%.0f", func(r Result) float64 { return float64(r.DoubleApplied + r.Lost) }},
+	{"money created (+) or destroyed (−)", "", func(r Result) float64 { return r.MoneyCreated.Abs().InexactFloat64() }},
+	{"deliveries stuck", "%.0f", func(r Result) float64 { return float64(r.Stuck) }},
+	{"DynamoDB calls / movement", "%.2f", func(r Result) float64 { return r.CallsPerMovement }},
+	{"WCU / movement", "%.2f", func(r Result) float64 { return r.WCUPerMovement }},
 }
 
 // money is r's MoneyCreated signed, to the cent: "+25.00", "−25.00", "0.00".
@@ -134,10 +115,14 @@ func newPage(rep Report) page {
 			p.Rows = append(p.Rows, row{Scenario: r.Scenario, What: Describe(r.Scenario), Charts: make([]chart, len(metrics))})
 		}
 		cur := &p.Rows[len(p.Rows)-1]
-		cur.Verdicts = append(cur.Verdicts, verdictView{Strategy: r.Strategy, Verdict: r.Verdict(), Class: verdictClass[r.Verdict()]})
+		cur.Verdicts = append(cur.Verdicts, bar{Label: fmt.Sprintf("%s: %s", r.Strategy, r.Verdict()), Class: verdictClass[r.Verdict()]})
 		for i, m := range metrics {
+			label := money(r)
+			if m.format != "" {
+				label = fmt.Sprintf(m.format, m.value(r))
+			}
 			cur.Charts[i].Title = m.title
-			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: m.text(r), Width: scale(m.value(r), top[i]), Class: strategyClass[r.Strategy]})
+			cur.Charts[i].Bars = append(cur.Charts[i].Bars, bar{Label: label, Width: scale(m.value(r), top[i]), Class: strategyClass[r.Strategy]})
 		}
 	}
 	fastest := 0.0

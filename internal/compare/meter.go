@@ -12,19 +12,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
 // meter is the HTTP transport right above the network, below the fault injector: it
-// sees exactly the calls that reached DynamoDB and DynamoDB's real answers, including
-// the ones a LostResponse fault hides from the caller. For each it adds up the
-// capacity consumed and notes which movements' effects the call committed. Capacity
-// is the answer's ConsumedCapacity when a trusted backend returns one (every call asks
-// for it, see requestCapacity); otherwise it is computed from the request (units).
+// sees exactly the calls that reached DynamoDB and their real answers, including those
+// a LostResponse fault hides from the caller. It adds up the capacity each consumed and
+// the movements' effects each committed. Capacity is the answer's ConsumedCapacity from
+// a trusted backend (every call asks for it: requestCapacity), else computed (units).
 type meter struct {
 	base    http.RoundTripper
 	indexes map[string][]migrations.Key // table → key of each global secondary index
@@ -38,15 +39,10 @@ type meter struct {
 	tokens map[string]bool // idempotency tokens of the requests committed
 }
 
-// usage is what the meter counted.
 type usage struct {
 	rcu, wcu float64
-	busy     time.Duration  // time the store took to answer, network round trip excluded
-	applied  map[string]int // movement key → effects committed
-}
-
-func newMeter(base http.RoundTripper, indexes map[string][]migrations.Key, trust bool) *meter {
-	return &meter{base: base, indexes: indexes, trust: trust, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
+	busy     time.Duration  // the store's time to answer, the simulated round trip excluded
+	applied  map[string]int // movementKey → effects committed
 }
 
 func (m *meter) usage() usage {
@@ -57,8 +53,8 @@ func (m *meter) usage() usage {
 	return u
 }
 
-// inputKey carries the SDK input of a call down to the transport (requestCapacity puts
-// it there), so the meter can read the request without parsing DynamoDB's JSON.
+// inputKey carries a call's SDK input down to the meter, which so reads the request
+// without parsing DynamoDB's JSON.
 type inputKey struct{}
 
 // requestCapacity is an SDK option: every DynamoDB call asks for its consumed capacity
@@ -117,7 +113,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	movs, token := effects(in)
-	if token == "" || !m.tokens[token] {
+	if !m.tokens[token] { // "" is never marked
 		for _, k := range movs {
 			m.used.applied[k]++
 		}
@@ -159,4 +155,55 @@ func reportedUnits(body []byte) (float64, bool) {
 		total += c.CapacityUnits
 	}
 	return total, true
+}
+
+// The item layouts effects reads (internal/store and internal/idempotencia write them).
+// The scenario test fails if they drift: every movement would count as lost.
+const (
+	ledgerAccountPrefix   = "CUENTA#"
+	ledgerMovementPrefix  = "MOV#"
+	baselineAccountPrefix = "SALDO#"
+)
+
+// effects names the movements whose effect a committed request carries (movementKey),
+// and the request's idempotency token if it has one: a repeated token is DynamoDB
+// answering an SDK retry from memory, not a second write. The transaction strategy's
+// effects are the movement items a TransactWriteItems puts with estado "aplicado", in
+// the transaction that moves their balance (a transfer's two legs, one per account,
+// under its one id). The baseline's is an UpdateItem on one of its accounts, the ADD of
+// one movement's delta naming the movement (:mov): a transfer's debit on cuenta and
+// credit on destino are two calls. UpdateItem has no idempotency token, so an SDK retry
+// of it is a second write. (The baseline undoes a debit whose credit the destination
+// refused with a third ADD on cuenta, which would count as the debit landing twice; no
+// scenario has a destination refuse a credit.)
+func effects(in any) (movements []string, token string) {
+	switch p := in.(type) {
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range p.TransactItems {
+			if it.Put == nil {
+				continue
+			}
+			cuenta, isAccount := strings.CutPrefix(text(it.Put.Item["pk"]), ledgerAccountPrefix)
+			id, isMovement := strings.CutPrefix(text(it.Put.Item["sk"]), ledgerMovementPrefix)
+			if isAccount && isMovement && text(it.Put.Item["estado"]) == string(ledger.Aplicado) {
+				movements = append(movements, movementKey(cuenta, id))
+			}
+		}
+		return movements, aws.ToString(p.ClientRequestToken)
+	case *dynamodb.UpdateItemInput:
+		if cuenta, ok := strings.CutPrefix(text(p.Key["pk"]), baselineAccountPrefix); ok {
+			return []string{movementKey(cuenta, text(p.ExpressionAttributeValues[":mov"]))}, ""
+		}
+	}
+	return nil, ""
+}
+
+func movementKey(cuenta, id string) string { return cuenta + "/" + id }
+
+// text is v's string, or "" when v is not a string.
+func text(v types.AttributeValue) string {
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
 }

@@ -52,16 +52,13 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	if opts.Bench {
 		rep.Bench, err = runBench(ctx, opts)
-		if err != nil {
-			return rep, err
-		}
 	}
-	return rep, nil
+	return rep, err
 }
 
-// rig is one strategy's stack on one store, as a run drives it: the strategy behind
-// its probe, its calls through the fault injector and then the meter, the consumer's
-// options, what the driver saw, and a balance reader that bypasses the meter.
+// rig is one strategy's stack on one store: the strategy behind its probe, its calls
+// through the fault injector and then the meter, a balance reader that bypasses the
+// meter, its queue and clock, and what the driver saw of the invocations that lived.
 type rig struct {
 	store     *backend
 	strategy  ledger.Strategy
@@ -70,24 +67,31 @@ type rig struct {
 	probe     *probe
 	consumers int
 	handler   consumer.Options
-	tally     tally
 	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
+	clock     *sim.Clock
+	queue     *sim.Queue
+
+	mu        sync.Mutex
+	stuck     int
+	latencies []float64         // ms, one per applied delivery
+	last      map[string]string // message id → why it last failed
 }
 
-// newRig builds strategy on s as sc runs it (consumers, concurrency, the baseline's
-// key), its invocations dying where plan says.
-func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, now func() time.Time, rtt time.Duration) (*rig, error) {
-	m := newMeter(s.transport, s.indexes, !s.loopback)
+// newRig builds strategy on s as sc runs it (consumers [1], concurrency [1], the
+// baseline's key), its invocations dying where plan says, on a queue shaped by qo.
+func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
+	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
+	qo.Clock = sim.NewClock()
 	// Permanent failures are parked at once, nowhere: the scenarios produce none (a
 	// conflicting duplicate would be one).
 	discard := slog.New(slog.DiscardHandler)
-	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, consumers: sc.consumers, tally: tally{last: map[string]string{}},
-		handler: consumer.Options{Concurrency: sc.concurrency, Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
-	switch strategy {
-	case ledger.Transaction:
+	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{},
+		consumers: max(sc.consumers, 1), handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
+	now := qo.Clock.Now
+	if strategy == ledger.Transaction {
 		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
 		if err != nil {
 			return nil, err
@@ -101,57 +105,45 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 			}
 			return acct.Saldo, err
 		}
-	case ledger.SeparateTable:
-		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
-		svc, err := idempotencia.New(db, cfg)
-		if err != nil {
-			return nil, err
-		}
-		reader, err := idempotencia.New(s.admin, cfg)
-		if err != nil {
-			return nil, err
-		}
-		r.probe = &probe{inner: svc, plan: plan}
-		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
-			saldo, _, _, err := reader.Saldo(ctx, c)
-			return saldo, err
-		}
-	default:
-		return nil, fmt.Errorf("unknown strategy %q", strategy)
+		return r, nil
+	}
+	cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
+	svc, err := idempotencia.New(db, cfg)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := idempotencia.New(s.admin, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.probe = &probe{inner: svc, plan: plan}
+	r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
+		saldo, _, _, err := reader.Saldo(ctx, c)
+		return saldo, err
 	}
 	return r, nil
 }
 
-// tally is what the driver saw of the invocations that lived.
-type tally struct {
-	mu        sync.Mutex
-	stuck     int
-	latencies []float64         // ms, one per applied delivery
-	last      map[string]string // message id → why it last failed
-}
-
-func (t *tally) add(records []consumer.Record) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (r *rig) record(records []consumer.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, rec := range records {
-		t.last[rec.Msg.MessageId] = failureReason(rec.Result)
+		r.last[rec.Msg.MessageId] = failureReason(rec.Result)
 		if errors.Is(rec.Result.Err, idempotencia.ErrInProgress) {
-			t.stuck++
+			r.stuck++
 		}
 		if rec.Result.Outcome == ledger.Applied {
-			t.latencies = append(t.latencies, ms(rec.Duration))
+			r.latencies = append(r.latencies, ms(rec.Duration))
 		}
 	}
 }
 
-// failureReason names why a delivery failed, for the dead-letter summary ("" when it
-// did not).
+// failureReason names why a delivery failed, for the dead-letter summary.
 func failureReason(r ledger.Result) string {
-	var insuf *cuenta.SaldoInsuficienteError
 	switch {
 	case r.Err == nil:
 		return ""
-	case errors.As(r.Err, &insuf):
+	case errors.As(r.Err, new(*cuenta.SaldoInsuficienteError)):
 		return "insufficient funds"
 	case errors.Is(r.Err, idempotencia.ErrInProgress):
 		return "in progress"
@@ -177,22 +169,26 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	}
 	rng := rngFor(opts.Seed, sc.name, 1)
 	deliveries := sc.schedule(w, rng)
-	plan := planCrashes(sc, strategy, w, pick(w, sc.crashShare, rng))
+	plan := planCrashes(sc, strategy, w, rng)
 	again := map[string]bool{}
 	for _, d := range deliveries {
 		if rng.Float64() < sc.again {
 			again[d.ID] = true
 		}
 	}
-	late := lateCopies(w, pick(w, sc.late, rng))
+	var late []sim.Message
+	for i, m := range w.Movements {
+		if rng.Float64() < sc.late {
+			late = append(late, viaSNS("late", i, m))
+		}
+	}
 
 	s, err := openStore(ctx, opts.Endpoint)
 	if err != nil {
 		return Result{}, err
 	}
 	defer s.close()
-	clk := sim.NewClock()
-	r, err := newRig(s, strategy, sc, plan, clk.Now, opts.RTT)
+	r, err := newRig(s, strategy, sc, plan, opts.RTT, sim.QueueOptions{Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
 	if err != nil {
 		return Result{}, err
 	}
@@ -210,32 +206,30 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 			return 0
 		})
 	}
-	q := sim.NewQueue(sim.QueueOptions{Clock: clk, Visibility: visibilityTimeout, Step: batchStep, MaxReceive: maxReceive})
-	q.Send(deliveries...)
-	if err := r.drive(ctx, q, again); err != nil {
+	if err := r.drive(ctx, deliveries, again); err != nil {
 		return Result{}, err
 	}
 	if len(late) > 0 {
-		clk.Advance(lateBy)
-		if err := expireByTTL(ctx, s, clk.Now()); err != nil {
+		r.clock.Advance(lateBy)
+		if err := expireByTTL(ctx, s, r.clock.Now()); err != nil {
 			return Result{}, err
 		}
-		q.Send(late...)
-		if err := r.drive(ctx, q, nil); err != nil {
+		if err := r.drive(ctx, late, nil); err != nil {
 			return Result{}, err
 		}
 	}
-	return r.measure(ctx, sc.name, w, q.Dead())
+	return r.measure(ctx, sc.name, w)
 }
 
-// drive runs the rig's consumers until the queue is empty, each batch as one Lambda
-// invocation with its deadline and a handler whose Observer records into it. A dead
-// invocation acknowledges nothing and its records are dropped: its batch comes back
-// after the visibility timeout. Messages in again come once more after their delete.
-func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) error {
+// drive sends msgs and runs the rig's consumers until the queue is empty, each batch as
+// one Lambda invocation with its deadline and a handler whose Observer records into it.
+// A dead invocation acknowledges nothing and its records are dropped: its batch comes
+// back after the visibility timeout. Messages in again come once more after their
+// delete.
+func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bool) error {
 	var mu sync.Mutex
-	redelivered := map[string]bool{}
-	return q.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+	r.queue.Send(msgs...)
+	return r.queue.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
 		inv := &invocation{}
 		opts := r.handler
 		opts.Observer = func(rec consumer.Record) { inv.records = append(inv.records, rec) }
@@ -247,13 +241,14 @@ func (r *rig) drive(ctx context.Context, q *sim.Queue, again map[string]bool) er
 				back[m.MessageId] = true
 			}
 		} else {
-			r.tally.add(inv.records)
+			r.record(inv.records)
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range batch {
-			if again[m.MessageId] && !redelivered[m.MessageId] {
-				redelivered[m.MessageId], back[m.MessageId] = true, true
+			if again[m.MessageId] {
+				delete(again, m.MessageId)
+				back[m.MessageId] = true
 			}
 		}
 		return back
@@ -276,13 +271,10 @@ func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		var expired []map[string]types.AttributeValue
-		for _, item := range items {
+		expired := slices.DeleteFunc(items, func(item map[string]types.AttributeValue) bool {
 			var expira int64
-			if attributevalue.Unmarshal(item[m.TTL], &expira) == nil && expira > 0 && expira < now.Unix() {
-				expired = append(expired, item)
-			}
-		}
+			return attributevalue.Unmarshal(item[m.TTL], &expira) != nil || expira <= 0 || expira >= now.Unix()
+		})
 		slices.SortFunc(expired, func(a, b map[string]types.AttributeValue) int {
 			return strings.Compare(text(a[m.Key.Partition]), text(b[m.Key.Partition]))
 		})
@@ -315,16 +307,16 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 
 // measure turns what the run did into a Result: effects and capacity counted by the
 // meter, calls by the fault injector, balances and item sizes read back.
-func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead []sim.Message) (Result, error) {
+func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Result, error) {
 	u := r.meter.usage()
-	n := len(w.Movements)
-	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: n, Stuck: r.tally.stuck, DeadLetters: map[string]int{}}
-	for _, m := range dead {
-		res.DeadLetters[cmp.Or(r.tally.last[m.ID], "no answer (its invocations died)")]++
+	n := float64(len(w.Movements))
+	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: len(w.Movements), Stuck: r.stuck, DeadLetters: map[string]int{},
+		CallsPerMovement: float64(r.faults.TotalCalls()) / n, WCUPerMovement: u.wcu / n, RCUPerMovement: u.rcu / n,
+		P50ms: percentile(r.latencies, 50), P99ms: percentile(r.latencies, 99)}
+	for _, m := range r.queue.Dead() {
+		res.DeadLetters[cmp.Or(r.last[m.ID], "no answer (its invocations died)")]++
 	}
-	// The money the workload brings in (credits less debits from outside) and the money
-	// the accounts hold at the end.
-	brought, held := decimal.Zero, decimal.Zero
+	brought, held := decimal.Zero, decimal.Zero // credits less debits from outside; what the accounts hold
 	for _, m := range w.Movements {
 		legs := []int{u.applied[movementKey(m.Cuenta, m.ID)]}
 		if m.Tipo == movimiento.Traspaso {
@@ -353,9 +345,6 @@ func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload, dead
 		held = held.Add(got)
 	}
 	res.MoneyCreated = held.Sub(brought)
-	res.CallsPerMovement = float64(r.faults.TotalCalls()) / float64(n)
-	res.WCUPerMovement, res.RCUPerMovement = u.wcu/float64(n), u.rcu/float64(n)
-	res.P50ms, res.P99ms = percentile(r.tally.latencies, 50), percentile(r.tally.latencies, 99)
 	for _, table := range r.store.tables {
 		items, err := scanAll(ctx, r.store.admin, table)
 		if err != nil {

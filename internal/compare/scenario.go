@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -9,17 +8,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/idempotencia"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The simulated deployment every scenario runs in: a Lambda function with a 30 s
-// timeout (the baseline's in-progress window: Powertools ties it to the remaining
-// time), an event source mapping on a queue whose visibility timeout is six times
-// that (AWS's recommendation), batches of 10 a second apart, and a redrive policy
-// after 10 receives.
+// The simulated deployment every scenario runs in: a Lambda function with a 30 s timeout
+// (the baseline's in-progress window: Powertools ties it to the remaining time), an event
+// source mapping on a queue whose visibility timeout is six times that (AWS's
+// recommendation), batches of 10 a second apart, and a redrive policy after 10 receives.
 const (
 	invocationTimeout = 30 * time.Second
 	visibilityTimeout = 6 * invocationTimeout
@@ -30,53 +30,44 @@ const (
 	lateBy = 2 * time.Hour
 )
 
-// scenario is one situation both strategies are put through.
+// scenario is one situation both strategies are put through; its shares are drawn from
+// the scenario's random source (rngFor).
 type scenario struct {
-	name string
-	what string
-	// hot puts every movement on one account.
-	hot bool
-	// workload generates the movements [sim.Generate].
-	workload func(sim.Spec) (sim.Workload, error)
-	// consumers handle batches at once; concurrency is the accounts one handler
-	// processes at once. One and one keep a run's calls in a fixed order, so a seed
-	// reproduces it exactly.
+	name, what string
+	hot        bool                                 // every movement on one account
+	workload   func(sim.Spec) (sim.Workload, error) // [sim.Generate]
+	// consumers handle batches at once, each processing concurrency accounts at once [1
+	// and 1: a run's calls in a fixed order, so that a seed reproduces it exactly].
 	consumers, concurrency int
-	// schedule lays out the deliveries.
-	schedule func(w sim.Workload, rng *rand.Rand) []sim.Message
-	// again is the share of messages SQS delivers once more after they were deleted.
-	again float64
+	schedule               func(w sim.Workload, rng *rand.Rand) []sim.Message // lays out the deliveries
+	again                  float64                                            // share of messages SQS delivers once more after their delete
 	// crash is where the invocation dies for a crashShare of the movements, the first
 	// time each is processed.
-	crash      idempotencia.Point
-	crashShare float64
-	// lostResponses is the share of write calls whose answer is lost after they
-	// committed.
-	lostResponses float64
-	// late is the share of movements delivered again lateBy after the run.
-	late float64
-	// keyFromMessageID keys the baseline's records on the SQS message id.
-	keyFromMessageID bool
+	crash            idempotencia.Point
+	crashShare       float64
+	lostResponses    float64 // share of write calls whose answer is lost after they committed
+	late             float64 // share of movements delivered again lateBy after the run
+	keyFromMessageID bool    // the baseline keys its records on the SQS message id
 }
 
 var scenarios = []scenario{
-	{name: "duplicates", consumers: 1, concurrency: 1, schedule: withCopies(0.5, 1, 30), again: 0.1,
+	{name: "duplicates", schedule: withCopies(0.5, 1, 30), again: 0.1,
 		what: "every other movement also arrives as an SNS envelope under a new message id, and 1 in 10 messages is delivered again after it was deleted: everyday at-least-once delivery"},
 	{name: "concurrent-duplicates", consumers: 2, concurrency: 8, schedule: paired,
 		what: "every movement arrives twice at the same moment, to two consumers: exactly one may win; the baseline's loser finds the key in progress and comes back a visibility timeout later"},
-	{name: "crash-after-effect", consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
+	{name: "crash-after-effect", schedule: once, crash: idempotencia.AfterEffect, crashShare: 0.2,
 		what: "for 1 in 5 movements the invocation dies after the balance moved and before the record is marked done (transaction: right after its one transaction); the batch comes back after the visibility timeout, past the in-progress expiry"},
-	{name: "crash-after-reserve", consumers: 1, concurrency: 1, schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
+	{name: "crash-after-reserve", schedule: withCopies(1, 10, 20), crash: idempotencia.AfterReserve, crashShare: 0.2,
 		what: "for 1 in 5 movements the invocation dies after the reservation and before the effect (transaction: before its transaction), and a copy of every movement arrives a batch or two later, inside the in-progress window"},
-	{name: "lost-response", consumers: 1, concurrency: 1, schedule: once, lostResponses: 0.1,
+	{name: "lost-response", schedule: once, lostResponses: 0.1,
 		what: "1 in 10 write calls commits but its answer is lost; the SDK retries it, as in production"},
-	{name: "late-duplicate", consumers: 1, concurrency: 1, schedule: once, late: 0.3,
+	{name: "late-duplicate", schedule: once, late: 0.3,
 		what: "after everything is applied, 3 in 10 movements are delivered again 2 h later (a producer replaying after an outage), past the baseline's 1 h record expiry; TTL has deleted half of those records and not yet the other half"},
-	{name: "hot-account", hot: true, consumers: 1, concurrency: 1, schedule: once,
+	{name: "hot-account", hot: true, schedule: once,
 		what: "one account takes every movement, in batches of 10: the cost of a busy account"},
-	{name: "messageid-key", consumers: 1, concurrency: 1, schedule: withCopies(1, 3, 30), keyFromMessageID: true,
+	{name: "messageid-key", schedule: withCopies(1, 3, 30), keyFromMessageID: true,
 		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)"},
-	{name: "crash-between-legs", workload: transfers, consumers: 1, concurrency: 1, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
+	{name: "crash-between-legs", workload: transfers, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
 		what: "transfers between funded accounts; for 1 in 5 transfers the invocation dies after the baseline's debit ADD and before its credit ADD (transaction: before its one transaction for every other such transfer, right after it for the rest); the batch comes back after the visibility timeout, past the in-progress expiry. A transfer counts as lost when one of its legs never landed, double applied when one landed twice; money created is the sum of all balances less the credits and debits from outside (transfers move money, never make it), negative when money was destroyed"},
 }
 
@@ -88,8 +79,8 @@ func scenarioNamed(name string) (scenario, bool) {
 	return scenarios[i], true
 }
 
-// rngFor is the scenario's random source: the same for both strategies, so both get
-// the same schedule, crash points and faults.
+// rngFor is the scenario's random source: the same for both strategies, so both get the
+// same schedule, crash points and faults.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
@@ -109,29 +100,26 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 // SNS notification under a new message id, between minGap and maxGap messages later.
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
-		type placed struct {
-			at  float64
-			msg sim.Message
-		}
-		var all []placed
+		after := make([][]sim.Message, len(w.Movements)+maxGap) // copies sent right after the i-th message
 		for i, m := range w.Movements {
-			all = append(all, placed{float64(i), direct(i, m)})
 			if rng.Float64() < share {
 				gap := minGap + rng.IntN(maxGap-minGap+1)
-				all = append(all, placed{float64(i+gap) + 0.5, viaSNS("sns", i, m)})
+				after[i+gap] = append(after[i+gap], viaSNS("sns", i, m))
 			}
 		}
-		slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
-		out := make([]sim.Message, len(all))
-		for i, p := range all {
-			out[i] = p.msg
+		var out []sim.Message
+		for i, copies := range after {
+			if i < len(w.Movements) {
+				out = append(out, direct(i, w.Movements[i]))
+			}
+			out = append(out, copies...)
 		}
 		return out
 	}
 }
 
-// paired delivers every movement twice: each batch of 10 is followed by a batch of
-// the same 10 under new message ids, so two consumers take them at the same moment.
+// paired delivers every movement twice: each batch of 10 is followed by a batch of the
+// same 10 under new message ids, so two consumers take them at the same moment.
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
@@ -153,16 +141,14 @@ func direct(i int, m movimiento.Movimiento) sim.Message {
 
 // body is m as a queue message body: sim.Body's, with a transfer's destino.
 func body(m movimiento.Movimiento) string {
-	b := sim.Body(m)
 	if m.Destino == "" {
-		return b
+		return sim.Body(m)
 	}
 	var fields map[string]string
-	if err := json.Unmarshal([]byte(b), &fields); err != nil {
-		panic(err) // sim.Body is an object of strings
-	}
+	_ = json.Unmarshal([]byte(sim.Body(m)), &fields) // sim.Body is an object of strings
 	fields["destino"] = m.Destino
-	return mustJSON(fields)
+	b, _ := json.Marshal(fields) // a map of strings always marshals
+	return string(b)
 }
 
 // viaSNS is the i-th movement as SNS delivers it to a queue without raw message
@@ -174,35 +160,52 @@ func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
 		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
 		"Message":   body(m),
 	}
-	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: mustJSON(envelope)}
+	b, _ := json.Marshal(envelope) // a map of strings always marshals
+	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: string(b)}
 }
 
-func mustJSON(fields map[string]string) string {
-	b, err := json.Marshal(fields)
-	if err != nil {
-		panic(err) // a map of strings always marshals
+// maxTransferCents bounds a generated transfer: 1.00 … 99.99.
+const maxTransferCents = 9_999
+
+// transfers is the workload of crash-between-legs: spec.Accounts accounts (at least two,
+// at most half the movements), each funded by one abono, then traspasos between two of
+// them for the rest of spec.Movements. Each account gets twice what all the transfers
+// could take from it, so no debit bounces even when the baseline applies every one
+// twice: the run shows what the crashes do, nothing that follows from a bounce.
+func transfers(spec sim.Spec) (sim.Workload, error) {
+	if spec.Movements < 3 {
+		return sim.Workload{}, fmt.Errorf("transfers need at least 3 movements (two accounts funded, one transfer), got %d", spec.Movements)
 	}
-	return string(b)
-}
-
-// pick returns a share of the movements' ids, drawn from rng.
-func pick(w sim.Workload, share float64, rng *rand.Rand) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range w.Movements {
-		if rng.Float64() < share {
-			out[m.ID] = true
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x74726173706173)) // "traspas"
+	w := sim.Workload{Saldos: map[string]decimal.Decimal{}}
+	cuentas := make([]string, max(2, min(spec.Accounts, spec.Movements/2)))
+	n := spec.Movements - len(cuentas)
+	fondo := decimal.New(int64(2*n*maxTransferCents), -2)
+	add := func(d movimiento.Datos) error {
+		d.ID, d.Moneda = fmt.Sprintf("mov-%d-%06d", spec.Seed, len(w.Movements)), "EUR"
+		m, err := movimiento.New(d)
+		if err != nil {
+			return fmt.Errorf("generated an invalid movement: %w", err)
+		}
+		w.Movements = append(w.Movements, m)
+		return nil
+	}
+	for i := range cuentas {
+		cuentas[i] = fmt.Sprintf("TR%02d-%04d", spec.Seed%100, i)
+		w.Saldos[cuentas[i]] = fondo
+		if err := add(movimiento.Datos{Cuenta: cuentas[i], Tipo: movimiento.Abono, Importe: fondo.StringFixed(2), Concepto: "Fondos"}); err != nil {
+			return sim.Workload{}, err
 		}
 	}
-	return out
-}
-
-// lateCopies are the deliveries of the movements in ids, under new message ids.
-func lateCopies(w sim.Workload, ids map[string]bool) []sim.Message {
-	var out []sim.Message
-	for i, m := range w.Movements {
-		if ids[m.ID] {
-			out = append(out, viaSNS("late", i, m))
+	for range n {
+		from := rng.IntN(len(cuentas))
+		to := (from + 1 + rng.IntN(len(cuentas)-1)) % len(cuentas)
+		importe := decimal.New(100+rng.Int64N(maxTransferCents-99), -2)
+		c, d := cuentas[from], cuentas[to]
+		w.Saldos[c], w.Saldos[d] = w.Saldos[c].Sub(importe), w.Saldos[d].Add(importe)
+		if err := add(movimiento.Datos{Cuenta: c, Destino: d, Tipo: movimiento.Traspaso, Importe: importe.StringFixed(2), Concepto: "Traspaso"}); err != nil {
+			return sim.Workload{}, err
 		}
 	}
-	return out
+	return w, nil
 }

@@ -13,24 +13,23 @@ import (
 	"strings"
 )
 
-// benchShards is how many embedded servers the benchmark spreads its items over.
-// DynamoDB serves a table's partitions in parallel; the embedded store serves one
-// request at a time and copies the whole table in every transaction, so alone it would
-// measure its own lock and copying (which grow with the run and hit transactions
-// hardest) rather than the designs' round trips. The benchmark's store routes every
-// item operation by the hash of its partition key, as DynamoDB routes it to a
-// partition. Both strategies get the same store.
+// benchShards is how many embedded servers the benchmark spreads its items over, routed
+// by the hash of their partition key as DynamoDB routes them to partitions, which it
+// serves in parallel. One embedded store serves a request at a time and copies the whole
+// table in every transaction: it would measure its own lock and copying (which grow with
+// the run and hit transactions hardest), not the designs' round trips. Both strategies
+// get the same store.
 const benchShards = 16
 
-// shardRouter sends each item operation to the shard that owns its partition key.
-// Table-level operations, scans and queries have no single owner and are refused: the
-// benchmark makes none (its tables are migrated on each shard directly).
+// shardRouter sends each item operation to the shard that owns its partition key. A
+// request that names no partition key (table-level operations, scans, queries) or more
+// than one has no single owner and is refused: the benchmark makes none (its tables are
+// migrated on each shard directly).
 type shardRouter struct {
 	base   http.RoundTripper
 	shards []*url.URL
 }
 
-// errUnrouted is the error for a request the router cannot send to one shard.
 var errUnrouted = errors.New("compare: the benchmark's sharded store routes single-partition item operations only")
 
 // RoundTrip implements http.RoundTripper.
@@ -52,21 +51,13 @@ func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.base.RoundTrip(out)
 }
 
-// owner is the shard of the partition key an item operation names; a transaction must
+// owner is the shard of the one partition key an op's body names; a transaction must
 // name one partition (the ledger's do: an account and its movements).
 func (r shardRouter) owner(op string, body []byte) (int, error) {
-	type keyed struct {
-		Key  map[string]json.RawMessage
-		Item map[string]json.RawMessage
-	}
+	type keyed struct{ Key, Item map[string]json.RawMessage }
 	var in struct {
 		keyed
 		TransactItems []map[string]keyed
-	}
-	switch op {
-	case "GetItem", "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
-	default:
-		return 0, fmt.Errorf("%w: %s", errUnrouted, op)
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return 0, err
@@ -96,9 +87,9 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 	return owner, nil
 }
 
-// openShardedStore is openStore's embedded store for the benchmark: n embedded stores,
-// each migrated with the run's tables, behind a shardRouter.
-func openShardedStore(ctx context.Context, n int) (*backend, error) {
+// openShardedStore is the benchmark's embedded store: benchShards embedded stores, each
+// migrated with the run's tables, behind a shardRouter.
+func openShardedStore(ctx context.Context) (*backend, error) {
 	var shards []*backend
 	closeAll := func() {
 		for _, shard := range shards {
@@ -106,7 +97,7 @@ func openShardedStore(ctx context.Context, n int) (*backend, error) {
 		}
 	}
 	router := shardRouter{base: network()}
-	for range n {
+	for range benchShards {
 		shard, err := openStore(ctx, "")
 		if err != nil {
 			closeAll()

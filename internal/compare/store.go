@@ -18,10 +18,9 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// backend is one run's DynamoDB: a fresh embedded store, or tables of the run's own on
-// an endpoint. admin is an unmetered client for migrating, reading balances back and
-// modelling TTL deletions; strategies get metered clients from client, whose calls end
-// in transport.
+// backend is one run's DynamoDB: a fresh embedded store, or tables of the run's own on an
+// endpoint. admin is an unmetered client for migrating, reading back and modelling TTL
+// deletions; strategies get metered clients from client, whose calls end in transport.
 type backend struct {
 	endpoint  string
 	cfg       aws.Config
@@ -33,13 +32,13 @@ type backend struct {
 	close     func()
 }
 
-// sdkBackoff caps the SDK's retry back-off in the harness. The SDK's default waits up
-// to seconds before retrying a lost response; that is real time, which would make a
-// run slow without changing what it shows. Both strategies get the same.
+// sdkBackoff caps the SDK's retry back-off in the harness: its default waits up to
+// seconds of real time before retrying a lost response, which would make a run slow
+// without changing what it shows. Both strategies get the same.
 const sdkBackoff = 20 * time.Millisecond
 
 // openStore opens a fresh embedded store, or on endpoint tables of the run's own that
-// close deletes, and migrates them.
+// close deletes, and migrates it.
 func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	suffix, stop := "", func() {}
 	if endpoint == "" {
@@ -83,8 +82,8 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 	if err != nil {
 		return nil, err
 	}
-	// The harness reports what goes wrong itself; the SDK's own warnings (a body left
-	// unread on a connection the embedded store closed at the end of a run) are noise.
+	// The harness reports what goes wrong; the SDK's warnings (a body left unread on a
+	// connection the embedded store closed at the end of a run) are noise.
 	cfg.Logger = logging.Nop{}
 	s := &backend{endpoint: endpoint, cfg: cfg, transport: transport, close: func() {}}
 	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
@@ -106,8 +105,7 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 	return s, nil
 }
 
-// client is a DynamoDB client whose calls go through rt and ask for their consumed
-// capacity.
+// client is a DynamoDB client whose calls go through rt and ask for their capacity.
 func (s *backend) client(rt http.RoundTripper) *dynamodb.Client {
 	cfg := s.cfg.Copy()
 	cfg.HTTPClient = &http.Client{Transport: rt}
