@@ -31,16 +31,9 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, st
 	if *segments < 1 || *segments > maxAuditSegments {
 		return fs.usageError("--segments must be within 1–%d, not %d", maxAuditSegments, *segments)
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
-	}
-	db, err := dynamoDB(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
+	cfg, db, code := fs.openTable(ctx, *table, *endpoint)
+	if code != 0 {
+		return code
 	}
 	report, err := store.Audit(ctx, db, cfg.Table, store.AuditOptions{Segments: *segments})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
 )
 
 // errNoTable is the error checkTable returns, wrapped, for a table that does not exist.
@@ -68,4 +69,22 @@ func unreachable(where string, err error) error {
 		err = netErr
 	}
 	return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
+}
+
+// openTable is what a command that works on an existing ledger table does first: read
+// the environment, connect to DynamoDB at endpoint and check the table is there. When
+// it fails it has said why, and code is the exit status.
+func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg config.Config, db *dynamodb.Client, code int) {
+	cfg, ok := f.envConfig(table)
+	if !ok {
+		return cfg, nil, 2
+	}
+	db, err := dynamoDB(ctx, endpoint)
+	if err != nil {
+		return cfg, nil, f.usageError("%v", err)
+	}
+	if err := checkTable(ctx, db, cfg.Table, endpoint); err != nil {
+		return cfg, nil, f.fail(err)
+	}
+	return cfg, db, 0
 }

@@ -64,16 +64,9 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	if *bloquear && *desbloquear {
 		return fs.usageError("give --bloquear or --desbloquear, not both")
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
-	}
-	db, err := dynamoDB(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
+	cfg, db, code := fs.openTable(ctx, *table, *endpoint)
+	if code != 0 {
+		return code
 	}
 	if newLimite == nil && !*bloquear && !*desbloquear {
 		c, err := store.NewReader(db, cfg.Table).Cuenta(ctx, id)

@@ -40,16 +40,9 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
-	}
-	db, err := dynamoDB(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
+	cfg, db, code := fs.openTable(ctx, *table, *endpoint)
+	if code != 0 {
+		return code
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,16 +13,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
@@ -37,7 +26,7 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer

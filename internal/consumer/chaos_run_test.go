@@ -90,7 +90,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		if i == 1 {
 			r.clock.AdvanceTo(w.Lapse)
 		}
-		r.q.Send(messages(phase)...)
+		r.q.Send(sim.Messages(phase)...)
 		if err := r.q.Drain(ctx, sc.Consumers, sc.BatchSize, r.invoke); err != nil {
 			return Result{}, fmt.Errorf("chaos: %s: %w", sc.Prefix, err)
 		}
@@ -112,14 +112,6 @@ func defaults(sc Scenario) Scenario {
 		sc.MaxReceive = 100
 	}
 	return sc
-}
-
-func messages(ds []sim.Delivery) []sim.Message {
-	out := make([]sim.Message, len(ds))
-	for i, d := range ds {
-		out[i] = sim.Message{ID: d.MessageID, Body: d.Body}
-	}
-	return out
 }
 
 // runner is one run's shared state. Consumer c is a Lambda instance: handlers[c], with

@@ -144,7 +144,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return back
 	}
 	drain := func(phase []sim.Delivery) error {
-		q.Send(messages(phase)...)
+		q.Send(sim.Messages(phase)...)
 		if err := q.Drain(ctx, opts.Consumers, consumer.MaxBatch, handle); err != nil {
 			return err
 		}
@@ -204,15 +204,6 @@ func describe(refused []movimiento.Movimiento) []string {
 		default:
 			out = append(out, string(m.Tipo)+" "+m.ID)
 		}
-	}
-	return out
-}
-
-// messages are the deliveries as queue messages.
-func messages(ds []sim.Delivery) []sim.Message {
-	out := make([]sim.Message, len(ds))
-	for i, d := range ds {
-		out[i] = sim.Message{ID: d.MessageID, Body: d.Body}
 	}
 	return out
 }

@@ -17,6 +17,15 @@ type Delivery struct {
 	Body      string
 }
 
+// Messages are the deliveries as messages of a Queue, in order.
+func Messages(ds []Delivery) []Message {
+	out := make([]Message, len(ds))
+	for i, d := range ds {
+		out[i] = Message{ID: d.MessageID, Body: d.Body}
+	}
+	return out
+}
+
 // Mix sets how many of the deliveries misbehave, as fractions of the movements.
 // Duplicates are extra deliveries of a movement under a new message id, spelt as the
 // producer likes (amount "50" or "50.00", raw or in an SNS envelope). Conflicting are

@@ -62,7 +62,7 @@ func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 			t.Skipf("the Lambda Runtime Interface Emulator is not installed (set %s or put aws-lambda-rie on PATH; make test does)", RIEEnv)
 		}
 	}
-	apiAddr, emuAddr := freeAddr(t), freeAddr(t)
+	apiAddr, emuAddr := FreeAddr(t), FreeAddr(t)
 	cmd := exec.Command(rie, "--runtime-api-address", apiAddr,
 		"--runtime-interface-emulator-address", emuAddr, "--log-level", "info", bootstrap)
 	cmd.Env = append(os.Environ(), env...)
@@ -118,8 +118,9 @@ func (f *Function) Invoke(t testing.TB, payload []byte) []byte {
 // and the emulator's REPORT lines with init and invocation durations.
 func (f *Function) Output() string { return f.out.String() }
 
-// freeAddr is a 127.0.0.1 address with a port free at the time of the call.
-func freeAddr(t testing.TB) string {
+// FreeAddr is a 127.0.0.1 address with a port free at the time of the call, for a
+// server a test starts: test servers listen on loopback only.
+func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
