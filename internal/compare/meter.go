@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -200,10 +201,9 @@ func effects(in any) (movements []string, token string) {
 
 func movementKey(cuenta, id string) string { return cuenta + "/" + id }
 
-// text is v's string, or "" when v is not a string.
+// text is v as text: a string or number attribute's value, "" for anything else.
 func text(v types.AttributeValue) string {
-	if s, ok := v.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
+	var s string
+	_ = attributevalue.Unmarshal(v, &s) // anything else leaves ""
+	return s
 }
