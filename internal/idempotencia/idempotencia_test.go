@@ -22,29 +22,16 @@ import (
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// clock is a settable clock, so expiries pass without waiting.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type fixture struct {
 	env   *testenv.DynamoDB
 	svc   *idempotencia.Service
-	clock *clock
+	clock *sim.Clock
 }
 
 func newFixture(t *testing.T, db idempotencia.Client, env *testenv.DynamoDB, cfg idempotencia.Config) *fixture {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	cfg.Table, cfg.Accounts, cfg.Now = env.Tables["idempotencia"], env.Table(), c.now
+	c := sim.NewClock() // expiries pass without waiting
+	cfg.Table, cfg.Accounts, cfg.Now = env.Tables["idempotencia"], env.Table(), c.Now
 	svc, err := idempotencia.New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +139,7 @@ func TestCrashAfterReserveBlocksTheKeyUntilTheInProgressExpiry(t *testing.T) {
 	if e := estado(f.record(t, "MOV#ES01#pago-1")); e != "en-curso" {
 		t.Fatalf("record after the crash: %s, want en-curso", e)
 	}
-	f.clock.advance(29 * time.Second)
+	f.clock.Advance(29 * time.Second)
 	r := f.apply(m, "msg-1")
 	var inProgress *idempotencia.InProgressError
 	if !errors.As(r.Err, &inProgress) || !r.Retry() || inProgress.Key != "MOV#ES01#pago-1" {
@@ -161,7 +148,7 @@ func TestCrashAfterReserveBlocksTheKeyUntilTheInProgressExpiry(t *testing.T) {
 	if got := f.saldo(t, "ES01"); got != "none" {
 		t.Errorf("balance = %s: the effect ran although the crash came before it", got)
 	}
-	f.clock.advance(2 * time.Second)
+	f.clock.Advance(2 * time.Second)
 	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied {
 		t.Fatalf("redelivery after the in-progress expiry: %+v, want applied", r)
 	}
@@ -176,7 +163,7 @@ func TestCrashAfterEffectAppliesAgainOnceTheInProgressExpiryPasses(t *testing.T)
 	m := mov(t, "pago-1", "ES01", "cargo", "50.00")
 	f.apply(mov(t, "nomina", "ES01", "abono", "500.00"), "msg-0")
 	f.apply(m, "msg-1")
-	f.clock.advance(time.Minute) // the message comes back after its visibility timeout
+	f.clock.Advance(time.Minute) // the message comes back after its visibility timeout
 	if r := f.apply(m, "msg-1"); r.Outcome != ledger.Applied {
 		t.Fatalf("redelivery: %+v", r)
 	}
@@ -260,11 +247,11 @@ func TestExpiredRecordNoLongerRecognisesALateDuplicate(t *testing.T) {
 	f := newFixture(t, env.Client, env, idempotencia.Config{Expiry: time.Hour})
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 	f.apply(m, "msg-1")
-	f.clock.advance(59 * time.Minute)
+	f.clock.Advance(59 * time.Minute)
 	if r := f.apply(m, "msg-2"); r.Outcome != ledger.Duplicate {
 		t.Fatalf("duplicate inside the expiry: %+v", r)
 	}
-	f.clock.advance(2 * time.Minute) // expired, not yet deleted: TTL deletes within days
+	f.clock.Advance(2 * time.Minute) // expired, not yet deleted: TTL deletes within days
 	if r := f.apply(m, "msg-3"); r.Outcome != ledger.Applied {
 		t.Fatalf("late duplicate: %+v; the trap would make this applied", r)
 	}
@@ -299,7 +286,7 @@ func TestATransferIsTwoEffectsUnderOneReservation(t *testing.T) {
 	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "60.00/3" || b != "30.00/1" {
 		t.Fatalf("killed between the legs: %s and %s, want the debit alone", a, b)
 	}
-	f.clock.advance(time.Minute)
+	f.clock.Advance(time.Minute)
 	if r := f.apply(traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2"); r.Outcome != ledger.Applied {
 		t.Fatalf("redelivery: %+v", r)
 	}

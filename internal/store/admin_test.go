@@ -111,11 +111,11 @@ func TestAFrozenAccountRefusesDebitsUnderEitherPolicy(t *testing.T) {
 // that lapsed.
 func TestAdministrarDropsLapsedHolds(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Retry, c)
 	apply(t, svc, mov(t, "a", "L", movimiento.Abono, "100.00"))
-	apply(t, svc, hold(t, "h", "L", "30.00", c.now().Add(time.Hour)))
-	c.advance(2 * time.Hour)
+	apply(t, svc, hold(t, "h", "L", "30.00", c.Now().Add(time.Hour)))
+	c.Advance(2 * time.Hour)
 	if _, held := retenido(t, env, "L"); held != "30" {
 		t.Fatalf("before any write: %s held, want the lapsed 30 still in the item", held)
 	}

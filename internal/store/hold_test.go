@@ -17,26 +17,21 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// clock is a settable clock, so holds expire without waiting.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// newClock is a simulated clock at fixedNow, so holds expire without waiting.
+func newClock() *sim.Clock {
+	c := sim.NewClock()
+	c.AdvanceTo(fixedNow)
+	return c
 }
 
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func clocked(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy, c *clock) *store.Ledger {
+func clocked(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy, c *sim.Clock) *store.Ledger {
 	t.Helper()
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy, Now: c.now})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +68,9 @@ func retenido(t *testing.T, env *testenv.DynamoDB, cta string) (saldo, held stri
 
 func TestAHoldReservesFundsUntilItIsCapturedOrReleased(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Retry, c)
-	week := c.now().Add(7 * 24 * time.Hour)
+	week := c.Now().Add(7 * 24 * time.Hour)
 	apply(t, svc, mov(t, "a", "H", movimiento.Abono, "100.00"))
 
 	if r := apply(t, svc, hold(t, "aut-1", "H", "30.00", week)); r.Outcome != ledger.Applied || r.Estado != ledger.Retenida || r.Seq != 0 {
@@ -136,18 +131,18 @@ func TestAHoldReservesFundsUntilItIsCapturedOrReleased(t *testing.T) {
 
 func TestHoldRulesAndExpiry(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Retry, c)
 	apply(t, svc, mov(t, "a", "E", movimiento.Abono, "100.00"))
-	hour := c.now().Add(time.Hour)
+	hour := c.Now().Add(time.Hour)
 	apply(t, svc, hold(t, "aut-1", "E", "60.00", hour))
 
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "holds 60") {
 		t.Errorf("a capture over the hold = %+v, want permanent", r)
 	}
 	for name, m := range map[string]movimiento.Movimiento{
-		"expira in the past":      hold(t, "aut-p", "E", "1.00", c.now().Add(-time.Minute)),
-		"expira beyond 30 days":   hold(t, "aut-f", "E", "1.00", c.now().Add(31*24*time.Hour)),
+		"expira in the past":      hold(t, "aut-p", "E", "1.00", c.Now().Add(-time.Minute)),
+		"expira beyond 30 days":   hold(t, "aut-f", "E", "1.00", c.Now().Add(31*24*time.Hour)),
 		"a hold of another":       settleHold(t, movimiento.Captura, "cap-a", "E", "a", ""),
 		"another currency's hold": mustNew(t, movimiento.Datos{ID: "cap-u", Cuenta: "E", Tipo: movimiento.Captura, Retencion: "aut-1", Importe: "1", Moneda: "USD"}),
 	} {
@@ -159,7 +154,7 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 		t.Errorf("a capture before its hold = %+v, want transient: it may be on its way", r)
 	}
 
-	c.advance(2 * time.Hour) // aut-1 has expired: the next write drops it
+	c.Advance(2 * time.Hour) // aut-1 has expired: the next write drops it
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-late", "E", "aut-1", "")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "expired") {
 		t.Errorf("a capture after expira = %+v, want refused: expired", r)
 	}
@@ -172,7 +167,7 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	if r := apply(t, svc, settleHold(t, movimiento.Liberacion, "lib-late", "E", "aut-1", "")); r.Outcome != ledger.Applied {
 		t.Errorf("a release of a lapsed hold = %+v, want applied (it frees nothing)", r)
 	}
-	report, err := store.Audit(context.Background(), env.Client, env.Table(), store.AuditOptions{Now: c.now})
+	report, err := store.Audit(context.Background(), env.Client, env.Table(), store.AuditOptions{Now: c.Now})
 	if err != nil || !report.OK {
 		t.Errorf("audit = %+v, %v", report, err)
 	}
@@ -189,14 +184,14 @@ func mustNew(t *testing.T, d movimiento.Datos) movimiento.Movimiento {
 
 func TestAFrozenAccountTakesNoNewHoldButCapturesItsOwn(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Reject, c)
 	apply(t, svc, mov(t, "a", "Z", movimiento.Abono, "50.00"))
-	apply(t, svc, hold(t, "aut-1", "Z", "20.00", c.now().Add(time.Hour)))
+	apply(t, svc, hold(t, "aut-1", "Z", "20.00", c.Now().Add(time.Hour)))
 	if _, _, err := svc.Administrar(context.Background(), "Z", bloqueada(true)); err != nil {
 		t.Fatal(err)
 	}
-	if r := apply(t, svc, hold(t, "aut-2", "Z", "1.00", c.now().Add(time.Hour))); r.Outcome != ledger.Rejected || r.Motivo != "cuenta bloqueada" {
+	if r := apply(t, svc, hold(t, "aut-2", "Z", "1.00", c.Now().Add(time.Hour))); r.Outcome != ledger.Rejected || r.Motivo != "cuenta bloqueada" {
 		t.Errorf("a new hold of a frozen account under reject = %+v, want rejected: cuenta bloqueada", r)
 	}
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-1", "Z", "aut-1", "")); r.Outcome != ledger.Applied {
@@ -212,10 +207,10 @@ func TestAFrozenAccountTakesNoNewHoldButCapturesItsOwn(t *testing.T) {
 func TestCaptureAndReleaseRace(t *testing.T) {
 	for round := range 4 {
 		env := testenv.NewDynamoDB(t)
-		c := &clock{t: fixedNow}
+		c := newClock()
 		setup := clocked(t, env, ledger.Retry, c)
 		apply(t, setup, mov(t, "a", "R", movimiento.Abono, "100.00"))
-		apply(t, setup, hold(t, "aut", "R", "40.00", c.now().Add(time.Hour)))
+		apply(t, setup, hold(t, "aut", "R", "40.00", c.Now().Add(time.Hour)))
 		msgs := []movimiento.Movimiento{settleHold(t, movimiento.Captura, "cap", "R", "aut", ""), settleHold(t, movimiento.Liberacion, "lib", "R", "aut", "")}
 		results := make([]ledger.Result, 2)
 		var wg sync.WaitGroup
@@ -248,12 +243,12 @@ func TestCaptureAndReleaseRace(t *testing.T) {
 
 func TestAnAccountHoldsAtMost200(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Retry, c)
 	apply(t, svc, mov(t, "a", "M", movimiento.Abono, "1000.00"))
 	var batch []ledger.Entrega
 	for i := range cuenta.MaxRetenciones + 1 {
-		batch = append(batch, ledger.Entrega{Mov: hold(t, fmt.Sprintf("aut-%03d", i), "M", "1.00", c.now().Add(time.Hour))})
+		batch = append(batch, ledger.Entrega{Mov: hold(t, fmt.Sprintf("aut-%03d", i), "M", "1.00", c.Now().Add(time.Hour))})
 	}
 	results := svc.ApplyAll(context.Background(), batch)
 	for i, r := range results[:cuenta.MaxRetenciones] {
@@ -271,27 +266,27 @@ func TestAnAccountHoldsAtMost200(t *testing.T) {
 
 func TestAuditChecksTheHolds(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	c := &clock{t: fixedNow}
+	c := newClock()
 	svc := clocked(t, env, ledger.Retry, c)
 	ctx := context.Background()
 	apply(t, svc, mov(t, "a", "AH", movimiento.Abono, "100.00"))
-	apply(t, svc, hold(t, "aut-1", "AH", "10.00", c.now().Add(time.Hour)))
-	apply(t, svc, hold(t, "aut-2", "AH", "5.00", c.now().Add(time.Hour)))
+	apply(t, svc, hold(t, "aut-1", "AH", "10.00", c.Now().Add(time.Hour)))
+	apply(t, svc, hold(t, "aut-2", "AH", "5.00", c.Now().Add(time.Hour)))
 	apply(t, svc, settleHold(t, movimiento.Captura, "cap-2", "AH", "aut-2", "5.00"))
-	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.now}); err != nil || !report.OK {
+	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.Now}); err != nil || !report.OK {
 		t.Fatalf("healthy holds: %+v, %v", report, err)
 	}
 	_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:        aws.String(env.Table()),
 		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#AH"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
 		UpdateExpression: aws.String("SET retenciones = :other"), ExpressionAttributeValues: item{":other": &types.AttributeValueMemberM{Value: item{
-			"aut-9": &types.AttributeValueMemberM{Value: item{"importe": &types.AttributeValueMemberN{Value: "10"}, "expira": &types.AttributeValueMemberS{Value: c.now().Add(time.Hour).Format(time.RFC3339)}}},
+			"aut-9": &types.AttributeValueMemberM{Value: item{"importe": &types.AttributeValueMemberN{Value: "10"}, "expira": &types.AttributeValueMemberS{Value: c.Now().Add(time.Hour).Format(time.RFC3339)}}},
 		}}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.now})
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: c.Now})
 	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold aut-1 is held until") ||
 		!strings.Contains(report.Broken[0].Reason, "active hold aut-9") {
 		t.Fatalf("the account's holds swapped for one that was never taken: %+v, %v", report, err)
