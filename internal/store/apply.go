@@ -106,6 +106,9 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		resolved := map[int]bool{}
 		for _, rec := range exists.Records {
 			d := p.decisions[p.guarded[rec.Index]]
+			if resolved[d.entrega] { // a transfer's credit leg, after its own record: that one answers
+				continue
+			}
 			res[d.entrega] = existing(es[d.entrega].Mov, rec.Item, res[d.entrega].Attempts+r.Attempts)
 			resolved[d.entrega] = true
 		}
@@ -245,7 +248,7 @@ func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
 			return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: m0.Huella(), HuellaNueva: h}}
 		}
 		return ledger.Result{Outcome: ledger.Duplicate, Estado: r0.Estado, Seq: r0.Seq, SaldoTras: r0.SaldoTras, Motivo: r0.Motivo}
-	case errors.As(r0.Err, &conflicting) && conflicting.HuellaGuardada != h:
+	case errors.As(r0.Err, &conflicting) && !m.MatchesHuella(conflicting.HuellaGuardada):
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: conflicting.HuellaGuardada, HuellaNueva: h}}
 	case r0.Outcome == ledger.Failed && h == m0.Huella():
 		return r0 // the same fact failed: it fails alike, and comes back if that one does

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,6 +63,12 @@ func TestYesterdaysFingerprintStillRecognisesItsDuplicate(t *testing.T) {
 	other, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "JP01", Tipo: movimiento.Abono, Importe: "101", Moneda: "JPY"})
 	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: other, Origen: "msg-2"}); r.Outcome != ledger.ConflictingDuplicate {
 		t.Fatalf("another amount under the same id = %+v, want a conflicting duplicate", r)
+	}
+	// The same two in one batch, the altered one first: the genuine copy is still
+	// recognised by yesterday's fingerprint, not failed as a conflict with its neighbour.
+	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: other, Origen: "msg-3"}, {Mov: m, Origen: "msg-4"}})
+	if rs[0].Outcome != ledger.ConflictingDuplicate || rs[1].Outcome == ledger.ConflictingDuplicate || errors.Is(rs[1].Err, ledger.ErrPermanent) {
+		t.Fatalf("batch [altered, genuine] = %+v, want a conflict, then no permanent verdict on the genuine copy", rs)
 	}
 }
 

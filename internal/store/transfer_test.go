@@ -58,8 +58,8 @@ func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
 	// Redeliveries: the same message, an SNS copy under another message id, and a late
 	// one after more movements — each a duplicate, nothing moves.
 	for _, origen := range []string{"msg-tr-1", "sns-copy"} {
-		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: traspaso(t, "tr-1", "T1", "T2", "25"), Origen: origen}); r.Outcome != ledger.Duplicate || r.Seq != 2 {
-			t.Errorf("redelivery from %s = %+v, want a duplicate of seq 2", origen, r)
+		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: traspaso(t, "tr-1", "T1", "T2", "25"), Origen: origen}); r.Outcome != ledger.Duplicate || r.Seq != 2 || r.SaldoTras.String() != "75" {
+			t.Errorf("redelivery from %s = %+v, want a duplicate of seq 2 leaving T1 at 75", origen, r)
 		}
 	}
 	apply(t, svc, mov(t, "c", "T2", movimiento.Cargo, "26.00"))
