@@ -100,6 +100,10 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		l.remember(p, r.Versions)
 		for _, d := range p.decisions {
 			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
+			if d.replace != nil { // what the record marked says now, for the next round
+				m := es[d.entrega].Mov
+				records[movID{m.Cuenta, referred(m)}] = d.replace.Item
+			}
 		}
 		return pending[len(chunk):] // the chunk is a prefix of pending
 	case errors.As(err, &exists):

@@ -180,3 +180,24 @@ func TestAuditChecksTheReversalLinks(t *testing.T) {
 		t.Fatalf("a reversed movement that names another reversal: %+v, %v", report, err)
 	}
 }
+
+// Two reversals of one movement in one batch: the first is applied, the second refused
+// naming it, in two transactions — the second is planned on the original as the first
+// left it, not as it was read.
+func TestTwoReversalsInOneBatchCostTwoTransactions(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, ft := countingService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "D", movimiento.Abono, "100.00"))
+	apply(t, svc, mov(t, "pago", "D", movimiento.Cargo, "25.00"))
+	ft.ResetCounts()
+	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{
+		{Mov: anulacion(t, "an-1", "D", "pago", "", "")}, {Mov: anulacion(t, "an-2", "D", "pago", "", "")},
+	})
+	if rs[0].Outcome != ledger.Applied || !errors.Is(rs[1].Err, ledger.ErrPermanent) || !strings.Contains(rs[1].Err.Error(), "already reversed by an-1") {
+		t.Fatalf("results = %+v, want an-1 applied and an-2 refused naming it", rs)
+	}
+	if n := ft.Calls("TransactWriteItems"); n != 2 {
+		t.Errorf("%d transactions, want 2", n)
+	}
+	assertAccount(t, env, "D", "100", 3, 3)
+}
