@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,7 +40,7 @@ func appendAction(b []byte, table string, item Item, cond string, names map[stri
 	b = appendMap(b, item)
 	b = appendString(b, cond)
 	b = binary.AppendUvarint(b, uint64(len(names)))
-	for _, k := range slices.Sorted(maps.Keys(names)) {
+	for _, k := range sortedKeys(names) {
 		b = appendString(appendString(b, k), names[k])
 	}
 	return appendMap(b, values)
@@ -55,7 +54,7 @@ func appendString(b []byte, s string) []byte {
 // appendMap encodes a map's entries sorted by name, after their count.
 func appendMap(b []byte, m map[string]types.AttributeValue) []byte {
 	b = binary.AppendUvarint(append(b, 'M'), uint64(len(m)))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range sortedKeys(m) {
 		b = appendValue(appendString(b, k), m[k])
 	}
 	return b
@@ -107,4 +106,15 @@ func appendSet(b []byte, members []string) []byte {
 		b = appendString(b, m)
 	}
 	return b
+}
+
+// sortedKeys is m's keys in order, collected into one right-sized slice (this is on every
+// request's path).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
