@@ -86,11 +86,11 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		}
 		r.rngs[c] = rand.New(rand.NewPCG(sc.Seed, uint64(c)+1))
 	}
-	for i, phase := range [][]sim.Delivery{sched.Deliveries, sched.Tail, sched.Late} {
+	for i, phase := range [][]sim.Message{sched.Deliveries, sched.Tail, sched.Late} {
 		if i == 1 {
 			r.clock.AdvanceTo(w.Lapse)
 		}
-		r.q.Send(sim.Messages(phase)...)
+		r.q.Send(phase...)
 		if err := r.q.Drain(ctx, sc.Consumers, sc.BatchSize, r.invoke); err != nil {
 			return Result{}, fmt.Errorf("chaos: %s: %w", sc.Prefix, err)
 		}

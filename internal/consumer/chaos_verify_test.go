@@ -113,20 +113,20 @@ func (v *verifier) deliveries() {
 	s := v.res.Schedule
 	for _, d := range slices.Concat(s.Deliveries, s.Tail, s.Late) {
 		m, err := movimiento.Parse([]byte(d.Body))
-		f := v.res.Fates[d.MessageID]
+		f := v.res.Fates[d.ID]
 		key := m.Cuenta + "/" + m.ID
 		w, ofWorkload := v.workload[key]
 		switch {
 		case err != nil:
 			if !(f.Parked || f.Dead) || f.Reason == "" {
-				v.bad(d.MessageID, "malformed message not sent to the DLQ with a reason (fate %+v)", f)
+				v.bad(d.ID, "malformed message not sent to the DLQ with a reason (fate %+v)", f)
 			}
 		case ofWorkload && w.Huella() != m.Huella():
 			if !(f.Parked || f.Dead) || f.Outcome != ledger.ConflictingDuplicate || f.Reason == "" {
-				v.bad(d.MessageID, "late conflicting replay not refused as a conflicting duplicate with a reason (fate %+v)", f)
+				v.bad(d.ID, "late conflicting replay not refused as a conflicting duplicate with a reason (fate %+v)", f)
 			}
 		default:
-			v.sent[key] = append(v.sent[key], d.MessageID)
+			v.sent[key] = append(v.sent[key], d.ID)
 		}
 	}
 }

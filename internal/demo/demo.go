@@ -143,8 +143,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		bar.set(q.Settled()) // the batches settled before this one
 		return back
 	}
-	drain := func(phase []sim.Delivery) error {
-		q.Send(sim.Messages(phase)...)
+	drain := func(phase []sim.Message) error {
+		q.Send(phase...)
 		if err := q.Drain(ctx, opts.Consumers, consumer.MaxBatch, handle); err != nil {
 			return err
 		}

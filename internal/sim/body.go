@@ -12,6 +12,17 @@ func Body(m movimiento.Movimiento) string {
 	return mustJSON(wire(m, m.ImporteTexto()))
 }
 
+// SNSEnvelope is body as SNS delivers it to a queue without raw message delivery: a
+// Notification, under SNS's message id snsID, whose Message is body.
+func SNSEnvelope(snsID, body string) string {
+	return mustJSON(map[string]string{
+		"Type":      "Notification",
+		"MessageId": snsID,
+		"TopicArn":  "arn:aws:sns:us-east-1:123456789012:movimientos",
+		"Message":   body,
+	})
+}
+
 // wire is m's message members, with importe as given; members m does not carry are
 // left out.
 func wire(m movimiento.Movimiento, importe string) map[string]string {

@@ -10,46 +10,26 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Delivery is one message on the queue: its id and body. Several deliveries may carry
-// the same movement (a producer retry, an SNS fan-out), each with its own message id.
-type Delivery struct {
-	MessageID string
-	Body      string
-}
-
-// Messages are the deliveries as messages of a Queue, in order.
-func Messages(ds []Delivery) []Message {
-	out := make([]Message, len(ds))
-	for i, d := range ds {
-		out[i] = Message{ID: d.MessageID, Body: d.Body}
-	}
-	return out
-}
-
-// Mix sets how many of the deliveries misbehave, as fractions of the movements.
-// Duplicates are extra deliveries of a movement under a new message id, spelt as the
-// producer likes (amount "50" or "50.00", raw or in an SNS envelope). Conflicting are
-// deliveries reusing the id of a movement with an amount (an abono, cargo, transfer or
-// hold) for another amount, a producer bug the ledger must refuse; the first of them
-// reuses a transfer's when there is one. Malformed are bodies that are not valid
-// movements.
+// Mix sets how many deliveries misbehave, as fractions of the movements. Duplicates
+// are extra deliveries of a movement under a new message id, spelt as a producer might
+// (amount "50" or "50.00", raw or in an SNS envelope). Conflicting reuse the id of an
+// abono, cargo, transfer or hold for another amount, a producer bug the ledger must
+// refuse; the first reuses a transfer's when there is one. Malformed are not movements.
 type Mix struct {
 	Duplicates  float64
 	Conflicting float64
 	Malformed   float64
 }
 
-// Schedule is what a queue carries for a workload, phase by phase. Deliveries carry
-// the movements before the workload's tail, Tail those of its tail (sent once the
-// clock has passed the workload's Lapse), each shuffled: duplicates and reordering
-// included. Late are sent once the rest is done: the conflicting deliveries (a
-// producer bug replaying an old id), so that the genuine movement is the one recorded
-// first and the conflicting one is the one refused, and the workload's movements
-// refused by design.
+// Schedule is what a queue carries for a workload, phase by phase, each shuffled.
+// Deliveries carry the movements before the workload's tail; Tail those of its tail,
+// sent once the clock has passed the workload's Lapse. Late are sent last: the
+// conflicting replays (so that the genuine movement is the one recorded) and the
+// movements refused by design.
 type Schedule struct {
-	Deliveries []Delivery
-	Tail       []Delivery
-	Late       []Delivery
+	Deliveries []Message
+	Tail       []Message
+	Late       []Message
 }
 
 // Deliveries turns w into a schedule with faults, reproducibly from seed.
@@ -58,11 +38,11 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 	n := len(w.Movements)
 	var s Schedule
 	next := 0
-	deliver := func(to *[]Delivery, body string) {
+	deliver := func(to *[]Message, body string) {
 		next++
-		*to = append(*to, Delivery{MessageID: fmt.Sprintf("msg-%d-%07d", seed, next), Body: body})
+		*to = append(*to, Message{ID: fmt.Sprintf("msg-%d-%07d", seed, next), Body: body})
 	}
-	phase := func(i int) *[]Delivery {
+	phase := func(i int) *[]Message {
 		if i >= n-w.Tail {
 			return &s.Tail
 		}
@@ -78,7 +58,7 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 	for i := range int(float64(n) * f.Malformed) {
 		deliver(&s.Deliveries, malformed[i%len(malformed)])
 	}
-	for _, ds := range [][]Delivery{s.Deliveries, s.Tail} {
+	for _, ds := range [][]Message{s.Deliveries, s.Tail} {
 		rng.Shuffle(len(ds), func(i, j int) { ds[i], ds[j] = ds[j], ds[i] })
 	}
 	amounts := slices.DeleteFunc(slices.Clone(w.Movements), func(m movimiento.Movimiento) bool {
@@ -117,12 +97,7 @@ func respell(m movimiento.Movimiento, rng *rand.Rand) string {
 	if rng.IntN(2) == 0 {
 		return body
 	}
-	return mustJSON(map[string]string{
-		"Type":      "Notification",
-		"MessageId": fmt.Sprintf("sns-%s", m.ID),
-		"TopicArn":  "arn:aws:sns:us-east-1:123456789012:movimientos",
-		"Message":   body,
-	})
+	return SNSEnvelope("sns-"+m.ID, body)
 }
 
 var malformed = []string{

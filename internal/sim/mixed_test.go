@@ -28,7 +28,7 @@ func TestAbonoCargoWorkloadsStayTheSame(t *testing.T) {
 	}
 	s := Deliveries(w, Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, 1)
 	for _, d := range append(s.Deliveries, s.Late...) {
-		fmt.Fprintln(h, d.MessageID, d.Body)
+		fmt.Fprintln(h, d.ID, d.Body)
 	}
 	if got, want := fmt.Sprintf("%x", h.Sum(nil)), "de3071152bf8e6074ca81cb7edcbf7f0afa4ab8869f536ba18adf7d89be4222b"; got != want {
 		t.Errorf("seed 1 generated another workload: hash %s, want %s", got, want)
@@ -233,7 +233,7 @@ func TestDeliveriesOfAMixedWorkloadKeepItsPhases(t *testing.T) {
 		huella[m.Cuenta+"/"+m.ID] = m.Huella()
 		tail[m.Cuenta+"/"+m.ID] = i >= len(w.Movements)-w.Tail
 	}
-	for phase, ds := range map[string][]Delivery{"deliveries": s.Deliveries, "tail": s.Tail} {
+	for phase, ds := range map[string][]Message{"deliveries": s.Deliveries, "tail": s.Tail} {
 		for _, d := range ds {
 			m, err := movimiento.Parse([]byte(d.Body))
 			if err != nil {

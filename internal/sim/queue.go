@@ -14,8 +14,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
 
-// Message is one message on the queue. Receives counts how often it has been received,
-// the current receipt included (SQS's ApproximateReceiveCount).
+// Message is one message on the queue. Several may carry the same movement (a producer
+// retry, an SNS fan-out), each under its own ID. Receives counts its receipts, the
+// current one included (SQS's ApproximateReceiveCount).
 type Message struct {
 	ID       string
 	Body     string
@@ -44,18 +45,13 @@ type QueueOptions struct {
 }
 
 // Queue is an in-memory SQS standard queue with a redrive policy, on simulated time: at
-// least once and out of order. A received message is invisible until it is settled:
-// deleted, or left to come back when its visibility timeout passes — or, once received
-// MaxReceive times, moved to the dead-letter list. The demo, the comparison and the
-// reliability tests drive the real consumer through it, so each exercises the same
-// delivery semantics without a network. It is safe for concurrent use.
+// least once and out of order, without a network. A received message is invisible
+// until it is deleted, or comes back when its visibility timeout passes, or after
+// MaxReceive receives goes to the dead-letter list. It is safe for concurrent use.
 type Queue struct {
-	opts QueueOptions
-	mu   sync.Mutex
-	// pending is in (re-)enqueue order among messages visible at the same instant, an
-	// order the stable sort in Receive keeps: a standard queue is roughly first in,
-	// first out.
-	pending  []Message
+	opts     QueueOptions
+	mu       sync.Mutex
+	pending  []Message // in (re-)enqueue order among those visible at once: roughly FIFO
 	inflight int
 	sent     int // every message sent is pending, in flight, or settled (deleted or dead)
 	dead     []Message
@@ -84,11 +80,10 @@ func (q *Queue) Send(msgs ...Message) {
 	}
 }
 
-// Receive takes up to n visible messages (at most consumer.MaxBatch), oldest first, and puts
-// them in flight. When none is visible and none is in flight, the clock moves to the
-// first that will be. open is false once nothing is pending and nothing is in flight:
-// there is nothing left to wait for. An empty batch with open true means others are in
-// flight and may come back sooner.
+// Receive takes up to n visible messages (at most consumer.MaxBatch), oldest first, and
+// puts them in flight. When none is visible and none is in flight, the clock moves to
+// the first that will be. open is false once nothing is pending or in flight; an empty
+// batch with open true means others are in flight and may come back.
 func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -96,7 +91,6 @@ func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	if len(q.pending) == 0 {
 		return nil, q.inflight > 0
 	}
-	// Sorted by visibility, the visible messages are the head of pending.
 	slices.SortStableFunc(q.pending, func(a, b Message) int { return a.visibleAt.Compare(b.visibleAt) })
 	if first := q.pending[0].visibleAt; first.After(clock.Now()) {
 		if q.inflight > 0 {
@@ -119,9 +113,8 @@ func (q *Queue) Receive(n int) (batch []Message, open bool) {
 }
 
 // Settle ends the receipt of batch, which Receive returned. The messages back names (by
-// ID) come back when their visibility timeout passes — as after a reported failure, a
-// crashed consumer, or a visibility timeout that expired before the delete — or go to
-// the dead-letter list after MaxReceive receives; the others are deleted.
+// ID) come back when their visibility timeout passes, or go to the dead-letter list
+// after MaxReceive receives; the others are deleted.
 func (q *Queue) Settle(batch []Message, back map[string]bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -151,16 +144,14 @@ func (q *Queue) Dead() []Message {
 	return slices.Clone(q.dead)
 }
 
-// Handle is what a consumer does with one batch: consumer is its index (0 ≤ consumer <
-// the number draining), batch the messages as Lambda would hand them over. It returns
-// the ids of the messages that must come back.
+// Handle is what consumer number consumer does with one batch, as Lambda hands it
+// over. It returns the ids of the messages that must come back.
 type Handle func(ctx context.Context, consumer int, batch []events.SQSMessage) (back map[string]bool)
 
-// Drain runs consumers concurrent loops that receive batches of up to batchSize and
-// hand each to handle, until nothing is pending or in flight. Each receive settles at
-// least one receipt and a message is received at most MaxReceive times, so a consumer
-// that receives more batches than messages sent × MaxReceive stops with an error; waits
-// for messages in flight are bounded by ctx.
+// Drain runs consumers concurrent loops that hand batches of up to batchSize to handle,
+// until nothing is pending or in flight. A consumer that receives more batches than
+// messages sent × MaxReceive stops with an error; waits for messages in flight are
+// bounded by ctx.
 func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Handle) error {
 	var g errgroup.Group
 	for c := range consumers {
@@ -180,11 +171,11 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 					select {
 					case <-ctx.Done():
 						return fmt.Errorf("sim: the queue did not drain: %w", ctx.Err())
-					case <-time.After(inFlightPause):
+					case <-time.After(time.Millisecond):
 					}
 					continue
 				}
-				batches++ // waits for messages in flight are bounded by ctx, not counted
+				batches++
 				evs := make([]events.SQSMessage, len(batch))
 				for i, m := range batch {
 					evs[i] = m.Event()
@@ -195,6 +186,3 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 	}
 	return g.Wait()
 }
-
-// inFlightPause is how long a consumer waits when every message is in flight elsewhere.
-const inFlightPause = time.Millisecond

@@ -69,17 +69,17 @@ func TestDeliveriesCarryEveryMovementAtLeastOnce(t *testing.T) {
 	}
 	bad := 0
 	for _, d := range s.Deliveries {
-		if ids[d.MessageID] {
-			t.Fatalf("message id %s used twice", d.MessageID)
+		if ids[d.ID] {
+			t.Fatalf("message id %s used twice", d.ID)
 		}
-		ids[d.MessageID] = true
+		ids[d.ID] = true
 		m, err := movimiento.Parse([]byte(d.Body))
 		if err != nil {
 			bad++
 			continue
 		}
 		if m.Huella() != huella[m.ID] {
-			t.Errorf("delivery %s of %s changed the movement", d.MessageID, m.ID)
+			t.Errorf("delivery %s of %s changed the movement", d.ID, m.ID)
 		}
 		seen[m.ID]++
 	}
