@@ -16,60 +16,39 @@ import (
 // Fault is one kind of injected failure.
 type Fault int
 
-// The faults the transport can inject.
+// The faults the transport can inject. All but LostResponse answer the call without
+// sending it.
 const (
-	// InternalError answers 500 InternalServerError without sending the call.
-	InternalError Fault = iota + 1
-	// Throttling answers 400 ThrottlingException without sending the call.
-	Throttling
-	// TransactionConflict answers a TransactWriteItems with TransactionCanceledException
-	// whose reasons are all TransactionConflict, without sending it.
-	TransactionConflict
+	InternalError       Fault = iota + 1 // 500 InternalServerError
+	Throttling                           // 400 ThrottlingException
+	TransactionConflict                  // TransactionCanceledException, every reason TransactionConflict
 	// LostResponse sends the call, lets the server commit it, then fails as if the
 	// connection dropped before the answer arrived.
 	LostResponse
-	// Validation answers 400 ValidationException without sending the call: a request
-	// DynamoDB can never accept (a number beyond 38 digits, an item over 400 KB).
+	// Validation is 400 ValidationException: a request DynamoDB can never accept (a
+	// number beyond 38 digits, an item over 400 KB).
 	Validation
-	// ValidationCancelled answers a TransactWriteItems with TransactionCanceledException
-	// whose first reason is ValidationError, without sending it.
-	ValidationCancelled
-	// NotFound answers 400 ResourceNotFoundException without sending the call, as
-	// DescribeTable may right after CreateTable on DynamoDB.
-	NotFound
+	ValidationCancelled // TransactionCanceledException whose first reason is ValidationError
+	NotFound            // 400 ResourceNotFoundException, as DescribeTable may right after CreateTable
 )
 
+var faultNames = map[Fault]string{InternalError: "5xx", Throttling: "throttling", TransactionConflict: "transaction-conflict",
+	LostResponse: "lost-response", Validation: "validation", ValidationCancelled: "validation-cancelled", NotFound: "not-found"}
+
 func (f Fault) String() string {
-	switch f {
-	case InternalError:
-		return "5xx"
-	case Throttling:
-		return "throttling"
-	case TransactionConflict:
-		return "transaction-conflict"
-	case LostResponse:
-		return "lost-response"
-	case Validation:
-		return "validation"
-	case ValidationCancelled:
-		return "validation-cancelled"
-	case NotFound:
-		return "not-found"
+	if name, ok := faultNames[f]; ok {
+		return name
 	}
 	return fmt.Sprintf("fault(%d)", int(f))
 }
 
-// ErrLostResponse is the transport error a LostResponse fault produces. The SDK treats
-// it as a connection error and retries the call, as it would in production.
+// ErrLostResponse is the error a LostResponse fault produces; the SDK retries it as a
+// connection error, as it would in production.
 var ErrLostResponse = errors.New("sim: connection lost after the request was sent")
 
-// Transport injects DynamoDB failures into the real SDK's HTTP traffic, for tests and
-// for `ledger compare`: an http.RoundTripper that can answer a call with an error before
-// it reaches the server (5xx, throttling, a cancelled transaction, a validation error, a
-// table not found) or forward it and
-// then lose the response (the write committed, the caller never hears so). It also
-// counts calls per operation, which is how the comparison measures calls per movement.
-// The zero value is not usable; use NewTransport.
+// Transport is an http.RoundTripper that injects DynamoDB failures (the Faults) into the
+// real SDK's traffic, for tests and `ledger compare`, and counts calls per operation,
+// which is how the comparison measures calls per movement. Use NewTransport.
 type Transport struct {
 	base http.RoundTripper
 
@@ -81,8 +60,8 @@ type Transport struct {
 	rtt      time.Duration
 }
 
-// NewTransport wraps base (when nil, a connection pool of its own, so that connections a
-// LostResponse fault abandoned are never reused by another client).
+// NewTransport wraps base (when nil, a connection pool of its own, so that no other
+// client reuses the connections a LostResponse abandoned).
 func NewTransport(base http.RoundTripper) *Transport {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
@@ -98,19 +77,16 @@ func (t *Transport) Inject(op string, faults ...Fault) {
 	t.pending[op] = append(t.pending[op], faults...)
 }
 
-// SetChooser installs a function asked for every call that has no queued fault: it
-// returns the fault to inject, or 0 for none. Randomised tests use it with a seeded
-// source; it must be safe for concurrent use.
+// SetChooser installs choose, asked for every call that has no queued fault for the
+// fault to inject (0 for none); it must be safe for concurrent use.
 func (t *Transport) SetChooser(choose func(op string) Fault) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.chooser = choose
 }
 
-// SetRoundTrip makes every call take at least d, simulating a network round trip. On
-// DynamoDB a round trip includes the service's own time, so a local emulator's
-// processing counts toward d instead of being added to it: only an emulator slower
-// than d shows through.
+// SetRoundTrip makes every call take at least d, a network round trip that includes
+// the server's own time, as on DynamoDB: only an emulator slower than d shows through.
 func (t *Transport) SetRoundTrip(d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -247,8 +223,8 @@ func errorResponse(req *http.Request, status int, code, msg, extra string) *http
 }
 
 // cancellationReasons lists one reason per action of the request, as DynamoDB does:
-// code for every action of a transaction conflict, code for the first and None for the
-// rest otherwise. It reads the request's body, which is not sent anywhere else.
+// code for every action of a transaction conflict, otherwise for the first and None for
+// the rest. It consumes the request's body.
 func cancellationReasons(req *http.Request, code, msg string) string {
 	var in struct{ TransactItems []json.RawMessage }
 	if req.Body != nil {

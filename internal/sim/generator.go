@@ -13,8 +13,10 @@ import (
 )
 
 // generator draws a workload movement by movement and keeps its books: every account's
-// balance (Workload.Saldos), and the funds its debits may draw on, which only abonos
-// bring in (see the package's doc).
+// balance, and the funds its debits may draw on. Only abonos bring funds in: what a
+// transfer, a reversal of a cargo, a capture or release gives back is never drawn on
+// again, so each debit has its funds in any arrival order once its account's abonos
+// are in. An account takes at most cuenta.MaxRetenciones holds.
 type generator struct {
 	spec      Spec
 	rng       *rand.Rand
@@ -96,20 +98,20 @@ func (g *generator) step(i int) {
 func (g *generator) plain() {
 	c := g.cuentas[g.rng.IntN(len(g.cuentas))]
 	tipo, cents := movimiento.Abono, 100+g.rng.Int64N(99_900) // 1.00 … 999.99
-	if avail := g.available(c); g.rng.IntN(10) < 4 && avail.GreaterThan(decimal.New(100, -2)) {
+	if avail := g.funds[c]; g.rng.IntN(10) < 4 && avail.GreaterThan(oneUnit) {
 		tipo, cents = movimiento.Cargo, 1+g.rng.Int64N(avail.Shift(2).IntPart())
 	}
-	m := g.add(movimiento.Datos{Cuenta: c, Tipo: tipo, Importe: amount(cents), Moneda: g.spec.Moneda})
-	g.post(c, m.Delta())
-	g.funds[c] = g.funds[c].Add(m.Delta())
-	g.reversible = append(g.reversible, m)
+	g.book(c, tipo, cents)
 }
 
 // abono draws an abono to c.
-func (g *generator) abono(c string) {
-	m := g.add(movimiento.Datos{Cuenta: c, Tipo: movimiento.Abono, Importe: amount(100 + g.rng.Int64N(99_900)), Moneda: g.spec.Moneda})
+func (g *generator) abono(c string) { g.book(c, movimiento.Abono, 100+g.rng.Int64N(99_900)) }
+
+// book adds an abono or cargo of cents to c.
+func (g *generator) book(c string, tipo movimiento.Tipo, cents int64) {
+	m := g.add(movimiento.Datos{Cuenta: c, Tipo: tipo, Importe: amount(cents), Moneda: g.spec.Moneda})
 	g.post(c, m.Delta())
-	g.funds[c] = g.funds[c].Add(m.Importe)
+	g.funds[c] = g.funds[c].Add(m.Delta())
 	g.reversible = append(g.reversible, m)
 }
 
@@ -122,8 +124,8 @@ func (g *generator) transfer() bool {
 	}
 	i := g.rng.IntN(n)
 	from := g.cuentas[i]
-	avail := g.available(from)
-	if !avail.GreaterThan(decimal.New(100, -2)) {
+	avail := g.funds[from]
+	if !avail.GreaterThan(oneUnit) {
 		return false
 	}
 	j := g.rng.IntN(n - 1) // any account but from
@@ -147,7 +149,7 @@ func (g *generator) reversal() bool {
 	}
 	k := g.rng.IntN(len(g.reversible))
 	o := g.reversible[k]
-	if o.Tipo == movimiento.Abono && g.available(o.Cuenta).LessThan(o.Importe) {
+	if o.Tipo == movimiento.Abono && g.funds[o.Cuenta].LessThan(o.Importe) {
 		return false
 	}
 	g.reversible = slices.Delete(g.reversible, k, k+1)
@@ -182,8 +184,8 @@ func (g *generator) places(i int) int {
 // place is left for that.
 func (g *generator) hold(i int) bool {
 	c := g.cuentas[g.rng.IntN(len(g.cuentas))]
-	avail := g.available(c)
-	if !avail.GreaterThan(decimal.New(100, -2)) || g.holds[c] >= cuenta.MaxRetenciones {
+	avail := g.funds[c]
+	if !avail.GreaterThan(oneUnit) || g.holds[c] >= cuenta.MaxRetenciones {
 		return false
 	}
 	lapse := i < g.tailStart && g.rng.IntN(4) == 0
@@ -250,12 +252,6 @@ func (g *generator) refusals() {
 	}
 }
 
-// available is what a debit of account c may take: what its abonos brought in and no
-// debit or hold has taken, never more than its balance less what its holds reserve.
-func (g *generator) available(c string) decimal.Decimal {
-	return g.funds[c]
-}
-
 // add builds d as the workload's next movement; the caller books what it posts.
 func (g *generator) add(d movimiento.Datos) movimiento.Movimiento {
 	m := g.build(d)
@@ -286,6 +282,9 @@ func (g *generator) post(c string, delta decimal.Decimal) {
 		g.credited = g.credited.Add(delta)
 	}
 }
+
+// oneUnit is 1.00: a debit is drawn only from an account with more available.
+var oneUnit = decimal.New(100, -2)
 
 // amount is cents as decimal text: 1234 is "12.34".
 func amount(cents int64) string { return decimal.New(cents, -2).StringFixed(2) }

@@ -13,14 +13,12 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// numericOrder puts Query results in DynamoDB's order where minidyn does not: minidyn
-// sorts every key as text, so on a number sort key 10 comes before 9 and an account's
-// statement (index por_seq, sort key seq N) would page out of order. For a Query of a
-// table or index with a number sort key, it asks minidyn for every matching item,
-// sorts them by value and pages them itself (ExclusiveStartKey, Limit,
-// LastEvaluatedKey). A Query it could not re-page faithfully passes through unchanged:
-// one with a FilterExpression (Limit counts items before the filter), a
-// ProjectionExpression (it may drop the keys) or a Select. So do all other operations.
+// numericOrder pages a Query on a number sort key in numeric order: minidyn sorts keys
+// as text, so 10 would come before 9 in an account's statement (index por_seq). It asks
+// minidyn for every matching item, sorts them and pages them itself. Other operations
+// pass through, and so does a Query it cannot re-page faithfully: one with a
+// FilterExpression (Limit counts before the filter), a ProjectionExpression (it may
+// drop the keys) or a Select.
 type numericOrder struct {
 	next http.Handler
 }
@@ -28,7 +26,7 @@ type numericOrder struct {
 // maxRequest bounds a request body read here; DynamoDB's own limit is far below it.
 const maxRequest = 16 << 20
 
-// query is the part of a Query request numericOrder reads.
+// query is what numericOrder reads of a Query.
 type query struct {
 	TableName            string
 	IndexName            string
@@ -115,8 +113,7 @@ func (h numericOrder) forward(w http.ResponseWriter, r *http.Request, body []byt
 	h.next.ServeHTTP(w, r2)
 }
 
-// call asks minidyn for the operation op with input in, as r's client, and decodes a
-// successful answer into out.
+// call asks minidyn for op with input in, as r's client, and decodes a success into out.
 func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -129,15 +126,14 @@ func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
 	return rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), out) == nil
 }
 
-// keySchema is what ordering needs to know of a table or index: its sort key, and
-// every key attribute an item's position is named by.
+// keySchema is what ordering needs of a table or index.
 type keySchema struct {
 	rangeKey string
 	names    []string // table and index key attributes, the sort key's tie-breakers
 }
 
-// describe reads the key schema of table (of its index, when index is not empty) from
-// minidyn; ok is false when there is none with a sort key.
+// describe reads the key schema of table, or of its index when index is not empty; ok
+// is false when it has no sort key.
 func (h numericOrder) describe(r *http.Request, table, index string) (ks keySchema, ok bool) {
 	type key struct{ AttributeName, KeyType string }
 	var out struct {
@@ -170,8 +166,8 @@ func (h numericOrder) describe(r *http.Request, table, index string) (ks keySche
 	return ks, ks.rangeKey != ""
 }
 
-// compare orders items by the sort key's value, then by their other key attributes,
-// so items with equal sort keys keep one order from page to page.
+// compare orders items by the sort key's value, then by their other key attributes, so
+// that items with equal sort keys keep one order from page to page.
 func (ks keySchema) compare(a, b map[string]attr) int {
 	if c := decimalOf(a[ks.rangeKey]).Cmp(decimalOf(b[ks.rangeKey])); c != 0 {
 		return c
