@@ -1,11 +1,6 @@
-// Package demo runs the product end to end on the embedded DynamoDB: a seeded workload
-// over a few accounts — abonos and cargos, transfers, reversals, holds captured (in
-// full or in part), released or left to lapse — delivered at least once through the
-// real consumer handler: duplicates under new message ids, SNS envelopes, redeliveries
-// of the same message, shuffled order, concurrent batches, a few malformed and
-// conflicting messages, and the movements built to be refused. Midway an operator
-// freezes an account and unfreezes it later; the simulated clock passes the holds'
-// expiry. Then the audit, and a comparison of everything recorded with the workload.
+// Package demo runs `ledger demo`: a seeded workload delivered at least once, with
+// faults, through the real consumer to the embedded DynamoDB, then audited and read
+// back against the workload.
 package demo
 
 import (
@@ -13,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -38,23 +32,20 @@ type Options struct {
 	Terminal bool
 }
 
-// Summary is what the demo did and found. Kinds counts the workload's movements by
-// kind; Refused describes the movements built to be refused (a second reversal of a
-// movement, a transfer beyond any balance, a capture of a lapsed hold), sent last.
-// Wrong says what the ledger recorded otherwise than the workload says, if anything.
+// Summary is what the demo did and found. Refused describes the movements built to be
+// refused; Wrong says what the ledger recorded otherwise than the workload, if anything.
 type Summary struct {
-	Accounts    int
-	Movements   int
-	Deliveries  int
-	Handled     int // deliveries handled, counting every retry and redelivery
-	Outcomes    consumer.Outcomes
-	DeadLetters int
-	Kinds       sim.Kinds
-	Refused     []string
-	Freeze      Freeze
-	Audit       store.AuditReport
-	Balances    []Balance // every account, sorted
-	Wrong       []string
+	Accounts   int
+	Movements  int
+	Deliveries int
+	Handled    int // deliveries handled, counting every retry and redelivery
+	Outcomes   consumer.Outcomes
+	Kinds      sim.Kinds
+	Refused    []string
+	Freeze     Freeze
+	Audit      store.AuditReport
+	Balances   []Balance // every account, sorted
+	Wrong      []string
 	// ExactlyOnce: every movement meant to apply applied exactly once, every movement
 	// refused by design refused, every balance as the workload says, the audit clean.
 	ExactlyOnce bool
@@ -67,9 +58,8 @@ const (
 	maxReceive = 100
 	// invocation is a batch's deadline, as a Lambda function's timeout.
 	invocation = 30 * time.Second
-	// visibility is the simulated queue's visibility timeout, in simulated time: a
-	// message that comes back waits for it, as on SQS, instead of being received again
-	// at once while the credit it waits for is still in flight.
+	// visibility is the queue's visibility timeout, in simulated time: a message that
+	// comes back waits, as on SQS, instead of spinning while its credit is in flight.
 	visibility = 6 * invocation
 	// redeliverOneIn: about one batch in this many has a finished message delivered
 	// again, as SQS does when a visibility timeout expires before the delete.
@@ -84,12 +74,11 @@ const (
 	holds     = 0.10
 )
 
-// Run runs the demo on a fresh embedded store. The queue, the ledger and the audit
-// share one simulated clock. The movements before the workload's tail are delivered
-// first; then the clock passes the lapsing holds' expiry, the operator freezes the
-// account with the most debits in the tail, and the tail is delivered (the account is
-// unfrozen ten simulated minutes in); last come the conflicting replays and the
-// movements refused by design.
+// Run runs the demo on a fresh embedded store, on one simulated clock. The movements
+// before the workload's tail are delivered first; then the clock passes the lapsing
+// holds' expiry, the operator freezes the account with the most debits in the tail
+// while the tail is delivered, and last come the conflicting replays and the movements
+// refused by design.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	opts = defaults(opts)
 	start := time.Now()
@@ -120,9 +109,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	counts := &consumer.Tally{}
-	dlq := &parked{}
 	op := &freezer{ledger: svc, clock: clock}
-	handler := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: dlq,
+	discard := slog.New(slog.DiscardHandler)
+	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: consumer.LogParker{Logger: discard},
 		Observer: func(r consumer.Record) { counts.Observe(r); op.observe(r) }})
 
 	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
@@ -181,8 +170,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	s := Summary{
-		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total,
-		Handled: counts.Handled(), Outcomes: counts.Outcomes(), DeadLetters: len(q.Dead()) + int(dlq.n.Load()),
+		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: counts.Outcomes(),
 		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
 	s.ExactlyOnce = len(wrong) == 0 && s.Outcomes.Applied == len(w.Movements) && report.OK && report.Movements == s.Kinds.Posted()
@@ -222,12 +210,4 @@ func defaults(o Options) Options {
 		o.Consumers = 4
 	}
 	return o
-}
-
-// parked stands in for the DLQ: it counts what the consumer parks there.
-type parked struct{ n atomic.Int64 }
-
-func (p *parked) Park(context.Context, events.SQSMessage, consumer.Reason) error {
-	p.n.Add(1)
-	return nil
 }
