@@ -74,9 +74,12 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	for name, v := range map[string]int{"--accounts": *accounts, "--movements": *movements, "--consumers": *consumers} {
-		if v < 1 {
-			return fs.usageError("%s must be at least 1, not %d", name, v)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--accounts", *accounts}, {"--movements", *movements}, {"--consumers", *consumers}} {
+		if f.v < 1 {
+			return fs.usageError("%s must be at least 1, not %d", f.name, f.v)
 		}
 	}
 	if *seed == 0 {
