@@ -5,10 +5,8 @@ import (
 	"time"
 )
 
-// Clock is simulated time: the queue schedules visibility timeouts by it and the
-// strategies read it (their Config.Now), so timeouts and expiries pass without waiting.
-// It starts at a fixed instant, which keeps runs reproducible. It is safe for
-// concurrent use.
+// Clock is simulated time, so that visibility timeouts and expiries pass without
+// waiting; it starts at Epoch, for reproducible runs. It is safe for concurrent use.
 type Clock struct {
 	mu sync.Mutex
 	t  time.Time

@@ -33,15 +33,10 @@ func (m Message) Event() events.SQSMessage {
 
 // QueueOptions shape a Queue. Zero values pick the defaults in brackets.
 type QueueOptions struct {
-	// Clock is the queue's time [a new Clock].
-	Clock *Clock
-	// Visibility is how long a received message stays invisible before it comes back
-	// unless deleted [0: it comes back at once].
-	Visibility time.Duration
-	// Step is how far each receive moves the clock: the time between batches [0].
-	Step time.Duration
-	// MaxReceive is the redrive policy's maxReceiveCount [10].
-	MaxReceive int
+	Clock      *Clock        // the queue's time [a new Clock]
+	Visibility time.Duration // how long a received message stays invisible unless deleted [0]
+	Step       time.Duration // how far each receive moves the clock: the time between batches [0]
+	MaxReceive int           // the redrive policy's maxReceiveCount [10]
 }
 
 // Queue is an in-memory SQS standard queue with a redrive policy, on simulated time: at
