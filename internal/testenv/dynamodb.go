@@ -32,9 +32,8 @@ const (
 	External Backend = "external" // moto in `make test`; whatever DynamoDBEndpointEnv names
 )
 
-// DynamoDB is one test's DynamoDB: a client, the endpoint it talks to, and the physical
-// names of the migrated tables by logical name (Tables["ledger"] is the ledger table,
-// Tables["idempotencia"] the separate-table baseline's).
+// DynamoDB is one test's DynamoDB: a client, its endpoint, and the physical names of
+// the migrated tables by logical name ("ledger", "idempotencia").
 type DynamoDB struct {
 	Client   *dynamodb.Client
 	Config   aws.Config
@@ -46,11 +45,10 @@ type DynamoDB struct {
 // Table is the physical name of the ledger table.
 func (e *DynamoDB) Table() string { return e.Tables["ledger"] }
 
-// NewDynamoDB gives t a real *dynamodb.Client, over HTTP through the AWS SDK, with the
-// ledger's tables migrated under names of t's own: on the embedded minidyn server (one
-// per test, in-process), or on the endpoint DynamoDBEndpointEnv names (moto in `make
-// test`), where the tables get a random suffix and are deleted when t ends, so tests may
-// share one server. Suites are written once and run on every backend.
+// NewDynamoDB gives t a real client with the ledger's tables migrated under names of
+// t's own: on an embedded minidyn server of its own, or on the endpoint
+// DynamoDBEndpointEnv names, where the names get a random suffix and the tables are
+// deleted when t ends, so that tests may share the server.
 func NewDynamoDB(t testing.TB) *DynamoDB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -107,8 +105,8 @@ func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 	return awsconf.DynamoDB(cfg, e.Endpoint)
 }
 
-// sanitize keeps a test name within DynamoDB's table-name rules ([A-Za-z0-9_.-], at most
-// 255 characters, leaving room for the suffixes).
+// sanitize keeps a test name within DynamoDB's table-name rules: [A-Za-z0-9_.-], at
+// most 255 characters with the suffixes.
 func sanitize(name string) string {
 	name = regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(name, "_")
 	return name[:min(len(name), 200)]

@@ -17,17 +17,15 @@ import (
 // RIEEnv names the environment variable holding the emulator's path.
 const RIEEnv = "LEDGER_TEST_RIE"
 
-// Function is a real Lambda bootstrap binary running under the AWS Lambda Runtime
-// Interface Emulator (aws-lambda-rie), on loopback ports of its own, invoked over HTTP
-// as Lambda would. Tests skip where the emulator is not installed; `make test` installs
-// it (bin/aws-lambda-rie) and names it in RIEEnv.
+// Function is a Lambda bootstrap binary running under the Lambda Runtime Interface
+// Emulator on loopback ports of its own, invoked over HTTP as Lambda would.
 type Function struct {
 	URL string // the invocation endpoint
 	out *Buffer
 }
 
-// BuildLambda compiles the main package pkg (a directory) as a Lambda bootstrap, as `make
-// build` does but for this machine's architecture, and returns its path.
+// BuildLambda compiles the main package in directory pkg as a Lambda bootstrap, as
+// `make build` does but for this machine, and returns its path.
 func BuildLambda(t testing.TB, pkg string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "bootstrap")
@@ -40,8 +38,8 @@ func BuildLambda(t testing.TB, pkg string) string {
 	return bin
 }
 
-// LambdaEnv is the environment that points a function at a local DynamoDB endpoint and
-// table, with placeholder credentials and a region, as Lambda's own variables would.
+// LambdaEnv points a function at a local DynamoDB endpoint and table, with placeholder
+// credentials and region.
 func LambdaEnv(endpoint, table string) []string {
 	return []string{
 		"LEDGER_TABLE=" + table,
@@ -51,8 +49,8 @@ func LambdaEnv(endpoint, table string) []string {
 	}
 }
 
-// StartLambda runs bootstrap under the emulator with env added to the test's environment and
-// stops it when t ends. It skips t when the emulator cannot be found.
+// StartLambda runs bootstrap under the emulator (RIEEnv, or aws-lambda-rie on PATH)
+// with env added, until t ends; it skips t when the emulator is not installed.
 func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 	t.Helper()
 	rie := os.Getenv(RIEEnv)
@@ -114,12 +112,11 @@ func (f *Function) Invoke(t testing.TB, payload []byte) []byte {
 	return body
 }
 
-// Output is what the emulator and the function printed so far: the function's logs,
-// and the emulator's REPORT lines with init and invocation durations.
+// Output is what the emulator and the function printed so far, REPORT lines included.
 func (f *Function) Output() string { return f.out.String() }
 
-// FreeAddr is a 127.0.0.1 address with a port free at the time of the call, for a
-// server a test starts: test servers listen on loopback only.
+// FreeAddr is a 127.0.0.1 address with a port free at the time of the call: test
+// servers listen on loopback only.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

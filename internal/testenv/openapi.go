@@ -15,18 +15,16 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
-// OpenAPI holds the balance API's tests to its contract, api/openapi.yaml, loaded and
-// validated: it checks responses with kin-openapi (status, headers, body schema), so a
-// test cannot see a response the contract does not describe. Responses to paths or
-// methods the contract has no operation for are held to its generic NotFound and
-// MethodNotAllowed responses.
+// OpenAPI holds the balance API's responses to its contract, api/openapi.yaml: status,
+// headers and body schema, checked with kin-openapi. Responses to paths or methods
+// without an operation are held to its NotFound and MethodNotAllowed responses.
 type OpenAPI struct {
 	doc    *openapi3.T
 	router routers.Router
 }
 
-// LoadOpenAPI reads api/openapi.yaml from the module's root (found upwards from the test's
-// directory), validates it as OpenAPI, and fails t if it is not valid.
+// LoadOpenAPI reads api/openapi.yaml from the module's root, above the test's
+// directory, and fails t unless it is valid OpenAPI.
 func LoadOpenAPI(t testing.TB) *OpenAPI {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -83,9 +81,8 @@ func (c *checking) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// Check validates one response to req against the contract and fails t on a mismatch:
-// an undocumented status, a missing or wrong header, a body that breaks its schema. It
-// serves responses obtained other than through Client, such as from the Lambda adapter.
+// Check fails t unless a response to req keeps the contract. It serves responses
+// obtained other than through Client, such as from the Lambda adapter.
 func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
 	t.Helper()
 	route, params, err := s.router.FindRoute(req)
