@@ -23,11 +23,10 @@ type Balance struct {
 	Expected decimal.Decimal
 }
 
-// check reads back what the ledger recorded for the workload, at now: every movement
-// meant to apply is recorded as applied — a transfer with both legs, a reversed
-// movement naming its reversal, a hold captured, released or lapsed as the workload
-// has it — every movement refused by design is not recorded, and every balance is the
-// workload's. It returns the balances, sorted, and what is wrong.
+// check reads back what the ledger recorded for w at now: each movement applied (a
+// transfer's both legs, a reversed one naming its reversal, a hold in the fate w gives
+// it), none refused by design recorded, every balance w's. It returns the balances,
+// sorted, and what is wrong.
 func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) ([]Balance, []string, error) {
 	var wrong []string
 	fate := map[string]ledger.Estado{} // holds by cuenta/id: what the workload does with them

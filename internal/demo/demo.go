@@ -109,7 +109,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	counts := &consumer.Tally{}
-	op := &freezer{ledger: svc, clock: clock}
+	op := &freezer{ledger: svc, clock: clock, waited: map[string]bool{}}
 	discard := slog.New(slog.DiscardHandler)
 	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: consumer.LogParker{Logger: discard},
 		Observer: func(r consumer.Record) { counts.Observe(r); op.observe(r) }})

@@ -15,10 +15,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
-// Freeze is what the operator's freeze did: Cuenta was frozen while the workload's
-// tail was delivered, and unfrozen once Frozen (simulated time) had passed; Waited
-// counts its debits that came back while it was frozen (each was applied once it was
-// unfrozen). Cuenta is empty when the tail had no debit to hold back.
+// Freeze is what the operator's freeze did: Cuenta ("" for none) was frozen for Frozen
+// of simulated time while the tail was delivered, and Waited of its debits came back
+// meanwhile, to be applied once it was unfrozen.
 type Freeze struct {
 	Cuenta string
 	Frozen time.Duration
@@ -26,12 +25,12 @@ type Freeze struct {
 }
 
 // frozenFor is how long the account stays frozen, in simulated time: longer than a
-// visibility timeout, so its debits come back to it more than once.
+// visibility timeout, so that its debits come back more than once.
 const frozenFor = 10 * time.Minute
 
-// freezer freezes one account through store.Ledger.Administrar — what `ledger cuenta
-// --bloquear` and `--desbloquear` do — and unfreezes it once frozenFor has passed on
-// the clock, checked before every batch. It is safe for concurrent use.
+// freezer freezes one account as `ledger cuenta --bloquear` does, and unfreezes it
+// once frozenFor has passed on the clock, checked before every batch. It is safe for
+// concurrent use.
 type freezer struct {
 	ledger *store.Ledger
 	clock  *sim.Clock
@@ -51,8 +50,7 @@ func (f *freezer) freeze(ctx context.Context, c string) error {
 	return f.set(ctx, true)
 }
 
-// thaw unfreezes the account if its time has come. An error stops the freezer and is
-// End's to report.
+// thaw unfreezes the account if its time has come; an error is end's to report.
 func (f *freezer) thaw(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -73,7 +71,7 @@ func (f *freezer) end(ctx context.Context) (Freeze, error) {
 	return Freeze{Cuenta: f.cuenta, Frozen: frozenFor, Waited: len(f.waited)}, f.err
 }
 
-// set freezes or unfreezes the account, as the operator's command does.
+// set freezes or unfreezes the account through store.Ledger.Administrar.
 func (f *freezer) set(ctx context.Context, frozen bool) error {
 	_, _, err := f.ledger.Administrar(ctx, f.cuenta, func(c cuenta.Cuenta) (cuenta.Cuenta, error) {
 		c.Bloqueada = frozen
@@ -90,14 +88,11 @@ func (f *freezer) observe(r consumer.Record) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.waited == nil {
-		f.waited = map[string]bool{}
-	}
 	f.waited[r.Msg.MessageId] = true
 }
 
-// debtor is the account to freeze: the one with the most debits among the last tail
-// movements of w that a movement before them opened, or "" when there is none.
+// debtor is the account to freeze: of those opened before w's tail, the one with the
+// most debits in it, or "" for none.
 func debtor(w sim.Workload) string {
 	head, tail := w.Movements[:len(w.Movements)-w.Tail], w.Movements[len(w.Movements)-w.Tail:]
 	opened := map[string]bool{}
