@@ -19,9 +19,7 @@ var demoCommand = command{
 	run:     runDemo,
 }
 
-// demoJSON is `ledger demo --json`'s document (docs/design.md, "Commands"): the
-// documented fields, then what the workload held beyond abonos and cargos, the
-// movements refused by design, the freeze, and the verdict.
+// demoJSON is the document `ledger demo --json` prints.
 type demoJSON struct {
 	Accounts    int               `json:"accounts"`
 	Movements   int               `json:"movements"`
@@ -125,16 +123,15 @@ func printDemo(w io.Writer, s demo.Summary) {
 		fmt.Fprintln(w, "  freeze                 none: the workload's tail has no debit to hold back")
 	}
 	fmt.Fprintln(w, "\n  cuenta            balance     expected")
-	for i, b := range s.Balances {
-		if i == 5 {
-			fmt.Fprintf(w, "  … and %d more accounts\n", len(s.Balances)-5)
-			break
-		}
+	for _, b := range s.Balances[:min(len(s.Balances), 5)] {
 		mark := "ok"
 		if !b.Saldo.Equal(b.Expected) {
 			mark = "WRONG"
 		}
 		fmt.Fprintf(w, "  %-12s %12s %12s  %s\n", b.Cuenta, b.Saldo.StringFixed(2), b.Expected.StringFixed(2), mark)
+	}
+	if more := len(s.Balances) - 5; more > 0 {
+		fmt.Fprintf(w, "  … and %d more accounts\n", more)
 	}
 	fmt.Fprintln(w)
 	if s.Audit.OK {
@@ -151,12 +148,11 @@ func printDemo(w io.Writer, s demo.Summary) {
 		return
 	}
 	fmt.Fprintln(w, "NOT exactly once: see the counts above")
-	for i, why := range s.Wrong {
-		if i == 10 {
-			fmt.Fprintf(w, "  … and %d more\n", len(s.Wrong)-10)
-			break
-		}
+	for _, why := range s.Wrong[:min(len(s.Wrong), 10)] {
 		fmt.Fprintf(w, "  %s\n", why)
+	}
+	if more := len(s.Wrong) - 10; more > 0 {
+		fmt.Fprintf(w, "  … and %d more\n", more)
 	}
 }
 
