@@ -42,9 +42,9 @@ func (f Fault) String() string {
 	return fmt.Sprintf("fault(%d)", int(f))
 }
 
-// ErrLostResponse is the error a LostResponse fault produces; the SDK retries it as a
+// errLostResponse is the error a LostResponse fault produces; the SDK retries it as a
 // connection error, as it would in production.
-var ErrLostResponse = errors.New("sim: connection lost after the request was sent")
+var errLostResponse = errors.New("sim: connection lost after the request was sent")
 
 // Transport is an http.RoundTripper that injects DynamoDB failures (the Faults) into the
 // real SDK's traffic, for tests and `ledger compare`, and counts calls per operation,
@@ -170,7 +170,7 @@ func (t *Transport) send(req *http.Request, fault Fault) (*http.Response, error)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
-		return nil, ErrLostResponse
+		return nil, errLostResponse
 	}
 	return t.base.RoundTrip(req)
 }
