@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/compare"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
@@ -40,12 +41,13 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	for name, v := range map[string]int{"--movements": *movements, "--accounts": *accounts, "--bench-movements": *benchMovements} {
-		if v < 1 {
-			return fs.usageError("%s must be at least 1, not %d", name, v)
-		}
-	}
 	switch {
+	case *movements < 1:
+		return fs.usageError("--movements must be at least 1, not %d", *movements)
+	case *accounts < 1:
+		return fs.usageError("--accounts must be at least 1, not %d", *accounts)
+	case *benchMovements < 1:
+		return fs.usageError("--bench-movements must be at least 1, not %d", *benchMovements)
 	case *seed == 0:
 		return fs.usageError("--seed must be at least 1")
 	case *rtt < 0 || *rtt > maxRTT:
@@ -59,6 +61,9 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 				return fs.usageError("unknown scenario %q: want some of %s", n, strings.Join(compare.Names(), ","))
 			}
 		}
+	}
+	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
+		return fs.usageError("--endpoint: %v", err)
 	}
 	if *endpoint != "" {
 		db, err := dynamoDB(ctx, *endpoint)

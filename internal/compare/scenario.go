@@ -136,19 +136,7 @@ func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 
 // direct is the i-th movement as its producer sends it.
 func direct(i int, m movimiento.Movimiento) sim.Message {
-	return sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: body(m)}
-}
-
-// body is m as a queue message body: sim.Body's, with a transfer's destino.
-func body(m movimiento.Movimiento) string {
-	if m.Destino == "" {
-		return sim.Body(m)
-	}
-	var fields map[string]string
-	_ = json.Unmarshal([]byte(sim.Body(m)), &fields) // sim.Body is an object of strings
-	fields["destino"] = m.Destino
-	b, _ := json.Marshal(fields) // a map of strings always marshals
-	return string(b)
+	return sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
 }
 
 // viaSNS is the i-th movement as SNS delivers it to a queue without raw message
@@ -158,7 +146,7 @@ func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
 		"Type":      "Notification",
 		"MessageId": fmt.Sprintf("sns-%06d", i),
 		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
-		"Message":   body(m),
+		"Message":   sim.Body(m),
 	}
 	b, _ := json.Marshal(envelope) // a map of strings always marshals
 	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: string(b)}

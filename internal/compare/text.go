@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -25,8 +27,8 @@ func WriteText(w io.Writer, rep Report) error {
 			fmt.Sprintf("%.2f", r.CallsPerMovement), fmt.Sprintf("%.2f", r.WCUPerMovement), r.Verdict())
 	}
 	for _, r := range rep.Results {
-		for why, n := range r.DeadLetters {
-			fmt.Fprintf(w, "  %s/%s: %d message(s) ended in the dead-letter queue after %d receives\n    (last: %s)\n", r.Scenario, r.Strategy, n, maxReceive, why)
+		for _, why := range slices.Sorted(maps.Keys(r.DeadLetters)) {
+			fmt.Fprintf(w, "  %s/%s: %d message(s) ended in the dead-letter queue after %d receives\n    (last: %s)\n", r.Scenario, r.Strategy, r.DeadLetters[why], maxReceive, why)
 		}
 	}
 	if len(rep.Bench) == 0 {
