@@ -1,15 +1,6 @@
-// Package compare is the comparison harness behind `ledger compare`: it runs this
-// service's design (strategy "transaction") and the separate-table baseline
-// (internal/idempotencia) through the same consumer code (consumer.Handler), on the same
-// seeded workload, under the same faults, and measures what each does to the money and
-// what it costs.
-//
-// Faults are injected in-process: sim.Transport fails DynamoDB calls or loses their
-// answers after they committed, and crash points end an invocation part-way, so that its
-// batch comes back after the visibility timeout. Time is simulated (sim.Clock,
-// sim.Queue): timeouts and expiries pass in an instant. Every figure comes from the run:
-// effects and capacity are counted by a transport that sees what DynamoDB committed
-// (meter), balances are read back.
+// Package compare is `ledger compare`: it runs both strategies through the same
+// consumer, seeded workload, in-process faults and simulated time, and measures from the
+// run what each does to the money and what it costs.
 package compare
 
 import (
@@ -26,38 +17,30 @@ import (
 
 // Options configure a comparison. Zero values (or below) pick the defaults in brackets.
 type Options struct {
-	Scenarios []string      // [all, in Names() order]
-	Seed      uint64        // workload, delivery schedule, faults and crash points [1]
-	RTT       time.Duration // every DynamoDB call takes at least this long (sim.SetRoundTrip) [0]
-	Movements int           // movements per scenario [100]
-	Accounts  int           // accounts per scenario, hot-account excepted [8]
-	// Endpoint is a DynamoDB endpoint (moto, AWS); empty: a fresh embedded store per run.
-	// On an endpoint every run migrates tables of its own and deletes them afterwards.
-	Endpoint string
-	// Bench adds the throughput benchmark with BenchMovements movements per run [400].
-	Bench          bool
-	BenchMovements int
+	Scenarios      []string                         // [all, in Names() order]
+	Seed           uint64                           // workload, delivery schedule, faults and crash points [1]
+	RTT            time.Duration                    // every DynamoDB call takes at least this long [0]
+	Movements      int                              // movements per scenario [100]
+	Accounts       int                              // accounts per scenario, hot-account excepted [8]
+	Endpoint       string                           // DynamoDB endpoint, each run on tables of its own [a fresh embedded store per run]
+	Bench          bool                             // add the throughput benchmark
+	BenchMovements int                              // movements per benchmark run [400]
 	Progress       func(format string, args ...any) // receives a line per run [nothing]
 }
 
 // Result is one strategy under one scenario (docs/compare.md, `compare --json`). A
-// transfer has two effects, its legs, and counts as lost or double applied when one leg
-// is. Costs are per movement of the workload; P50 and P99 are the time the consumer took
-// to apply a movement, at the run's RTT.
+// transfer is lost or double applied when one of its legs is. Costs are per movement;
+// P50 and P99 are the consumer's time to apply one, at the run's RTT.
 type Result struct {
 	Scenario      string          `json:"scenario"`
 	Strategy      ledger.Strategy `json:"strategy"`
 	Movements     int             `json:"movements"`
 	DoubleApplied int             `json:"double_applied"` // movements whose effect landed more than once
 	Lost          int             `json:"lost"`           // movements never applied
-	// Stuck counts deliveries refused while an in-progress reservation held the movement:
-	// they come back after the visibility timeout (after a crash, until the reservation's
-	// in-progress expiry).
-	Stuck         int `json:"stuck"`
-	BalanceErrors int `json:"balance_errors"` // accounts whose final balance is not the workload's
-	// MoneyCreated is the sum of the final balances less the workload's credits and debits
-	// from outside (a transfer adds nothing to it), in the workload's currency: "0" when no
-	// money was made or lost, negative when money was destroyed.
+	Stuck         int             `json:"stuck"`          // deliveries refused while an in-progress reservation held the movement
+	BalanceErrors int             `json:"balance_errors"` // accounts whose final balance is not the workload's
+	// MoneyCreated is the final balances less the credits and debits from outside:
+	// negative when money was destroyed.
 	MoneyCreated     decimal.Decimal `json:"money_created"`
 	CallsPerMovement float64         `json:"calls_per_movement"`
 	WCUPerMovement   float64         `json:"wcu_per_movement"`
@@ -65,13 +48,12 @@ type Result struct {
 	P50ms            float64         `json:"p50_ms"`
 	P99ms            float64         `json:"p99_ms"`
 
-	// Not part of the JSON document: how the run went, for the human report.
 	DeadLetters  map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
 	MaxItemBytes int            `json:"-"` // the largest item stored at the end
 }
 
-// Correct reports whether the money came out right: nothing applied twice, nothing
-// lost, every balance exact, no money made or destroyed.
+// Correct reports whether the money came out right: nothing applied twice or lost,
+// every balance exact.
 func (r Result) Correct() bool {
 	return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 && r.MoneyCreated.IsZero()
 }
@@ -79,8 +61,7 @@ func (r Result) Correct() bool {
 // Verdict sums up a Result for people.
 type Verdict string
 
-// The verdicts, from best to worst: the money right and nothing held up, the money
-// right but deliveries held up, the money wrong.
+// The verdicts, from best to worst.
 const (
 	ExactlyOnce Verdict = "exactly once"
 	Delayed     Verdict = "exactly once, delayed"
@@ -107,13 +88,10 @@ type BenchResult struct {
 	CallsPerMovement float64         `json:"calls_per_movement"`
 	WCUPerMovement   float64         `json:"wcu_per_movement"`
 	ThroughputPerS   float64         `json:"throughput_per_s"`
-	// StoreMsPerCall is the store's average time to answer a call, the simulated round
-	// trip excluded: the embedded store serialises transactions and copies the table for
-	// each, which can bound a run's throughput on its own.
-	StoreMsPerCall float64 `json:"-"`
+	StoreMsPerCall   float64         `json:"-"` // the store's own time per call, the RTT excluded
 }
 
-// Report is a whole comparison: the `compare --json` document (docs/compare.md), and
+// Report is a whole comparison: the `compare --json` document (docs/compare.md) and
 // what the human reports add.
 type Report struct {
 	RTTms     float64       `json:"rtt_ms"`
@@ -134,8 +112,7 @@ func Names() []string {
 	return names
 }
 
-// Describe says in one line what a scenario does and what it exposes ("" for no
-// scenario).
+// Describe says what a scenario does and exposes ("" for no scenario).
 func Describe(name string) string {
 	s, _ := scenarioNamed(name)
 	return s.what

@@ -30,7 +30,7 @@ import (
 )
 
 // Run runs every selected scenario for both strategies, one after the other, each on
-// fresh tables, and the benchmark when asked.
+// fresh tables, then the benchmark when asked.
 func Run(ctx context.Context, opts Options) (Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -56,9 +56,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	return rep, err
 }
 
-// rig is one strategy's stack on one store: the strategy behind its probe, its calls
-// through the fault injector and then the meter, a balance reader that bypasses the
-// meter, its queue and clock, and what the driver saw of the invocations that lived.
+// rig is one strategy on one store: its calls go through the fault injector, then the
+// meter; saldo reads balances unmetered.
 type rig struct {
 	store     *backend
 	strategy  ledger.Strategy
@@ -77,17 +76,14 @@ type rig struct {
 	last      map[string]string // message id → why it last failed
 }
 
-// newRig builds strategy on s as sc runs it (consumers [1], concurrency [1], the
-// baseline's key), its invocations dying where plan says, on a queue shaped by qo.
+// newRig builds strategy on s as sc runs it, its invocations dying where plan says.
 func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
 	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
 	qo.Clock = sim.NewClock()
-	// Permanent failures are parked at once, nowhere: the scenarios produce none (a
-	// conflicting duplicate would be one).
-	discard := slog.New(slog.DiscardHandler)
+	discard := slog.New(slog.DiscardHandler) // the scenarios make no permanent failures to park
 	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{},
 		consumers: max(sc.consumers, 1), handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
 	now := qo.Clock.Now
@@ -221,11 +217,9 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	return r.measure(ctx, sc.name, w)
 }
 
-// drive sends msgs and runs the rig's consumers until the queue is empty, each batch as
-// one Lambda invocation with its deadline and a handler whose Observer records into it.
-// A dead invocation acknowledges nothing and its records are dropped: its batch comes
-// back after the visibility timeout. Messages in again come once more after their
-// delete.
+// drive sends msgs and runs the consumers until the queue is empty, each batch one
+// Lambda invocation with its deadline. A dead invocation acknowledges nothing and its
+// records are dropped. Messages in again come once more after their delete.
 func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bool) error {
 	var mu sync.Mutex
 	r.queue.Send(msgs...)
@@ -255,9 +249,8 @@ func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bo
 	})
 }
 
-// expireByTTL models DynamoDB's TTL, which deletes expired items eventually (AWS says
-// typically within a few days): of the items whose TTL attribute is past now, it
-// deletes every other one (in key order) and leaves the rest, expired but still there.
+// expireByTTL models DynamoDB's TTL, which deletes expired items eventually: it deletes
+// every other expired item (in key order) and leaves the rest.
 func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 	all, err := migrations.All()
 	if err != nil {
@@ -305,8 +298,8 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 	return items, nil
 }
 
-// measure turns what the run did into a Result: effects and capacity counted by the
-// meter, calls by the fault injector, balances and item sizes read back.
+// measure turns what the run did into a Result: effects and capacity from the meter,
+// calls from the fault injector, balances and item sizes read back.
 func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Result, error) {
 	u := r.meter.usage()
 	n := float64(len(w.Movements))
@@ -335,9 +328,8 @@ func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Res
 		if err != nil {
 			return Result{}, err
 		}
-		// Rounded to the currency's minor units: the embedded store adds with float64
-		// (0.1 + 0.2 = 0.30000000000000004); no movement moves less than a cent, so
-		// rounding cannot hide one applied twice or lost.
+		// The embedded store adds with float64; no movement is below a cent, so rounding
+		// to cents hides none applied twice or lost.
 		got = got.Round(2)
 		if !got.Equal(want) {
 			res.BalanceErrors++

@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// ApplyAll applies deliveries one after the other, in arrival order, and returns one
-// result per delivery. Each costs at least three calls (reserve, effect, mark); there
-// is no batching, because every movement needs its own reservation. When Config.Hook
-// stops a delivery, the rest are not started and fail transiently, as they would if
-// the process had died.
+// ApplyAll applies deliveries one after the other, each with at least three calls
+// (reserve, effect, mark): every movement needs its own reservation. After Config.Hook
+// stops one, the rest fail transiently, as if the process had died.
 func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result {
 	results := make([]ledger.Result, len(entregas))
 	var stop error
@@ -39,8 +40,6 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 		return ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: fmt.Errorf("%w: %s", ErrUnsupported, e.Mov.Tipo)}}, nil
 	}
 	now := s.cfg.Now()
-	// The reservation blocks its key until the invocation's deadline, as Powertools takes
-	// it from the Lambda context, or for the configured window when there is none.
 	until := now.Add(s.cfg.InProgress)
 	if deadline, ok := ctx.Deadline(); ok {
 		until = now.Add(time.Until(deadline))
@@ -92,9 +91,8 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	return applied, s.cfg.Hook(ctx, AfterMark, e.Mov)
 }
 
-// credit makes a transfer's second effect, the credit, with a second ADD: the two are
-// not atomic. When the destination refuses it (another currency), the debit is undone
-// by an ADD the other way and the reservation released; ok is false and r says why.
+// credit makes a transfer's credit, a second ADD not atomic with the debit. When it
+// fails, the debit is undone by a third ADD and the reservation released; ok is false.
 func (s *Service) credit(ctx context.Context, res reservation, debit, credit movimiento.Movimiento, now time.Time) (r ledger.Result, ok bool) {
 	_, err := s.db.UpdateItem(ctx, effectInput(s.cfg.Accounts, credit, now))
 	v := classify(err)
@@ -116,10 +114,10 @@ func (s *Service) credit(ctx context.Context, res reservation, debit, credit mov
 	return s.release(ctx, res.key, permanent(&cuenta.MonedaDistintaError{Cuenta: credit.Cuenta, Moneda: a.Moneda, MonedaMovimiento: credit.Moneda})), false
 }
 
-// taken decides a delivery whose key was already reserved: by the stored record
+// taken decides a delivery whose key was already reserved, by the stored record
 // (ALL_OLD, or read back where the backend returns none).
 func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
-	if item == nil {
+	if len(item) == 0 {
 		out, err := s.db.GetItem(ctx, getInput(s.cfg.Table, keyOf(res.key)))
 		if v := classify(err); v.kind != done {
 			return fail(v)
@@ -144,13 +142,13 @@ func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movim
 }
 
 // ruleBroken decides a delivery whose effect the account's condition refused: another
-// currency (permanent), or a balance that does not cover a cargo (the funds policy).
+// currency (permanent), or a balance short of a cargo (the funds policy).
 func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
 	a, err := decodeAccount(item)
 	if err != nil {
 		return s.release(ctx, res.key, transient(err))
 	}
-	if item != nil && a.Moneda != m.Moneda {
+	if len(item) > 0 && a.Moneda != m.Moneda {
 		return s.release(ctx, res.key, permanent(&cuenta.MonedaDistintaError{Cuenta: m.Cuenta, Moneda: a.Moneda, MonedaMovimiento: m.Moneda}))
 	}
 	insuf := &cuenta.SaldoInsuficienteError{Cuenta: m.Cuenta, Moneda: m.Moneda, Saldo: a.Saldo.Decimal, Limite: a.Limite.Decimal, Importe: m.Importe}
@@ -164,9 +162,8 @@ func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.
 	return ledger.Result{Outcome: ledger.Rejected, Estado: ledger.Rechazado, Motivo: insuf.Error(), Attempts: 1}
 }
 
-// release deletes the reservation after a failed effect, so the redelivery can take
-// it, and returns r. If the delete fails too, the key stays en-curso until its
-// in-progress expiry, and r's error says so.
+// release deletes the reservation after a failed effect, so a redelivery can take it,
+// and returns r, whose error says when the key stays en-curso.
 func (s *Service) release(ctx context.Context, key string, r ledger.Result) ledger.Result {
 	if _, err := s.db.DeleteItem(ctx, releaseInput(s.cfg.Table, key)); err != nil {
 		r.Err = errors.Join(r.Err, fmt.Errorf("idempotencia: release %s: %w", key, classify(err).err))
@@ -188,4 +185,37 @@ func fail(v verdict) ledger.Result {
 		return permanent(v.err)
 	}
 	return transient(v.err)
+}
+
+// kind is what a DynamoDB answer means for the baseline's flow.
+type kind int
+
+const (
+	done     kind = iota
+	refused       // the condition failed: item is the stored one, if returned
+	rejected      // DynamoDB refused the request itself: retrying cannot help
+	failed        // anything else, after the SDK's own retries: a retry may help
+)
+
+type verdict struct {
+	kind kind
+	item versioned.Item
+	err  error
+}
+
+// classify reads every DynamoDB answer the baseline gets; it is the only reader of SDK
+// error types.
+func classify(err error) verdict {
+	if err == nil {
+		return verdict{kind: done}
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return verdict{kind: refused, item: ccf.Item, err: err}
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		return verdict{kind: rejected, err: fmt.Errorf("idempotencia: request rejected: %w", err)}
+	}
+	return verdict{kind: failed, err: fmt.Errorf("idempotencia: %w", err)}
 }

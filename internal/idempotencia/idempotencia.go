@@ -1,29 +1,17 @@
-// Package idempotencia is the classic design this service is compared against
-// (LEDGER_STRATEGY=separate-table): a separate idempotency table, as AWS Lambda
-// Powertools' idempotency utility does it. Per delivery it reserves the key with a
-// conditional put (en-curso, an in-progress expiry tied to the invocation's deadline,
-// the fingerprint), applies the effect with UpdateItem ADD on the account, then marks
-// the record hecho, or releases it when the effect fails.
-//
-// It keeps the design's inherent traps, which internal/compare exposes: an effect
-// applied and not marked is applied again once the in-progress expiry passes; an expired
-// (TTL) record no longer recognises a late duplicate; a lost response to the effect is
-// retried by the SDK and applied twice (UpdateItem has no idempotency token); deliveries
-// meeting a reservation in progress come back until it is marked or expires; keyed on
-// the SQS message id it cannot see SNS redeliveries as one fact.
-//
-// Accounts live in the ledger table under pk "SALDO#<cuenta>", sk "CUENTA": the ledger
-// account's attributes but version, plus ultimo (the last movement applied), and no
-// statement. They never share an item with the version-checked accounts
-// ("CUENTA#<cuenta>"): ADD would move a balance without moving its version.
+// Package idempotencia is the separate-table baseline (LEDGER_STRATEGY=separate-table):
+// an idempotency table as AWS Lambda Powertools keeps it, with the design's traps kept
+// for internal/compare to expose. docs/compare.md describes its calls and items.
 package idempotencia
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -51,29 +39,24 @@ const (
 
 // Defaults, as Powertools has them.
 const (
-	// DefaultExpiry is how long a record is kept (expires_after_seconds: 1 hour).
-	DefaultExpiry = time.Hour
-	// DefaultInProgress is the in-progress window when the context has no deadline
-	// (Powertools has none without a registered Lambda context: the record would then
-	// block its key until it expired).
-	DefaultInProgress = time.Minute
+	DefaultExpiry     = time.Hour   // how long a record is kept
+	DefaultInProgress = time.Minute // the in-progress window when the context has no deadline
 )
 
-// Config configures a Service. Table is the idempotency table, Accounts the ledger table.
-// Expiry and InProgress default to DefaultExpiry and DefaultInProgress.
-// KeyFromMessageID keys records on the SQS message id instead of (cuenta, id): the trap
-// the comparison shows, never a production setting. Hook, when set, is called at each
-// Point; its error stops the call at once, releasing nothing, as if the process died
-// there (the comparison's crash points). Now is the clock (nil: time.Now).
+// Config configures a Service; zero values pick the defaults in brackets.
 type Config struct {
-	Table             string
-	Accounts          string
-	Expiry            time.Duration
-	InProgress        time.Duration
+	Table             string        // the idempotency table
+	Accounts          string        // the ledger table
+	Expiry            time.Duration // [DefaultExpiry]
+	InProgress        time.Duration // [DefaultInProgress]
 	InsufficientFunds ledger.FundsPolicy
-	KeyFromMessageID  bool
-	Hook              func(ctx context.Context, p Point, m movimiento.Movimiento) error
-	Now               func() time.Time
+	// KeyFromMessageID keys records on the SQS message id instead of (cuenta, id): the
+	// trap the comparison shows, never a production setting.
+	KeyFromMessageID bool
+	// Hook is called at each Point; its error stops the call at once, releasing nothing,
+	// as if the process died there.
+	Hook func(ctx context.Context, p Point, m movimiento.Movimiento) error
+	Now  func() time.Time // [time.Now]
 }
 
 // Service applies movements with a separate idempotency table. It implements
@@ -93,12 +76,8 @@ func New(db Client, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cfg.InsufficientFunds = policy
-	if cfg.Expiry <= 0 {
-		cfg.Expiry = DefaultExpiry
-	}
-	if cfg.InProgress <= 0 {
-		cfg.InProgress = DefaultInProgress
-	}
+	cfg.Expiry = cmp.Or(max(cfg.Expiry, 0), DefaultExpiry)
+	cfg.InProgress = cmp.Or(max(cfg.InProgress, 0), DefaultInProgress)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -107,3 +86,43 @@ func New(db Client, cfg Config) (*Service, error) {
 	}
 	return &Service{db: db, cfg: cfg}, nil
 }
+
+// Saldo reads an account's balance and applied-movement count, strongly consistent; ok
+// is false when the account does not exist.
+func (s *Service) Saldo(ctx context.Context, cuenta string) (saldo decimal.Decimal, movimientos int64, ok bool, err error) {
+	out, err := s.db.GetItem(ctx, getInput(s.cfg.Accounts, accountKey(cuenta)))
+	if v := classify(err); v.kind != done {
+		return decimal.Zero, 0, false, v.err
+	}
+	a, err := decodeAccount(out.Item)
+	if err != nil || out.Item == nil {
+		return decimal.Zero, 0, false, err
+	}
+	return a.Saldo.Decimal, a.Movimientos, true, nil
+}
+
+// ErrInProgress matches a delivery refused because another delivery holds its key and
+// has neither marked it hecho nor let it expire: it comes back later.
+var ErrInProgress = errors.New("idempotencia: the key is in progress")
+
+// InProgressError is ErrInProgress with the key and the time its reservation expires.
+type InProgressError struct {
+	Key   string
+	Until time.Time
+}
+
+func (e *InProgressError) Error() string {
+	return fmt.Sprintf("idempotencia: key %s is in progress until %s", e.Key, e.Until.UTC().Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrInProgress) true.
+func (e *InProgressError) Is(target error) bool { return target == ErrInProgress }
+
+// ErrNotMarked matches a delivery whose effect was made but whose record could not be
+// marked hecho: it fails, and once the in-progress expiry passes a redelivery applies
+// the effect again.
+var ErrNotMarked = errors.New("idempotencia: effect made, record not marked")
+
+// ErrUnsupported matches a movement the baseline does not apply: reversals and holds
+// need the ledger's records, which this design does not keep.
+var ErrUnsupported = errors.New("idempotencia: the separate-table strategy applies abonos, cargos and transfers only, not")

@@ -14,8 +14,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// The record's states and the layout of both tables. Account and movement ids cannot
-// contain '#' (movimiento validates both), so "MOV#<cuenta>#<id>" names one fact.
+// The record's states and the layout of both tables. Ids cannot contain '#', so
+// "MOV#<cuenta>#<id>" names one fact.
 const (
 	enCurso = "en-curso"
 	hecho   = "hecho"
@@ -42,7 +42,7 @@ type record struct {
 	Motivo    string `dynamodbav:"motivo,omitempty"`
 }
 
-// account is the baseline's account item, as far as a refused effect tells it.
+// account is the baseline's account item, as far as the baseline reads it.
 type account struct {
 	Moneda      string           `dynamodbav:"moneda"`
 	Saldo       versioned.Number `dynamodbav:"saldo"`
@@ -59,8 +59,7 @@ func marshal(v any) versioned.Item {
 	return item
 }
 
-// recordKey is the idempotency key of a delivery: the business fact (cuenta, id), or
-// the SQS message id under KeyFromMessageID.
+// recordKey is a delivery's idempotency key: (cuenta, id), or the SQS message id.
 func recordKey(e ledger.Entrega, fromMessageID bool) string {
 	if fromMessageID {
 		return msgPrefix + e.Origen
@@ -74,17 +73,14 @@ func accountKey(cuenta string) versioned.Item {
 	return marshal(map[string]string{"pk": accountPK + cuenta, "sk": accountSK})
 }
 
-// reservation is what reserveInput writes: the key, the fingerprint, the delivery that
-// holds it, and the three times.
+// reservation is what reserveInput writes.
 type reservation struct {
 	key, huella, origen string
 	now, until, expira  time.Time
 }
 
-// reserveInput is the conditional put that takes a key: it wins when no record exists,
-// when the record expired (TTL deletes late, so an expired record may still be there),
-// or when it is en-curso past its in-progress expiry (its holder died). It returns the
-// record it lost to (ALL_OLD).
+// reserveInput takes a key: it wins when no record exists, when the record expired (TTL
+// deletes late), or when it is en-curso past its in-progress expiry (its holder died).
 func reserveInput(table string, r reservation) *dynamodb.PutItemInput {
 	return &dynamodb.PutItemInput{
 		TableName: aws.String(table),
@@ -97,13 +93,9 @@ func reserveInput(table string, r reservation) *dynamodb.PutItemInput {
 	}
 }
 
-// effectInput is the effect: ADD the movement's delta to the account's balance and
-// one to its count, creating the account on its first movement. The condition is the
-// account's rules as far as a condition expression can state them: the same currency,
-// and for a cargo a balance that covers the amount. Condition expressions have no
-// arithmetic, so an overdraft limit (limite) is not honoured: that would need a read
-// before every cargo. The failed condition returns the account (ALL_OLD) so the
-// caller can tell which rule failed.
+// effectInput ADDs the movement's delta to the account, creating it on its first
+// movement, on condition of the same currency and, for a cargo, a balance that covers
+// it. Condition expressions have no arithmetic, so limite is not honoured.
 func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb.UpdateItemInput {
 	cond := "attribute_not_exists(#pk) OR #moneda = :moneda"
 	values := map[string]any{
@@ -134,9 +126,8 @@ func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb
 	}
 }
 
-// markInput marks the record hecho with what became of the movement (aplicado, or
-// rechazado with its motivo), and restarts its expiry from now, as Powertools does
-// when it saves the result.
+// markInput marks the record hecho with what became of the movement, and restarts its
+// expiry, as Powertools does.
 func markInput(table, key string, estado ledger.Estado, motivo string, expira time.Time) *dynamodb.UpdateItemInput {
 	set := "SET #estado = :hecho, #resultado = :resultado, #expira = :expira"
 	names := map[string]string{"#estado": "estado", "#resultado": "resultado", "#expira": "expira"}
@@ -154,7 +145,6 @@ func markInput(table, key string, estado ledger.Estado, motivo string, expira ti
 	}
 }
 
-// releaseInput deletes a reservation whose effect failed, so a retry can take it.
 func releaseInput(table, key string) *dynamodb.DeleteItemInput {
 	return &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: keyOf(key)}
 }
@@ -163,7 +153,7 @@ func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
 	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
-// decodeRecord reads a stored record; its estado must be one the baseline writes.
+// decodeRecord reads a stored record of an estado the baseline writes.
 func decodeRecord(item versioned.Item) (record, error) {
 	var r record
 	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
