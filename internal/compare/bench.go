@@ -10,13 +10,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The benchmark (docs/compare.md, `compare --bench`): cases unbatched (many accounts, one
-// movement per account in each batch) and hot-account (one account, batches of 10), at
-// 1 and 10 concurrent consumers, both strategies back to back on the same kind of store,
-// at the run's RTT, with no faults. Each run warms up (every account sees one movement,
-// as in a consumer that has been running a while) and then measures the steady state, a
-// queue consumer's life. Throughput is wall time: only figures from one process on one
-// backend compare.
+// The benchmark's cases and consumers (docs/compare.md). Throughput is wall time: only
+// figures from one process on one backend compare.
 var (
 	benchCases     = []string{"unbatched", "hot-account"}
 	benchConsumers = []int{1, 10}
@@ -40,10 +35,9 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 }
 
 func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy ledger.Strategy) (BenchResult, error) {
-	// Unbatched: at most 100 accounts, so that ten consumers' concurrent batches of ten
-	// (consecutive in the round-robin order) never share one, and several movements each.
+	// Unbatched: at most 100 accounts, so ten consumers' batches of ten never share one.
 	spec := sim.Spec{Accounts: max(consumer.MaxBatch, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
-	warm := spec.Accounts // unbatched: each account's first movement
+	warm := spec.Accounts // unbatched: each account's first movement, as in a consumer running a while
 	if name == "hot-account" {
 		spec.Accounts, warm = 1, consumer.MaxBatch
 	}
@@ -89,10 +83,8 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}, nil
 }
 
-// spread orders w's deliveries round-robin over the accounts, keeping each account's
-// movements in order: every run of consecutive deliveries names each account at most
-// once until the accounts with movements left are fewer than a batch, so a batch holds
-// one movement per account and batches handled at once rarely share one.
+// spread orders w's deliveries round-robin over the accounts, each account's in order,
+// so a batch holds one movement per account.
 func spread(w sim.Workload) []sim.Message {
 	byAccount := map[string][]sim.Message{}
 	var names []string

@@ -1,8 +1,5 @@
-// This file computes capacity units by the rules DynamoDB documents ("DynamoDB item sizes
-// and formats", "read and write operations") for backends whose ConsumedCapacity is not
-// DynamoDB's (meter.trust). Number sizes follow the documented approximation: a figure
-// may be off by a byte per number, which only an item a few bytes from a KB boundary
-// would notice.
+// This file computes capacity units by DynamoDB's documented rules, for backends whose
+// ConsumedCapacity is not DynamoDB's. Number sizes may be off by a byte per number.
 
 package compare
 
@@ -22,12 +19,10 @@ const (
 	readUnitBytes  = 4096
 )
 
-// units is the capacity a call consumes, computed from its request; committed says
-// whether its writes took effect. A failed conditional write and a cancelled
-// transaction count their writes (DynamoDB charges a failed condition; a cancelled
-// transaction in full errs against this design). An update or delete is sized by its
-// key and new values, the stored image not being in the request, and a read as of an
-// item under 4 KB: Result.MaxItemBytes says whether an item got big enough to matter.
+// units is the capacity a call consumes, from its request; committed says whether its
+// writes took effect. A failed condition is charged, and a cancelled transaction counted
+// in full (which errs against this design). An update or delete is sized by its key and
+// new values, a read as of an item under 4 KB (Result.MaxItemBytes tells if one is not).
 func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 	switch p := in.(type) {
 	case *dynamodb.GetItemInput:
@@ -56,7 +51,7 @@ func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 }
 
 // put is a put's writes: the item, plus, once committed, one standard write per global
-// secondary index whose key the item carries (DynamoDB propagates it there).
+// secondary index whose key the item carries.
 func (m *meter) put(table string, item map[string]types.AttributeValue, units func(int) float64, committed bool) float64 {
 	size := itemSize(item)
 	w := units(size)
@@ -70,8 +65,7 @@ func (m *meter) put(table string, item map[string]types.AttributeValue, units fu
 	return w
 }
 
-// itemSize is the size of item in bytes: for every attribute, the UTF-8 length of its
-// name plus the size of its value.
+// itemSize is the size of item in bytes: its names' and values' sizes.
 func itemSize(item map[string]types.AttributeValue) int {
 	n := 0
 	for name, v := range item {
@@ -84,10 +78,7 @@ func valuesSize(values map[string]types.AttributeValue) int {
 	return sum(slices.Collect(maps.Values(values)), valueSize)
 }
 
-// valueSize is the size of one attribute value, without its name: strings and binaries
-// by their bytes; numbers by numberSize; booleans and nulls one byte; lists and maps 3
-// bytes plus one byte and the size of each element (a map element's name counts); sets
-// the sum of their members.
+// valueSize is the size of one attribute value, without its name.
 func valueSize(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -120,9 +111,8 @@ func sum[T any](xs []T, size func(T) int) int {
 	return n
 }
 
-// numberSize is the size of a number given as DynamoDB's text form ("-12.50",
-// "1E+3"): leading and trailing zeros trimmed, one byte per two significant digits,
-// plus one.
+// numberSize is the size of a number in DynamoDB's text form ("-12.50", "1E+3"): one
+// byte per two significant digits, plus one.
 func numberSize(s string) int {
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		s = s[:i] // the exponent moves the point, not the digits
@@ -136,17 +126,16 @@ func numberSize(s string) int {
 	return (len(strings.Trim(digits, "0"))+1)/2 + 1
 }
 
-// writeUnits is what a standard write of an item of size bytes consumes: one unit per
-// started KB, at least one (a failed conditional write consumes it too).
+// writeUnits is what a standard write of size bytes consumes: a unit per started KB, at
+// least one.
 func writeUnits(size int) float64 { return float64(max(1, ceilDiv(size, writeUnitBytes))) }
 
-// transactWriteUnits is what one action of a TransactWriteItems consumes: twice a
-// standard write (DynamoDB prepares and commits every item).
+// transactWriteUnits is what one action of a TransactWriteItems consumes: DynamoDB
+// prepares and commits every item.
 func transactWriteUnits(size int) float64 { return 2 * writeUnits(size) }
 
-// readUnits is what a read of an item of size bytes consumes: one unit per started
-// 4 KB when strongly consistent, half that when eventually consistent, and never less
-// than that for an item that is not there.
+// readUnits is what a read of size bytes consumes: a unit per started 4 KB, at least
+// one, half that when eventually consistent.
 func readUnits(size int, consistent bool) float64 {
 	units := float64(max(1, ceilDiv(size, readUnitBytes)))
 	if !consistent {

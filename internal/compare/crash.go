@@ -15,12 +15,11 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// errCrash ends an invocation at a crash point: the strategy stops where it is and the
-// batch is never acknowledged.
+// errCrash ends an invocation at a crash point; its batch is never acknowledged.
 var errCrash = errors.New("compare: the invocation died here")
 
-// invocation is one batch's handling: whether it died (set by the probe and the
-// baseline's hook, which find it in the context), and the records the consumer made.
+// invocation is one batch's handling, in its context: whether it died, and the records
+// the consumer made.
 type invocation struct {
 	dead    atomic.Bool
 	records []consumer.Record
@@ -36,10 +35,9 @@ type crashPlan struct {
 }
 
 // planCrashes is where strategy's invocations die in sc: at sc.crash, for a
-// sc.crashShare of the movements drawn from rng (one draw each). Only transfers get
-// between legs. The transaction strategy has no moment between a transfer's legs, as
-// it has none between reserve and effect: a crash there falls before its one
-// transaction for every other transfer picked, right after it for the rest.
+// sc.crashShare of the movements (one draw each; between legs, transfers only). The
+// transaction strategy has no moment between legs: it dies before its one transaction
+// for every other transfer picked, right after it for the rest.
 func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *rand.Rand) *crashPlan {
 	p := &crashPlan{targets: map[string]idempotencia.Point{}}
 	for _, m := range w.Movements {
@@ -70,8 +68,8 @@ func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	return hit
 }
 
-// hook is the baseline's Config.Hook: it kills the invocation at the planned point,
-// and stops every step of an invocation that is already dead.
+// hook is the baseline's Config.Hook: it kills the invocation at the planned point, and
+// stops every step of a dead one.
 func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
 	inv, _ := ctx.Value(invocationKey{}).(*invocation)
 	if inv != nil && (inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m})) {
@@ -81,9 +79,8 @@ func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimient
 	return nil
 }
 
-// probe wraps a strategy as the consumer sees it: it refuses work in a dead invocation,
-// and is the transaction strategy's crash point (around), whose single transaction
-// leaves a crash only before it ("after reserve") or right after it ("after effect").
+// probe refuses a strategy's work in a dead invocation and, around the transaction
+// strategy's one transaction, crashes before it (AfterReserve) or after (AfterEffect).
 type probe struct {
 	inner  consumer.Applier
 	plan   *crashPlan

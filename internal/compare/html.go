@@ -14,11 +14,8 @@ var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Parse(reportTemplate))
 
-// WriteHTML writes rep as one self-contained page: inline CSS and SVG, no script, no
-// external asset, so it can be mailed, archived or opened offline. Per scenario it
-// shows each strategy's verdict and bar pairs for movements applied twice or lost, money
-// created or destroyed, deliveries stuck, and calls and WCU per movement; then the
-// benchmark.
+// WriteHTML writes rep as one self-contained page (no script, no external asset), so
+// it can be mailed, archived or opened offline.
 func WriteHTML(w io.Writer, rep Report) error {
 	return reportPage.Execute(w, newPage(rep))
 }
@@ -52,15 +49,14 @@ type bar struct {
 	Width        float64 // of barMax
 }
 
-// barMax is a bar's length at the largest value of its metric, in SVG units;
-// benchBarMax the same for throughput, whose labels are longer.
+// A bar's length at the largest value of its metric, in SVG units; throughput's labels
+// are longer.
 const (
 	barMax      = 125.0
 	benchBarMax = 95.0
 )
 
-// metrics are the bar charts of a scenario row: a bar's length is value, its label the
-// value in format (money's signed amount when format is empty).
+// metrics are the bar charts of a scenario row, labelled in format (money when empty).
 var metrics = []struct {
 	title, format string
 	value         func(Result) float64

@@ -22,17 +22,14 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// meter is the HTTP transport right above the network, below the fault injector: it
-// sees exactly the calls that reached DynamoDB and their real answers, including those
-// a LostResponse fault hides from the caller. It adds up the capacity each consumed and
-// the movements' effects each committed. Capacity is the answer's ConsumedCapacity from
-// a trusted backend (every call asks for it: requestCapacity), else computed (units).
+// meter is the transport below the fault injector: it sees the calls that reached
+// DynamoDB and their real answers, even those a LostResponse hides, and adds up the
+// capacity each consumed and the effects each committed.
 type meter struct {
 	base    http.RoundTripper
 	indexes map[string][]migrations.Key // table → key of each global secondary index
-	// trust says whether ConsumedCapacity answers are DynamoDB's. moto answers with
-	// figures of its own (0 units for a transaction of eleven writes), so on a loopback
-	// endpoint (the embedded store, moto) units are always computed.
+	// trust says ConsumedCapacity answers are DynamoDB's; on a loopback endpoint they are
+	// not (moto reports 0 units for a transaction of eleven writes) and units computes them.
 	trust bool
 
 	mu     sync.Mutex
@@ -54,12 +51,11 @@ func (m *meter) usage() usage {
 	return u
 }
 
-// inputKey carries a call's SDK input down to the meter, which so reads the request
-// without parsing DynamoDB's JSON.
+// inputKey carries a call's SDK input down to the meter.
 type inputKey struct{}
 
-// requestCapacity is an SDK option: every DynamoDB call asks for its consumed capacity
-// (ReturnConsumedCapacity TOTAL) and carries its input to the meter.
+// requestCapacity is an SDK option: every call asks for its consumed capacity and
+// carries its input to the meter.
 func requestCapacity(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ledger-compare-capacity",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -136,8 +132,8 @@ func refusal(body []byte) bool {
 	return code == "ConditionalCheckFailedException" || code == "TransactionCanceledException"
 }
 
-// reportedUnits reads ConsumedCapacity from an answer: one object, or a list (one per
-// table) for transactions.
+// reportedUnits reads ConsumedCapacity from an answer: an object, or a list for
+// transactions.
 func reportedUnits(body []byte) (float64, bool) {
 	var out struct{ ConsumedCapacity json.RawMessage }
 	if json.Unmarshal(body, &out) != nil {
@@ -158,25 +154,20 @@ func reportedUnits(body []byte) (float64, bool) {
 	return total, true
 }
 
-// The item layouts effects reads (internal/store and internal/idempotencia write them).
-// The scenario test fails if they drift: every movement would count as lost.
+// The item layouts effects reads; TestScenarios fails if they drift.
 const (
 	ledgerAccountPrefix   = "CUENTA#"
 	ledgerMovementPrefix  = "MOV#"
 	baselineAccountPrefix = "SALDO#"
 )
 
-// effects names the movements whose effect a committed request carries (movementKey),
-// and the request's idempotency token if it has one: a repeated token is DynamoDB
-// answering an SDK retry from memory, not a second write. The transaction strategy's
-// effects are the movement items a TransactWriteItems puts with estado "aplicado", in
-// the transaction that moves their balance (a transfer's two legs, one per account,
-// under its one id). The baseline's is an UpdateItem on one of its accounts, the ADD of
-// one movement's delta naming the movement (:mov): a transfer's debit on cuenta and
-// credit on destino are two calls. UpdateItem has no idempotency token, so an SDK retry
-// of it is a second write. (The baseline undoes a debit whose credit the destination
-// refused with a third ADD on cuenta, which would count as the debit landing twice; no
-// scenario has a destination refuse a credit.)
+// effects names the movements whose effect a committed request carries, and its
+// idempotency token: a repeated token is DynamoDB answering an SDK retry from memory.
+// The transaction strategy's effects are the movement items a TransactWriteItems puts
+// aplicado (a transfer's two legs); the baseline's, an UpdateItem ADD on one of its
+// accounts naming the movement (:mov), which has no token, so an SDK retry is a second
+// write. (The baseline's undo of a debit would count as it landing twice; no scenario
+// has a credit refused.)
 func effects(in any) (movements []string, token string) {
 	switch p := in.(type) {
 	case *dynamodb.TransactWriteItemsInput:

@@ -16,31 +16,26 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The simulated deployment every scenario runs in: a Lambda function with a 30 s timeout
-// (the baseline's in-progress window: Powertools ties it to the remaining time), an event
-// source mapping on a queue whose visibility timeout is six times that (AWS's
-// recommendation), batches of 10 a second apart, and a redrive policy after 10 receives.
+// The simulated deployment every scenario runs in.
 const (
-	invocationTimeout = 30 * time.Second
-	visibilityTimeout = 6 * invocationTimeout
-	batchStep         = time.Second
-	maxReceive        = 10
-	// lateBy is how long after the run a late duplicate arrives: past the baseline's
-	// record expiry (idempotencia.DefaultExpiry, Powertools' one hour).
-	lateBy = 2 * time.Hour
+	invocationTimeout = 30 * time.Second      // the Lambda timeout, and so the baseline's in-progress window
+	visibilityTimeout = 6 * invocationTimeout // AWS's recommendation
+	batchStep         = time.Second           // batches of 10 a second apart
+	maxReceive        = 10                    // the redrive policy
+	lateBy            = 2 * time.Hour         // past the baseline's record expiry (idempotencia.DefaultExpiry)
 )
 
 // scenario is one situation both strategies are put through; its shares are drawn from
-// the scenario's random source (rngFor).
+// rngFor.
 type scenario struct {
 	name, what string
 	hot        bool                                 // every movement on one account
 	workload   func(sim.Spec) (sim.Workload, error) // [sim.Generate]
-	// consumers handle batches at once, each processing concurrency accounts at once [1
-	// and 1: a run's calls in a fixed order, so that a seed reproduces it exactly].
+	// consumers and concurrency default to 1: a run's calls in a fixed order, so that a
+	// seed reproduces it.
 	consumers, concurrency int
-	schedule               func(w sim.Workload, rng *rand.Rand) []sim.Message // lays out the deliveries
-	again                  float64                                            // share of messages SQS delivers once more after their delete
+	schedule               func(w sim.Workload, rng *rand.Rand) []sim.Message
+	again                  float64 // share of messages SQS delivers once more after their delete
 	// crash is where the invocation dies for a crashShare of the movements, the first
 	// time each is processed.
 	crash            idempotencia.Point
@@ -79,8 +74,7 @@ func scenarioNamed(name string) (scenario, bool) {
 	return scenarios[i], true
 }
 
-// rngFor is the scenario's random source: the same for both strategies, so both get the
-// same schedule, crash points and faults.
+// rngFor is the scenario's random source, the same for both strategies.
 func rngFor(seed uint64, name string, stream uint64) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
@@ -96,8 +90,8 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 	return out
 }
 
-// withCopies delivers every movement once, in order, and a share of them again as an
-// SNS notification under a new message id, between minGap and maxGap messages later.
+// withCopies delivers every movement once, in order, and a share of them again via SNS,
+// between minGap and maxGap messages later.
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
 		after := make([][]sim.Message, len(w.Movements)+maxGap) // copies sent right after the i-th message
@@ -118,8 +112,8 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 	}
 }
 
-// paired delivers every movement twice: each batch of 10 is followed by a batch of the
-// same 10 under new message ids, so two consumers take them at the same moment.
+// paired follows each batch with the same movements via SNS, so two consumers take
+// them at the same moment.
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {
@@ -139,8 +133,7 @@ func direct(i int, m movimiento.Movimiento) sim.Message {
 	return sim.Message{ID: fmt.Sprintf("msg-%06d", i), Body: sim.Body(m)}
 }
 
-// viaSNS is the i-th movement as SNS delivers it to a queue without raw message
-// delivery, under a message id of its own starting with prefix.
+// viaSNS is the i-th movement as SNS delivers it without raw message delivery.
 func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
 	envelope := map[string]string{
 		"Type":      "Notification",
@@ -155,11 +148,9 @@ func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
 // maxTransferCents bounds a generated transfer: 1.00 … 99.99.
 const maxTransferCents = 9_999
 
-// transfers is the workload of crash-between-legs: spec.Accounts accounts (at least two,
-// at most half the movements), each funded by one abono, then traspasos between two of
-// them for the rest of spec.Movements. Each account gets twice what all the transfers
-// could take from it, so no debit bounces even when the baseline applies every one
-// twice: the run shows what the crashes do, nothing that follows from a bounce.
+// transfers is the workload of crash-between-legs: 2 to spec.Movements/2 accounts, each
+// funded by an abono, then traspasos between them. Each gets twice what all transfers
+// could take, so no debit bounces even when the baseline applies every one twice.
 func transfers(spec sim.Spec) (sim.Workload, error) {
 	if spec.Movements < 3 {
 		return sim.Workload{}, fmt.Errorf("transfers need at least 3 movements (two accounts funded, one transfer), got %d", spec.Movements)

@@ -13,18 +13,14 @@ import (
 	"strings"
 )
 
-// benchShards is how many embedded servers the benchmark spreads its items over, routed
-// by the hash of their partition key as DynamoDB routes them to partitions, which it
-// serves in parallel. One embedded store serves a request at a time and copies the whole
-// table in every transaction: it would measure its own lock and copying (which grow with
-// the run and hit transactions hardest), not the designs' round trips. Both strategies
-// get the same store.
+// benchShards is how many embedded servers the benchmark spreads its items over, by
+// partition key as DynamoDB spreads partitions. One embedded store serves a request at a
+// time and copies the table in every transaction: it would measure itself, not the
+// designs' round trips.
 const benchShards = 16
 
-// shardRouter sends each item operation to the shard that owns its partition key. A
-// request that names no partition key (table-level operations, scans, queries) or more
-// than one has no single owner and is refused: the benchmark makes none (its tables are
-// migrated on each shard directly).
+// shardRouter sends each item operation to the shard that owns its partition key; a
+// request naming none or several is refused (the benchmark makes none).
 type shardRouter struct {
 	base   http.RoundTripper
 	shards []*url.URL
@@ -51,8 +47,7 @@ func (r shardRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.base.RoundTrip(out)
 }
 
-// owner is the shard of the one partition key an op's body names; a transaction must
-// name one partition (the ledger's do: an account and its movements).
+// owner is the shard of the one partition key an op's body names.
 func (r shardRouter) owner(op string, body []byte) (int, error) {
 	type keyed struct{ Key, Item map[string]json.RawMessage }
 	var in struct {
@@ -87,8 +82,8 @@ func (r shardRouter) owner(op string, body []byte) (int, error) {
 	return owner, nil
 }
 
-// openShardedStore is the benchmark's embedded store: benchShards embedded stores, each
-// migrated with the run's tables, behind a shardRouter.
+// openShardedStore is the benchmark's embedded store: benchShards migrated embedded
+// stores behind a shardRouter.
 func openShardedStore(ctx context.Context) (*backend, error) {
 	var shards []*backend
 	closeAll := func() {

@@ -19,8 +19,7 @@ import (
 )
 
 // backend is one run's DynamoDB: a fresh embedded store, or tables of the run's own on an
-// endpoint. admin is an unmetered client for migrating, reading back and modelling TTL
-// deletions; strategies get metered clients from client, whose calls end in transport.
+// endpoint. admin is unmetered; strategies get their clients from client.
 type backend struct {
 	endpoint  string
 	cfg       aws.Config
@@ -32,13 +31,12 @@ type backend struct {
 	close     func()
 }
 
-// sdkBackoff caps the SDK's retry back-off in the harness: its default waits up to
-// seconds of real time before retrying a lost response, which would make a run slow
-// without changing what it shows. Both strategies get the same.
+// sdkBackoff caps the SDK's retry back-off, by default up to seconds of real time: it
+// would make a run slow without changing what it shows.
 const sdkBackoff = 20 * time.Millisecond
 
-// openStore opens a fresh embedded store, or on endpoint tables of the run's own that
-// close deletes, and migrates it.
+// openStore opens and migrates a fresh embedded store, or on endpoint tables of the
+// run's own that close deletes.
 func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	suffix, stop := "", func() {}
 	if endpoint == "" {
@@ -75,16 +73,14 @@ func (s *backend) dropTables() {
 	}
 }
 
-// newStore describes the run's tables (the migrations' logical names plus suffix) on
-// endpoint, reached through transport; it creates nothing.
+// newStore describes the run's tables (the migrations' names plus suffix) on endpoint,
+// reached through transport; it creates nothing.
 func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*backend, error) {
 	cfg, err := awsconf.Load(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	// The harness reports what goes wrong; the SDK's warnings (a body left unread on a
-	// connection the embedded store closed at the end of a run) are noise.
-	cfg.Logger = logging.Nop{}
+	cfg.Logger = logging.Nop{} // the harness reports what goes wrong; the SDK's warnings are noise
 	s := &backend{endpoint: endpoint, cfg: cfg, transport: transport, close: func() {}}
 	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
 	admin := cfg.Copy()
@@ -116,8 +112,8 @@ func (s *backend) client(rt http.RoundTripper) *dynamodb.Client {
 	return awsconf.DynamoDB(cfg, s.endpoint)
 }
 
-// network is the transport under the meter: the default one, with enough idle
-// connections for ten consumers of eight accounts each.
+// network is the transport under the meter, with enough idle connections for ten
+// consumers of eight accounts each.
 func network() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 256

@@ -34,7 +34,6 @@ const (
 	AfterReserve Point = "after-reserve" // the key is en-curso; the effect is not made
 	BetweenLegs  Point = "between-legs"  // a transfer's debit is made, its credit is not
 	AfterEffect  Point = "after-effect"  // the balance moved; the record is still en-curso
-	AfterMark    Point = "after-mark"    // the record is hecho
 )
 
 // Defaults, as Powertools has them.
@@ -117,11 +116,6 @@ func (e *InProgressError) Error() string {
 
 // Is makes errors.Is(err, ErrInProgress) true.
 func (e *InProgressError) Is(target error) bool { return target == ErrInProgress }
-
-// ErrNotMarked matches a delivery whose effect was made but whose record could not be
-// marked hecho: it fails, and once the in-progress expiry passes a redelivery applies
-// the effect again.
-var ErrNotMarked = errors.New("idempotencia: effect made, record not marked")
 
 // ErrUnsupported matches a movement the baseline does not apply: reversals and holds
 // need the ledger's records, which this design does not keep.
