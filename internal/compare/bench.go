@@ -10,8 +10,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
-// The benchmark's cases and consumers (docs/compare.md). Throughput is wall time: only
-// figures from one process on one backend compare.
+// The benchmark's cases (docs/compare.md). Its wall-time figures compare within one run only.
 var (
 	benchCases     = []string{"unbatched", "hot-account"}
 	benchConsumers = []int{1, 10}
@@ -83,8 +82,7 @@ func benchOne(ctx context.Context, opts Options, name string, consumers int, str
 	}, nil
 }
 
-// spread orders w's deliveries round-robin over the accounts, each account's in order,
-// so a batch holds one movement per account.
+// spread deals w's deliveries round-robin over the accounts, a batch one per account.
 func spread(w sim.Workload) []sim.Message {
 	byAccount := map[string][]sim.Message{}
 	var names []string

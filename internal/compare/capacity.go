@@ -50,8 +50,7 @@ func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 	return rcu, wcu
 }
 
-// put is a put's writes: the item, plus, once committed, one standard write per global
-// secondary index whose key the item carries.
+// put is a put's writes: the item, plus, once committed, one per index the item is in.
 func (m *meter) put(table string, item map[string]types.AttributeValue, units func(int) float64, committed bool) float64 {
 	size := itemSize(item)
 	w := units(size)
@@ -111,8 +110,7 @@ func sum[T any](xs []T, size func(T) int) int {
 	return n
 }
 
-// numberSize is the size of a number in DynamoDB's text form ("-12.50", "1E+3"): one
-// byte per two significant digits, plus one.
+// numberSize is a number's size: a byte per two significant digits, plus one.
 func numberSize(s string) int {
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		s = s[:i] // the exponent moves the point, not the digits
@@ -126,16 +124,13 @@ func numberSize(s string) int {
 	return (len(strings.Trim(digits, "0"))+1)/2 + 1
 }
 
-// writeUnits is what a standard write of size bytes consumes: a unit per started KB, at
-// least one.
+// writeUnits is what a write of size bytes consumes: a unit per started KB, at least one.
 func writeUnits(size int) float64 { return float64(max(1, ceilDiv(size, writeUnitBytes))) }
 
-// transactWriteUnits is what one action of a TransactWriteItems consumes: DynamoDB
-// prepares and commits every item.
+// transactWriteUnits is a transaction action's units: DynamoDB prepares and commits each.
 func transactWriteUnits(size int) float64 { return 2 * writeUnits(size) }
 
-// readUnits is what a read of size bytes consumes: a unit per started 4 KB, at least
-// one, half that when eventually consistent.
+// readUnits is a read's units: one per started 4 KB, at least one, half if eventual.
 func readUnits(size int, consistent bool) float64 {
 	units := float64(max(1, ceilDiv(size, readUnitBytes)))
 	if !consistent {

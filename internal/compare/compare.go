@@ -52,8 +52,7 @@ type Result struct {
 	MaxItemBytes int            `json:"-"` // the largest item stored at the end
 }
 
-// Correct reports whether the money came out right: nothing applied twice or lost,
-// every balance exact.
+// Correct reports whether the money came out right.
 func (r Result) Correct() bool {
 	return r.DoubleApplied == 0 && r.Lost == 0 && r.BalanceErrors == 0 && r.MoneyCreated.IsZero()
 }
@@ -91,8 +90,7 @@ type BenchResult struct {
 	StoreMsPerCall   float64         `json:"-"` // the store's own time per call, the RTT excluded
 }
 
-// Report is a whole comparison: the `compare --json` document (docs/compare.md) and
-// what the human reports add.
+// Report is a whole comparison: the `compare --json` document (docs/compare.md) and more.
 type Report struct {
 	RTTms     float64       `json:"rtt_ms"`
 	Results   []Result      `json:"results"`

@@ -18,8 +18,7 @@ import (
 // errCrash ends an invocation at a crash point; its batch is never acknowledged.
 var errCrash = errors.New("compare: the invocation died here")
 
-// invocation is one batch's handling, in its context: whether it died, and the records
-// the consumer made.
+// invocation is one batch's handling, found in its context.
 type invocation struct {
 	dead    atomic.Bool
 	records []consumer.Record
@@ -27,8 +26,7 @@ type invocation struct {
 
 type invocationKey struct{}
 
-// crashPlan says where invocations die: at targets[id], the first time movement id
-// gets there.
+// crashPlan says where invocations die: at targets[id], the first time id gets there.
 type crashPlan struct {
 	mu      sync.Mutex
 	targets map[string]idempotencia.Point
@@ -53,8 +51,7 @@ func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *ran
 	return p
 }
 
-// fire reports whether one of es is a target, not crashed yet, that dies at at, and
-// marks them crashed.
+// fire reports whether one of es dies at at, the first time only.
 func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -68,8 +65,7 @@ func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 	return hit
 }
 
-// hook is the baseline's Config.Hook: it kills the invocation at the planned point, and
-// stops every step of a dead one.
+// hook is the baseline's Config.Hook: it kills the invocation where planned, and stays dead.
 func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
 	inv, _ := ctx.Value(invocationKey{}).(*invocation)
 	if inv != nil && (inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m})) {

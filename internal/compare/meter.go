@@ -54,8 +54,7 @@ func (m *meter) usage() usage {
 // inputKey carries a call's SDK input down to the meter.
 type inputKey struct{}
 
-// requestCapacity is an SDK option: every call asks for its consumed capacity and
-// carries its input to the meter.
+// requestCapacity is an SDK option: calls ask for their capacity and carry their input.
 func requestCapacity(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ledger-compare-capacity",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -121,8 +120,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// refusal reports an answer that still consumed capacity: a failed condition, or a
-// transaction DynamoDB cancelled.
+// refusal reports a refused answer that still consumed capacity.
 func refusal(body []byte) bool {
 	var e struct {
 		Type string `json:"__type"`
@@ -132,8 +130,7 @@ func refusal(body []byte) bool {
 	return code == "ConditionalCheckFailedException" || code == "TransactionCanceledException"
 }
 
-// reportedUnits reads ConsumedCapacity from an answer: an object, or a list for
-// transactions.
+// reportedUnits reads ConsumedCapacity: an object, or a list for transactions.
 func reportedUnits(body []byte) (float64, bool) {
 	var out struct{ ConsumedCapacity json.RawMessage }
 	if json.Unmarshal(body, &out) != nil {

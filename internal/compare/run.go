@@ -29,8 +29,7 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// Run runs every selected scenario for both strategies, one after the other, each on
-// fresh tables, then the benchmark when asked.
+// Run runs every selected scenario for both strategies, each on fresh tables, then the bench.
 func Run(ctx context.Context, opts Options) (Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -56,8 +55,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	return rep, err
 }
 
-// rig is one strategy on one store: its calls go through the fault injector, then the
-// meter; saldo reads balances unmetered.
+// rig is one strategy on one store, its calls through the fault injector and the meter.
 type rig struct {
 	store     *backend
 	strategy  ledger.Strategy
@@ -249,8 +247,7 @@ func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bo
 	})
 }
 
-// expireByTTL models DynamoDB's TTL, which deletes expired items eventually: it deletes
-// every other expired item (in key order) and leaves the rest.
+// expireByTTL models DynamoDB's late TTL: it deletes every other expired item, in key order.
 func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 	all, err := migrations.All()
 	if err != nil {
@@ -298,8 +295,7 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 	return items, nil
 }
 
-// measure turns what the run did into a Result: effects and capacity from the meter,
-// calls from the fault injector, balances and item sizes read back.
+// measure turns what the run did into a Result.
 func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Result, error) {
 	u := r.meter.usage()
 	n := float64(len(w.Movements))

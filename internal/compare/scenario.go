@@ -25,8 +25,7 @@ const (
 	lateBy            = 2 * time.Hour         // past the baseline's record expiry (idempotencia.DefaultExpiry)
 )
 
-// scenario is one situation both strategies are put through; its shares are drawn from
-// rngFor.
+// scenario is one situation both strategies are put through; shares are drawn from rngFor.
 type scenario struct {
 	name, what string
 	hot        bool                                 // every movement on one account
@@ -90,8 +89,7 @@ func once(w sim.Workload, _ *rand.Rand) []sim.Message {
 	return out
 }
 
-// withCopies delivers every movement once, in order, and a share of them again via SNS,
-// between minGap and maxGap messages later.
+// withCopies delivers every movement, and a share again via SNS minGap–maxGap messages later.
 func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand) []sim.Message {
 	return func(w sim.Workload, rng *rand.Rand) []sim.Message {
 		after := make([][]sim.Message, len(w.Movements)+maxGap) // copies sent right after the i-th message
@@ -112,8 +110,7 @@ func withCopies(share float64, minGap, maxGap int) func(sim.Workload, *rand.Rand
 	}
 }
 
-// paired follows each batch with the same movements via SNS, so two consumers take
-// them at the same moment.
+// paired follows each batch with its copy via SNS, for two consumers at the same moment.
 func paired(w sim.Workload, _ *rand.Rand) []sim.Message {
 	var out []sim.Message
 	for start := 0; start < len(w.Movements); start += consumer.MaxBatch {

@@ -31,8 +31,7 @@ func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []led
 	return results
 }
 
-// apply runs one delivery through reserve, effect and mark. stop is the hook's error
-// when it cut the delivery short.
+// apply runs one delivery through reserve, effect and mark; stop is the hook's error.
 func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result, stop error) {
 	switch e.Mov.Tipo {
 	case movimiento.Abono, movimiento.Cargo, movimiento.Traspaso:
@@ -115,8 +114,7 @@ func (s *Service) credit(ctx context.Context, res reservation, debit, credit mov
 	return s.release(ctx, res.key, permanent(&cuenta.MonedaDistintaError{Cuenta: credit.Cuenta, Moneda: a.Moneda, MonedaMovimiento: credit.Moneda})), false
 }
 
-// taken decides a delivery whose key was already reserved, by the stored record
-// (ALL_OLD, or read back where the backend returns none).
+// taken decides a delivery whose key was reserved, by the record (ALL_OLD or read back).
 func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
 	if len(item) == 0 {
 		out, err := s.db.GetItem(ctx, getInput(s.cfg.Table, keyOf(res.key)))
@@ -163,8 +161,7 @@ func (s *Service) ruleBroken(ctx context.Context, res reservation, m movimiento.
 	return ledger.Result{Outcome: ledger.Rejected, Estado: ledger.Rechazado, Motivo: insuf.Error(), Attempts: 1}
 }
 
-// release deletes the reservation after a failed effect, so a redelivery can take it,
-// and returns r, whose error says when the key stays en-curso.
+// release deletes the reservation after a failed effect and returns r.
 func (s *Service) release(ctx context.Context, key string, r ledger.Result) ledger.Result {
 	if _, err := s.db.DeleteItem(ctx, releaseInput(s.cfg.Table, key)); err != nil {
 		r.Err = errors.Join(r.Err, fmt.Errorf("idempotencia: release %s: %w", key, classify(err).err))
@@ -204,8 +201,7 @@ type verdict struct {
 	err  error
 }
 
-// classify reads every DynamoDB answer the baseline gets; it is the only reader of SDK
-// error types.
+// classify reads every DynamoDB answer; it is the only reader of SDK error types.
 func classify(err error) verdict {
 	if err == nil {
 		return verdict{kind: done}

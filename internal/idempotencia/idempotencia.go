@@ -17,8 +17,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Client is the part of the DynamoDB API the baseline uses; *dynamodb.Client
-// implements it.
+// Client is the part of the DynamoDB API the baseline uses.
 type Client interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
@@ -58,8 +57,7 @@ type Config struct {
 	Now  func() time.Time // [time.Now]
 }
 
-// Service applies movements with a separate idempotency table. It implements
-// consumer.Applier. It is safe for concurrent use.
+// Service is the baseline's consumer.Applier; it is safe for concurrent use.
 type Service struct {
 	db  Client
 	cfg Config
@@ -86,8 +84,7 @@ func New(db Client, cfg Config) (*Service, error) {
 	return &Service{db: db, cfg: cfg}, nil
 }
 
-// Saldo reads an account's balance and applied-movement count, strongly consistent; ok
-// is false when the account does not exist.
+// Saldo reads an account's balance and movement count; ok is false if it does not exist.
 func (s *Service) Saldo(ctx context.Context, cuenta string) (saldo decimal.Decimal, movimientos int64, ok bool, err error) {
 	out, err := s.db.GetItem(ctx, getInput(s.cfg.Accounts, accountKey(cuenta)))
 	if v := classify(err); v.kind != done {

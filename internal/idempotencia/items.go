@@ -126,8 +126,7 @@ func effectInput(table string, m movimiento.Movimiento, now time.Time) *dynamodb
 	}
 }
 
-// markInput marks the record hecho with what became of the movement, and restarts its
-// expiry, as Powertools does.
+// markInput marks the record hecho and restarts its expiry, as Powertools does.
 func markInput(table, key string, estado ledger.Estado, motivo string, expira time.Time) *dynamodb.UpdateItemInput {
 	set := "SET #estado = :hecho, #resultado = :resultado, #expira = :expira"
 	names := map[string]string{"#estado": "estado", "#resultado": "resultado", "#expira": "expira"}
