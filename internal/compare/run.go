@@ -228,20 +228,17 @@ func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bo
 		ictx, cancel := context.WithTimeout(context.WithValue(ctx, invocationKey{}, inv), invocationTimeout)
 		back := consumer.New(r.probe, opts).Settle(ictx, batch)
 		cancel()
-		if inv.dead.Load() {
-			for _, m := range batch {
-				back[m.MessageId] = true
-			}
-		} else {
+		dead := inv.dead.Load()
+		if !dead {
 			r.record(inv.records)
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range batch {
-			if again[m.MessageId] {
-				delete(again, m.MessageId)
+			if dead || again[m.MessageId] {
 				back[m.MessageId] = true
 			}
+			delete(again, m.MessageId)
 		}
 		return back
 	})
