@@ -88,7 +88,7 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	if _, err := s.db.UpdateItem(ctx, markInput(s.cfg.Table, res.key, ledger.Aplicado, "", s.cfg.Now().Add(s.cfg.Expiry))); err != nil {
 		return transient(fmt.Errorf("idempotencia: effect made, record not marked: %w", classify(err).err)), nil
 	}
-	return ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}, nil
+	return ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}, s.cfg.Hook(ctx, AfterMark, e.Mov)
 }
 
 // credit makes a transfer's credit, a second ADD not atomic with the debit. When it

@@ -33,6 +33,7 @@ const (
 	AfterReserve Point = "after-reserve" // the key is en-curso; the effect is not made
 	BetweenLegs  Point = "between-legs"  // a transfer's debit is made, its credit is not
 	AfterEffect  Point = "after-effect"  // the balance moved; the record is still en-curso
+	AfterMark    Point = "after-mark"    // the record is hecho
 )
 
 // Defaults, as Powertools has them.
