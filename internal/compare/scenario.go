@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -132,14 +131,7 @@ func direct(i int, m movimiento.Movimiento) sim.Message {
 
 // viaSNS is the i-th movement as SNS delivers it without raw message delivery.
 func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
-	envelope := map[string]string{
-		"Type":      "Notification",
-		"MessageId": fmt.Sprintf("sns-%06d", i),
-		"TopicArn":  "arn:aws:sns:eu-west-1:123456789012:movimientos",
-		"Message":   sim.Body(m),
-	}
-	b, _ := json.Marshal(envelope) // a map of strings always marshals
-	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: string(b)}
+	return sim.Message{ID: fmt.Sprintf("%s-%06d", prefix, i), Body: sim.SNSEnvelope(fmt.Sprintf("sns-%06d", i), sim.Body(m))}
 }
 
 // maxTransferCents bounds a generated transfer: 1.00 … 99.99.
