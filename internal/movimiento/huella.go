@@ -7,12 +7,11 @@ import (
 	"time"
 )
 
-// Huella is the movement's fingerprint, which tells a redelivery of a fact
-// from a conflicting reuse of its key: lowercase hex SHA-256 of "v2", cuenta,
-// id, tipo, importe, moneda, destino, anula, retencion and expira joined by
-// "\n" (which none can contain). Importe is its canonical text ("50" for
-// "50.00"), so no currency table is needed; expira is UTC RFC 3339; absent
-// fields are "". Concepto and Fecha are informational and left out.
+// Huella is the movement's fingerprint, which tells a redelivery of a fact from a
+// conflicting reuse of its key: lowercase hex SHA-256 of "v2", cuenta, id, tipo,
+// importe (canonical: "50" for "50.00"), moneda, destino, anula, retencion and expira
+// (UTC RFC 3339), absent ones "", joined by "\n", which none can contain. Concepto and
+// Fecha are informational and left out.
 func (m Movimiento) Huella() string {
 	importe, expira := "", ""
 	if !m.Importe.IsZero() {
@@ -24,11 +23,10 @@ func (m Movimiento) Huella() string {
 	return hash("v2", m.Cuenta, m.ID, string(m.Tipo), importe, m.Moneda, m.Destino, m.Anula, m.Retencion, expira)
 }
 
-// MatchesHuella reports whether a stored fingerprint is m's: its Huella or,
-// for an abono or cargo, a "v1" one as written before: "v1", cuenta, id, tipo,
-// importe padded to the currency's minor units and moneda. Any padding of 0 to
-// 4 decimals that keeps importe's digits is tried, so no currency table is
-// needed (a withdrawn currency still matches) and equal amounts are one fact.
+// MatchesHuella reports whether a stored fingerprint is m's: its Huella or, for an
+// abono or cargo, an older "v1" one of cuenta, id, tipo, importe padded to the
+// currency's minor units, and moneda. Every padding of 0 to 4 decimals that keeps
+// importe's digits is tried, so a withdrawn currency still matches.
 func (m Movimiento) MatchesHuella(stored string) bool {
 	if stored == m.Huella() {
 		return true

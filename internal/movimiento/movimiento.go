@@ -1,8 +1,6 @@
-// Package movimiento is an account movement as it arrives on the queue: it reads
-// the message body (plain, or inside an SNS or EventBridge envelope), validates
-// every field, and computes the fingerprint that tells a redelivery of the same
-// fact from a conflicting reuse of its idempotency key. It does no I/O and reads
-// no clock: rules that need the account or the time are the ledger's.
+// Package movimiento is an account movement as it arrives on the queue: it parses and
+// validates the message body and computes the fingerprint that tells a redelivery from
+// a conflicting reuse of its key. No I/O, no clock: those rules are the ledger's.
 package movimiento
 
 import (
@@ -16,26 +14,17 @@ type Tipo string
 
 // The tipos of the message contract.
 const (
-	// Abono is a credit: it adds Importe.
-	Abono Tipo = "abono"
-	// Cargo is a debit: it subtracts Importe.
-	Cargo Tipo = "cargo"
-	// Traspaso is a transfer: it debits Cuenta and credits Destino, both or neither.
-	Traspaso Tipo = "traspaso"
-	// Anulacion reverses the movement Anula of the same account, at most once.
-	Anulacion Tipo = "anulacion"
-	// Retencion is a hold: it reserves Importe until Expira, moving no balance.
-	Retencion Tipo = "retencion"
-	// Captura posts the hold Retencion as a debit of at most its amount, all
-	// of it when Importe is absent.
-	Captura Tipo = "captura"
-	// Liberacion frees the whole hold Retencion.
-	Liberacion Tipo = "liberacion"
+	Abono      Tipo = "abono"      // a credit of Importe
+	Cargo      Tipo = "cargo"      // a debit of Importe
+	Traspaso   Tipo = "traspaso"   // debits Cuenta and credits Destino, both or neither
+	Anulacion  Tipo = "anulacion"  // reverses the movement Anula of the same account, at most once
+	Retencion  Tipo = "retencion"  // holds Importe until Expira, moving no balance
+	Captura    Tipo = "captura"    // posts the hold Retencion as a debit of at most its amount (all if Importe is absent)
+	Liberacion Tipo = "liberacion" // frees the whole hold Retencion
 )
 
-// Movimiento is a validated movement; build it with New or Parse, which
-// guarantee the rules below (its zero value is not valid). The idempotency key
-// is (Cuenta, ID), never the transport's message id.
+// Movimiento is a validated movement, built by New or Parse (its zero value is not
+// valid). The idempotency key is (Cuenta, ID), never the transport's message id.
 type Movimiento struct {
 	ID       string          // business fact id, 1–128 chars of [A-Za-z0-9._:/@+=-]
 	Cuenta   string          // account id, 1–64 chars of [A-Za-z0-9._-]
@@ -51,9 +40,8 @@ type Movimiento struct {
 	Expira    time.Time // retencion only: when the hold lapses; zero otherwise
 }
 
-// Datos is a movement's fields as unvalidated text, for New. Importe is the
-// decimal literal ("50.00"), so nothing is lost before validation; "" means
-// absent for every field.
+// Datos is a movement's fields as unvalidated text, for New: Importe is the decimal
+// literal ("50.00"), so nothing is lost before validation; "" means absent.
 type Datos struct {
 	ID        string
 	Cuenta    string
@@ -68,9 +56,8 @@ type Datos struct {
 	Expira    string // RFC 3339
 }
 
-// Delta is what the movement does to its own account's balance: +Importe for an
-// abono, −Importe for a cargo, and zero for every other tipo, whose effect
-// (a transfer's two legs, a reversal, a hold) the ledger works out.
+// Delta is what the movement does to its own account's balance: +Importe for an abono,
+// −Importe for a cargo, zero for the other tipos, whose effect the ledger works out.
 func (m Movimiento) Delta() decimal.Decimal {
 	switch m.Tipo {
 	case Abono:

@@ -11,8 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits of the message contract. Ids and accounts are ASCII letters, digits and the
-// punctuation below: a Unicode look-alike would make a different key that reads the same.
+// Limits of the message contract. Ids and accounts are ASCII letters, digits and this
+// punctuation: a Unicode look-alike would make a different key that reads the same.
 const (
 	maxID, maxCuenta, maxConcepto = 128, 64, 256
 	maxSignificant                = 20 // keeps sums far inside DynamoDB's 38 digits
@@ -37,15 +37,14 @@ var own = map[Tipo]string{
 	Retencion: "expira", Captura: "retencion", Liberacion: "retencion",
 }
 
-// New validates d and returns its movement, or the first problem in field order (see
-// fields) as a *FieldError. Importe and moneda are required for abono, cargo, traspaso
-// and retencion, optional for anulacion and captura; liberacion takes no importe.
-// Without moneda, importe's scale is the ledger's to check against the account's
-// currency, as is whether expira lies ahead (that needs a clock).
+// New validates d and returns its movement, or the first problem in field order as a
+// *FieldError. Importe and moneda are required for abono, cargo, traspaso and
+// retencion, optional for anulacion and captura; liberacion takes no importe. Without
+// moneda, importe's scale is the ledger's to check, as is whether expira lies ahead.
 func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
 
-// validate checks d in field order, filling the parsed values; wrongType, when
-// not nil, is a JSON type problem Parse found, reported in its field's turn.
+// validate is New; wrongType, when not nil, is a JSON type problem Parse found,
+// reported in its field's turn.
 func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 	m := Movimiento{
 		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
@@ -124,17 +123,15 @@ func requiredOr(field, value, rule string) error {
 	return &FieldError{field, value, rule}
 }
 
-// ValidateID checks a movement id alone by the message's rules (1–128
-// characters of [A-Za-z0-9._:/@+=-]), for callers that get an id without a
-// message, such as the balance API's path. Errors are *FieldError.
+// ValidateID checks a movement id that comes without a message (the balance API's
+// path) by the message's rules: 1–128 characters of [A-Za-z0-9._:/@+=-].
 func ValidateID(s string) error { return checkKey("id", s, maxID, idPunct) }
 
-// ValidateCuenta checks an account id alone by the message's rules (1–64
-// characters of [A-Za-z0-9._-]); errors as for ValidateID.
+// ValidateCuenta checks an account id likewise: 1–64 characters of [A-Za-z0-9._-].
 func ValidateCuenta(s string) error { return checkKey("cuenta", s, maxCuenta, cuentaPunct) }
 
-// checkKey checks an id-like field: present, of ASCII letters, digits and
-// punct only, at most maxLen long.
+// checkKey checks an id-like field: present, of ASCII letters, digits and punct, at
+// most maxLen long.
 func checkKey(field, s string, maxLen int, punct string) error {
 	if s == "" {
 		return &FieldError{Field: field, Rule: "is required"}
@@ -164,9 +161,8 @@ func checkImporte(s string) (decimal.Decimal, error) {
 	if !plainDecimal.MatchString(s) {
 		return decimal.Zero, &FieldError{"importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`}
 	}
-	// Significant digits: neither leading zeros nor trailing fractional ones.
 	intPart, frac, _ := strings.Cut(strings.TrimLeft(s, "-0"), ".")
-	n := len(strings.TrimLeft(intPart+strings.TrimRight(frac, "0"), "0"))
+	n := len(strings.TrimLeft(intPart+strings.TrimRight(frac, "0"), "0")) // significant digits
 	if s[0] == '-' || n == 0 {
 		return decimal.Zero, &FieldError{"importe", s, "must be greater than zero"}
 	}
@@ -197,8 +193,8 @@ func checkMoneda(moneda, importe string) error {
 	return nil
 }
 
-// checkConcepto checks concepto's length in characters and that it has no
-// control characters, which would corrupt statements and logs.
+// checkConcepto checks concepto's length in characters, and that it has no control
+// characters, which would corrupt statements and logs.
 func checkConcepto(s string) error {
 	if !utf8.ValidString(s) {
 		return &FieldError{"concepto", s, "is not valid UTF-8"}
