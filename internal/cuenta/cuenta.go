@@ -1,11 +1,11 @@
 // Package cuenta holds an account's state and the rules a movement must pass to change
-// it: same currency, no balance below the allowed overdraft, and a balance DynamoDB can
-// store exactly. It is pure: the ledger decides when to ask, the store how to persist.
+// it. It is pure: the ledger decides when to ask, the store how to persist.
 package cuenta
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -22,12 +22,11 @@ const MaxDigits = 38
 var ErrOtraCuenta = errors.New("cuenta: movement names another account")
 
 // Cuenta is an account as the ledger keeps it. Its active holds (Retenciones, by hold
-// id) reserve funds without moving Saldo; what a debit may take is Disponible: Saldo
-// minus the holds plus Limite (the allowed overdraft, 0 unless an operator sets it).
-// While Bloqueada (frozen by an operator) it takes credits but no debit. Movimientos
-// counts applied movements and is therefore the seq of the last one. Version is the
-// optimistic-locking counter as read from the store; the store, not Mover, advances it.
-// A Cuenta's map is never changed in place: methods return a changed copy.
+// id) reserve funds without moving Saldo; a debit may take Disponible: Saldo minus the
+// holds plus Limite (the allowed overdraft, 0 unless an operator sets it). While
+// Bloqueada (frozen by an operator) it takes credits but no debit. Movimientos is the
+// seq of the last applied movement. Version is the optimistic-locking counter as read;
+// the store, not Mover, advances it. Methods return a changed copy, maps included.
 type Cuenta struct {
 	ID          string
 	Moneda      string
@@ -41,14 +40,13 @@ type Cuenta struct {
 	Actualizada time.Time
 }
 
-// Nueva is the account a first movement opens: empty, in that movement's currency, with
-// no overdraft.
+// Nueva is the empty account a first movement opens, in its currency.
 func Nueva(id, moneda string) Cuenta {
 	return Cuenta{ID: id, Moneda: moneda}
 }
 
 // Aplicar returns the account after the abono or cargo m, or the rule m breaks (see
-// Mover). The receiver is not changed.
+// Mover).
 func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	if m.Cuenta != c.ID {
 		return c, ErrOtraCuenta
@@ -59,11 +57,10 @@ func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	return c.Mover(m.Delta(), m.Moneda)
 }
 
-// Mover returns the account after one applied movement of delta in moneda (positive: a
-// credit; negative: a debit), or the rule it breaks: *MonedaDistintaError; for a debit
-// *BloqueadaError or *SaldoInsuficienteError (both match ErrDebitRefused: the funds
-// policy decides); *PrecisionError. The receiver is not changed; Creada and Actualizada
-// are the caller's to set.
+// Mover returns the account after one applied movement of delta in moneda (negative: a
+// debit), or the rule it breaks: *MonedaDistintaError; for a debit *BloqueadaError or
+// *SaldoInsuficienteError (both match ErrDebitRefused: the funds policy decides);
+// *PrecisionError. Creada and Actualizada are the caller's to set.
 func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
 	if moneda != c.Moneda {
 		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
@@ -87,8 +84,7 @@ func (c Cuenta) post(delta decimal.Decimal) (Cuenta, error) {
 	return c, nil
 }
 
-// debitable checks that the account may take a debit of importe: it is not frozen, and
-// its available funds cover it.
+// debitable checks that the account, not frozen, has the funds for a debit of importe.
 func (c Cuenta) debitable(importe decimal.Decimal) error {
 	if c.Bloqueada {
 		return &BloqueadaError{Cuenta: c.ID}
@@ -99,14 +95,14 @@ func (c Cuenta) debitable(importe decimal.Decimal) error {
 	return nil
 }
 
-// ConLimite returns the account with the allowed overdraft limite: not negative, and
-// with no more decimals than the account's currency has (an unknown currency, from an
-// older ledger, takes any).
+// ConLimite returns the account with the allowed overdraft limite: not negative, with
+// no more decimals than the account's currency has.
 func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 	if limite.Sign() < 0 {
 		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: "must not be negative"}
 	}
-	if units, ok := movimiento.MinorUnits(c.Moneda); ok && -limite.Exponent() > units && !limite.Equal(limite.Truncate(units)) {
+	if tooPrecise(limite, c.Moneda) {
+		units, _ := movimiento.MinorUnits(c.Moneda)
 		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
 	}
 	if exceedsPrecision(limite) {
@@ -116,26 +112,23 @@ func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 	return c, nil
 }
 
-// exceedsPrecision reports whether d needs more than MaxDigits significant digits. The
-// coefficient's length (plus a positive exponent) bounds them from above and costs no
-// allocation, so the exact count runs only near the limit.
-func exceedsPrecision(d decimal.Decimal) bool {
-	if d.NumDigits()+int(max(d.Exponent(), 0)) <= MaxDigits {
-		return false
-	}
-	return digits(d) > MaxDigits
+// tooPrecise reports whether d has more decimals than moneda's minor units (an unknown
+// currency, from an older ledger, takes any).
+func tooPrecise(d decimal.Decimal, moneda string) bool {
+	units, ok := movimiento.MinorUnits(moneda)
+	return ok && !d.Equal(d.Truncate(units))
 }
 
-// digits counts the significant digits of d, trailing fractional zeros excluded (as
-// DynamoDB trims them); trailing integer zeros are counted, which errs on the safe side.
+// exceedsPrecision reports whether d needs more than MaxDigits significant digits. The
+// coefficient's length (plus a positive exponent) bounds them and costs no allocation,
+// so the exact count runs only near the limit.
+func exceedsPrecision(d decimal.Decimal) bool {
+	return d.NumDigits()+int(max(d.Exponent(), 0)) > MaxDigits && digits(d) > MaxDigits
+}
+
+// digits counts the significant digits of d without trailing fractional zeros (DynamoDB
+// trims them, and String writes none); trailing integer zeros count, erring on the safe side.
 func digits(d decimal.Decimal) int {
-	n, leading := 0, true
-	for _, ch := range d.Abs().String() { // String has no exponent and no trailing fractional zeros
-		if ch == '.' || (leading && ch == '0') {
-			continue
-		}
-		leading = false
-		n++
-	}
-	return max(n, 1) // zero has one digit
+	s := strings.TrimLeft(strings.Replace(d.Abs().String(), ".", "", 1), "0")
+	return max(len(s), 1) // zero has one digit
 }

@@ -9,9 +9,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// ErrDebitRefused is matched by the rules an account may lift later — insufficient
-// funds, a freeze — so the ledger's funds policy decides: retry the debit, or record
-// it rejected.
+// ErrDebitRefused is matched by the rules an account may lift later (insufficient
+// funds, a freeze), so the ledger's funds policy decides: retry, or record it rejected.
 var ErrDebitRefused = errors.New("cuenta: debit refused")
 
 // MonedaDistintaError reports a movement in another currency than its account's. It is
@@ -26,17 +25,11 @@ func (e *MonedaDistintaError) Error() string {
 	return fmt.Sprintf("cuenta %s: movement in %s, but the account is in %s", e.Cuenta, e.MonedaMovimiento, e.Moneda)
 }
 
-// SaldoInsuficienteError reports a cargo that would take the balance below -Limite. It
-// may pass later (a credit can still be on its way, out of order), so the ledger's
-// policy decides whether it is retried or recorded as rejected.
-// Its text writes the amounts in the currency's minor units.
+// SaldoInsuficienteError reports a debit beyond Disponible. It may pass later (a credit
+// can be on its way, out of order). Its text writes amounts in the currency's minor units.
 type SaldoInsuficienteError struct {
-	Cuenta   string
-	Moneda   string
-	Saldo    decimal.Decimal
-	Limite   decimal.Decimal
-	Retenido decimal.Decimal
-	Importe  decimal.Decimal
+	Cuenta, Moneda                   string
+	Saldo, Limite, Retenido, Importe decimal.Decimal
 }
 
 func (e *SaldoInsuficienteError) Error() string {
@@ -52,8 +45,7 @@ func (e *SaldoInsuficienteError) Error() string {
 // Is makes errors.Is(err, ErrDebitRefused) true.
 func (e *SaldoInsuficienteError) Is(target error) bool { return target == ErrDebitRefused }
 
-// BloqueadaError reports a debit of a frozen account. Its text is the reason recorded
-// on a movement rejected for it.
+// BloqueadaError reports a debit of a frozen account; its text is the rejection reason.
 type BloqueadaError struct {
 	Cuenta string
 }
@@ -63,9 +55,8 @@ func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
 // Is makes errors.Is(err, ErrDebitRefused) true.
 func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefused }
 
-// RetencionError reports a hold the account cannot take or give back — too many
-// active, expira out of range, unknown, expired, or a capture over its amount — and
-// why. It is permanent: no redelivery changes it.
+// RetencionError reports a hold the account cannot take or settle, and why. It is
+// permanent: no redelivery changes it.
 type RetencionError struct {
 	Cuenta    string
 	Retencion string

@@ -8,9 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits of holds: an account keeps at most MaxRetenciones active holds in its item (an
-// item is at most 400 KB, and every write carries them), and a hold lapses at most
-// MaxExpira after it is taken.
+// Limits of holds: an account keeps at most MaxRetenciones active holds in its item (at
+// most 400 KB, and every write carries them); a hold lapses at most MaxExpira ahead.
 const (
 	MaxRetenciones = 200
 	MaxExpira      = 30 * 24 * time.Hour
@@ -36,8 +35,8 @@ func (c Cuenta) Disponible() decimal.Decimal {
 	return c.Saldo.Sub(c.Retenido()).Add(c.Limite)
 }
 
-// Vigente returns the account without the holds that lapsed by now: every write of the
-// account drops them, and every read computes alike, so an expired hold needs no timer.
+// Vigente returns the account without the holds lapsed by now: every write and read
+// drops them alike, so an expired hold needs no timer.
 func (c Cuenta) Vigente(now time.Time) Cuenta {
 	lapsed := func(_ string, r Retencion) bool { return !r.Expira.After(now) }
 	for id, r := range c.Retenciones {
@@ -50,9 +49,9 @@ func (c Cuenta) Vigente(now time.Time) Cuenta {
 	return c
 }
 
-// Retener returns the account holding importe until expira under id: a debit's rules
-// against Disponible (a freeze, the funds), expira after now and at most MaxExpira
-// ahead, at most MaxRetenciones active. Saldo does not move.
+// Retener returns the account holding importe until expira under id, by a debit's rules
+// (a freeze, the funds), expira after now and at most MaxExpira ahead, and at most
+// MaxRetenciones active. Saldo does not move.
 func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expira, now time.Time) (Cuenta, error) {
 	if moneda != c.Moneda {
 		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
@@ -68,22 +67,31 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 	if err := c.debitable(importe); err != nil {
 		return c, err
 	}
-	c.Retenciones = maps.Clone(c.Retenciones)
-	if c.Retenciones == nil {
-		c.Retenciones = map[string]Retencion{}
-	}
+	c.Retenciones = maps.Collect(maps.All(c.Retenciones)) // a copy, never nil
 	c.Retenciones[id] = Retencion{Importe: importe, Expira: expira}
 	return c, nil
 }
 
 // Capturar returns the account with the hold id, of held, posted as a debit of importe
-// (at most held; the rest is released) and gone from its active holds. The amount was
-// reserved, so neither the funds nor a freeze that came later can refuse it.
+// (see MotivoCaptura; the rest is released) and gone from its active holds. The amount
+// was reserved, so neither the funds nor a later freeze can refuse it.
 func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
-	if importe.GreaterThan(held) {
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
+	if why := MotivoCaptura(held, importe, c.Moneda); why != "" {
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: why}
 	}
 	return c.Liberar(id).post(importe.Neg())
+}
+
+// MotivoCaptura is why a capture of importe cannot settle a hold of held in moneda (a
+// RetencionError's Reason), or "": it may take at most held, in moneda's decimals.
+func MotivoCaptura(held, importe decimal.Decimal, moneda string) string {
+	switch {
+	case importe.GreaterThan(held):
+		return fmt.Sprintf("holds %s; a capture of %s is more", held, importe)
+	case tooPrecise(importe, moneda):
+		return fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", moneda, importe)
+	}
+	return ""
 }
 
 // Liberar returns the account without the active hold id, if it has it.
