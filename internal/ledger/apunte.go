@@ -13,8 +13,8 @@ import (
 // Estado is a recorded movement's state.
 type Estado string
 
-// The states a movement item can be in: applied or rejected; a hold held, captured or
-// released. Expirada is never stored: a hold still Retenida past its expira reads so.
+// The states of a movement item. Expirada is never stored: a hold still Retenida past
+// its expira reads so.
 const (
 	Aplicado  Estado = "aplicado"
 	Rechazado Estado = "rechazado"
@@ -24,17 +24,14 @@ const (
 	Expirada  Estado = "expirada"
 )
 
-// Estados lists every state a recorded movement can be stored in; the audit reports any
-// other.
+// Estados lists the states a movement can be stored in; the audit reports any other.
 var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 
-// Apunte is a movement as the ledger recorded it, and what the ledger made of it. Seq and
-// SaldoTras are set only when applied, Motivo only when rejected, AnuladoPor once a
-// reversal undid it; a hold names who captured or released it. A reversal is recorded
-// as the opposite abono or cargo whose Movimiento.Anula names the original; a transfer as
-// two legs (the cargo on the debited account, the abono on the credited one), each naming
-// the other account in Contrapartida. It is read without today's input rules, so its
-// Movimiento may hold values a new message could no longer carry.
+// Apunte is a movement as the ledger recorded it, and what it made of it. Seq and
+// SaldoTras are set only when applied, Motivo when rejected, AnuladoPor once reversed;
+// a hold names who settled it. A reversal is recorded as the opposite abono or cargo
+// naming the original in Anula; a transfer as a cargo and an abono leg, each naming the
+// other account in Contrapartida. Its Movimiento is read without today's input rules.
 type Apunte struct {
 	Movimiento    movimiento.Movimiento
 	Huella        string
@@ -50,16 +47,14 @@ type Apunte struct {
 	LiberadaPor   string
 }
 
-// Posted reports whether the recorded movement moved its account's balance: an applied
-// abono or cargo (a transfer leg, a reversal, a capture are recorded as one), which
-// takes the account's next seq. Holds and releases move no balance and have no seq.
+// Posted reports whether the movement moved its account's balance and took its next
+// seq: an applied abono or cargo (as transfer legs, reversals and captures are recorded).
 func (a Apunte) Posted() bool {
 	t := a.Movimiento.Tipo
 	return a.Estado == Aplicado && (t == movimiento.Abono || t == movimiento.Cargo)
 }
 
-// EstadoAt is the state a reader sees at now: a hold still held past its expiry has
-// lapsed.
+// EstadoAt is the state a reader sees at now: Expirada for a hold held past expira.
 func (a Apunte) EstadoAt(now time.Time) Estado {
 	if a.Estado == Retenida && !a.Movimiento.Expira.After(now) {
 		return Expirada
@@ -67,11 +62,10 @@ func (a Apunte) EstadoAt(now time.Time) Estado {
 	return a.Estado
 }
 
-// ErrNotFound is matched by the *NotFoundError readers return for an account or a
-// movement the ledger has no record of.
+// ErrNotFound is matched by every *NotFoundError.
 var ErrNotFound = errors.New("ledger: not found")
 
-// NotFoundError names what was not found: an account (ID empty) or one of its movements.
+// NotFoundError names an account (ID empty), or one of its movements, with no record.
 type NotFoundError struct {
 	Cuenta string
 	ID     string

@@ -1,11 +1,9 @@
 package ledger
 
-// Groups splits deliveries into groups that can be applied independently: deliveries
-// that touch a common account (its cuenta, or a transfer's destino) share a group, and
-// so do, transitively, the groups they link. Each group lists delivery indices in
-// arrival order; groups are ordered by their first delivery. Applying each group in
-// order, groups concurrently, keeps every account's arrival order and never makes a
-// movement wait on itself.
+// Groups splits deliveries into groups that can be applied concurrently: deliveries
+// that touch a common account (cuenta or a transfer's destino), transitively, share a
+// group. Each lists delivery indices in arrival order, and groups are ordered by their
+// first delivery, so applying each in order keeps every account's arrival order.
 func Groups(es []Entrega) [][]int {
 	parent := map[string]string{} // union-find over account ids
 	var find func(string) string

@@ -1,8 +1,6 @@
 // Package ledger is the domain contract every layer shares, with no storage in it: a
-// delivery (Entrega), what became of it (Result, Outcome), the two classes of failure,
-// the funds policy, the idempotency strategies, and a movement as recorded (Apunte).
-// internal/store and internal/idempotencia produce these values; the consumer, the API
-// and the CLI read them.
+// delivery (Entrega), what became of it (Result), the failure classes, the policies,
+// and a movement as recorded (Apunte).
 package ledger
 
 import (
@@ -13,8 +11,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Entrega is one delivery of a movement: the movement, and the id of the message that
-// carried it (recorded as the movement's origen, for tracing; never part of the key).
+// Entrega is one delivery of a movement, with the id of the message that carried it
+// (recorded as origen, for tracing; never part of the key).
 type Entrega struct {
 	Mov    movimiento.Movimiento
 	Origen string
@@ -25,11 +23,10 @@ type FundsPolicy string
 
 // The insufficient-funds policies (env LEDGER_INSUFFICIENT_FUNDS).
 const (
-	// Retry reports a transient failure: the message comes back, because a credit may
-	// still be on its way out of order; after maxReceiveCount it lands in the DLQ.
+	// Retry fails transiently: a credit may be on its way, out of order; after
+	// maxReceiveCount the message lands in the DLQ.
 	Retry FundsPolicy = "retry"
-	// Reject records the movement with estado "rechazado" and leaves the balance alone;
-	// every redelivery gets the same answer.
+	// Reject records the movement "rechazado", balance untouched; so for every redelivery.
 	Reject FundsPolicy = "reject"
 )
 
@@ -47,11 +44,11 @@ type Strategy string
 
 // The strategies.
 const (
-	// Transaction is this service's design: the movement item, written in the same
-	// transaction as the account, is the idempotency record (internal/store).
+	// Transaction: the movement item, written in the account's transaction, is the
+	// idempotency record (internal/store).
 	Transaction Strategy = "transaction"
-	// SeparateTable is the classic design it is compared against: a separate
-	// idempotency table, reserve → effect → mark (internal/idempotencia).
+	// SeparateTable: the classic design, reserve → effect → mark in its own table
+	// (internal/idempotencia).
 	SeparateTable Strategy = "separate-table"
 )
 

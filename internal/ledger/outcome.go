@@ -12,19 +12,11 @@ type Outcome string
 
 // The outcomes, as they appear in logs, metrics and JSON.
 const (
-	// Applied: the movement is now in the ledger and the balance moved.
-	Applied Outcome = "applied"
-	// Duplicate: the same movement was already recorded (applied or rejected); nothing
-	// changed. Result.Estado says which.
-	Duplicate Outcome = "duplicate"
-	// ConflictingDuplicate: another movement with the same (cuenta, id) but different
-	// content is recorded. Nothing changed; the delivery is a permanent failure.
-	ConflictingDuplicate Outcome = "conflicting_duplicate"
-	// Rejected: recorded with estado "rechazado" under the reject policy.
-	Rejected Outcome = "rejected"
-	// Failed: nothing was recorded. Result.Err says whether a retry can succeed
-	// (ErrTransient) or not (ErrPermanent).
-	Failed Outcome = "failed"
+	Applied              Outcome = "applied"               // now in the ledger; the balance moved
+	Duplicate            Outcome = "duplicate"             // recorded alike, applied or rejected (Result.Estado); nothing changed
+	ConflictingDuplicate Outcome = "conflicting_duplicate" // (cuenta, id) recorded with other content; a permanent failure
+	Rejected             Outcome = "rejected"              // recorded with estado "rechazado" under the reject policy
+	Failed               Outcome = "failed"                // nothing recorded; Result.Err says whether a retry can succeed
 )
 
 // Result is the outcome of one delivery. Seq and SaldoTras describe the movement when
@@ -43,19 +35,20 @@ type Result struct {
 // Retry reports whether the delivery must come back (a transient failure).
 func (r Result) Retry() bool { return errors.Is(r.Err, ErrTransient) }
 
-// The two classes of failure. Every error a Result carries matches exactly one.
+// The two classes of failure: nothing was recorded, and a retry may succeed or not.
+// Every error a Result carries matches exactly one.
 var (
-	// ErrTransient: nothing was recorded, and a later attempt may succeed (contention,
-	// throttling, timeouts, an unreachable table, insufficient funds under Retry).
+	// ErrTransient: contention, throttling, timeouts, an unreachable table, insufficient
+	// funds under Retry.
 	ErrTransient = errors.New("ledger: transient failure")
-	// ErrPermanent: nothing was recorded, and no retry can change that (another
-	// currency, a conflicting duplicate, a balance beyond DynamoDB's precision).
+	// ErrPermanent: another currency, a conflicting duplicate, a balance beyond
+	// DynamoDB's precision.
 	ErrPermanent = errors.New("ledger: permanent failure")
 )
 
 // ErrWaiting is matched by the transient failure of a movement that refers to another
-// not recorded yet — a reversal before its original — which may be on its way, out of
-// order. Like a refused debit it says nothing about the service's health.
+// not recorded yet (a reversal before its original), which may be on its way. Like a
+// refused debit it says nothing about the service's health.
 var ErrWaiting = errors.New("ledger: waits for a movement not recorded yet")
 
 // TransientError is a failure a retry may cure, with the transactions attempted.
@@ -87,14 +80,12 @@ func (e *PermanentError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrPermanent) true.
 func (e *PermanentError) Is(target error) bool { return target == ErrPermanent }
 
-// DuplicadoConflictivoError reports a movement whose (cuenta, id) is already recorded
-// with another fingerprint: the producer reused an id for a different fact, or a
-// message was altered. It is never applied and never skipped silently.
+// DuplicadoConflictivoError reports a movement whose (cuenta, id) is recorded with
+// another fingerprint: the producer reused an id for a different fact, or a message was
+// altered. It is never applied and never skipped silently.
 type DuplicadoConflictivoError struct {
-	Cuenta         string
-	ID             string
-	HuellaGuardada string
-	HuellaNueva    string
+	Cuenta, ID                  string
+	HuellaGuardada, HuellaNueva string
 }
 
 func (e *DuplicadoConflictivoError) Error() string {
