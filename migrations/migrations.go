@@ -1,7 +1,6 @@
-// Package migrations holds the DynamoDB table definitions as data, one JSON file per
-// migration, applied in file-name order by `ledger migrate` (internal/migrate). A
-// migration states the table it wants, not the steps to get there, so applying it
-// again is a no-op and applying it to an older table adds what is missing.
+// Package migrations holds the DynamoDB table definitions, one JSON file per migration
+// applied in file-name order by `ledger migrate`. Each states the table it wants, not
+// the steps to get there, so applying it again is a no-op.
 package migrations
 
 import (
@@ -19,10 +18,9 @@ import (
 //go:embed *.json
 var files embed.FS
 
-// Migration is one table definition. Table is a logical name ("ledger"); the caller
-// maps it to the physical table name it was configured with (LEDGER_TABLE). TTL names
-// the numeric attribute DynamoDB's time to live reads (empty: no TTL); DynamoDB allows
-// one per table and deletes expired items eventually, typically within days.
+// Migration is one table definition. Table is a logical name ("ledger") the caller maps
+// to a physical one (LEDGER_TABLE). TTL names the numeric attribute DynamoDB's time to
+// live reads (empty: none); expired items go eventually, typically within days.
 type Migration struct {
 	Name        string            `json:"-"`
 	Checksum    string            `json:"-"`
@@ -48,8 +46,8 @@ type Index struct {
 	Projection string `json:"projection"`
 }
 
-// All returns every migration in application order, each validated, so a broken
-// definition fails at start-up rather than half-way through a migration run.
+// All returns every migration in order, validated, so a broken definition fails at
+// start-up rather than half-way through a run.
 func All() ([]Migration, error) {
 	return load(files)
 }
@@ -95,9 +93,7 @@ func (m Migration) validate() error {
 			return fmt.Errorf("index name %q is empty or repeated", ix.Name)
 		}
 		seen[ix.Name] = true
-		switch ix.Projection {
-		case "ALL", "KEYS_ONLY":
-		default:
+		if ix.Projection != "ALL" && ix.Projection != "KEYS_ONLY" {
 			return fmt.Errorf("index %s: projection %q: want ALL or KEYS_ONLY", ix.Name, ix.Projection)
 		}
 		keys = append(keys, ix.Key)
@@ -111,21 +107,17 @@ func (m Migration) validate() error {
 			if a == "" {
 				continue
 			}
-			switch m.Attributes[a] {
-			case "S", "N", "B":
-				used[a] = true
-			default:
+			if t := m.Attributes[a]; t != "S" && t != "N" && t != "B" {
 				return fmt.Errorf("key attribute %q has no S, N or B type in attributes", a)
 			}
+			used[a] = true
 		}
 	}
-	if used[m.TTL] {
-		// A key attribute is required on every item; a TTL on it would expire them all.
+	if used[m.TTL] { // a key attribute is on every item: a TTL on it would expire them all
 		return fmt.Errorf("ttl attribute %q is a key attribute", m.TTL)
 	}
 	for a := range m.Attributes {
-		if !used[a] {
-			// DynamoDB rejects attribute definitions that no key uses.
+		if !used[a] { // DynamoDB rejects attribute definitions no key uses
 			return fmt.Errorf("attribute %q is defined but used by no key", a)
 		}
 	}

@@ -1,9 +1,7 @@
-// Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint:
-// it creates a missing table, adds missing global secondary indexes to an existing one,
-// enables the time to live a definition asks for (a skipped step where the endpoint has
-// no TTL API, as the embedded store has none), refuses to touch a table whose keys
-// contradict the definition, and records each migration it ran (with its checksum) as
-// an item in the ledger table. Running it again changes nothing.
+// Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint,
+// idempotently: it creates missing tables and indexes, enables TTL (where the endpoint
+// has the API), refuses a table whose keys contradict its definition, and records each
+// migration run, with its checksum, in the ledger table.
 package migrate
 
 import (
@@ -20,21 +18,26 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// RecordTable is the logical table that holds the migration records.
-const RecordTable = "ledger"
-
-// RecordPrefix starts the partition key of a migration record. It cannot collide with an
-// account's key, which starts with "CUENTA#".
-const RecordPrefix = "MIGRACION#"
+// RecordTable is the logical table that holds the migration records, whose partition
+// keys start with RecordPrefix (an account's start with "CUENTA#").
+const (
+	RecordTable  = "ledger"
+	RecordPrefix = "MIGRACION#"
+)
 
 // Action says what a migration did to its table.
 type Action string
 
 // The actions a migration step reports.
 const (
-	Created    Action = "created"
-	IndexAdded Action = "index added"
-	Unchanged  Action = "unchanged"
+	Created      Action = "created"
+	IndexAdded   Action = "index added"
+	Unchanged    Action = "unchanged"
+	TTLEnabled   Action = "ttl enabled"
+	TTLUnchanged Action = "ttl unchanged"
+	// TTLSkipped: the endpoint (the embedded store) has no TTL API, so nothing there
+	// ever expires, which only tests and the demo can accept.
+	TTLSkipped Action = "ttl skipped: the endpoint has no TTL API"
 )
 
 // Step is the outcome of one migration's table, or of its TTL (a second step).
@@ -44,9 +47,9 @@ type Step struct {
 	Action    Action
 }
 
-// Options configure Run. Tables maps a migration's logical table name to the physical
-// one; a name it lacks is used as is. Poll is how often to check a table or index that
-// is still being created (default 1 s); the context's deadline bounds the whole run.
+// Options configure Run. Tables maps logical table names to physical ones (default: the
+// same). Poll is how often to check a table or index still being created (default 1 s);
+// the context's deadline bounds the whole run.
 type Options struct {
 	Tables map[string]string
 	Poll   time.Duration
@@ -103,6 +106,7 @@ func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, tab
 	if err != nil {
 		return "", err
 	}
+	action := Unchanged
 	for _, u := range updates {
 		if _, err := db.UpdateTable(ctx, u); err != nil {
 			return "", fmt.Errorf("add index to %s: %w", table, err)
@@ -110,11 +114,9 @@ func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, tab
 		if err := waitActive(ctx, db, table, poll); err != nil {
 			return "", err
 		}
+		action = IndexAdded
 	}
-	if len(updates) > 0 {
-		return IndexAdded, nil
-	}
-	return Unchanged, nil
+	return action, nil
 }
 
 // describe returns the table's description, or nil when it does not exist.
@@ -130,10 +132,9 @@ func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.Ta
 	return out.Table, nil
 }
 
-// waitActive polls until the table and all its indexes are ACTIVE, bounded by ctx. A
-// status the endpoint does not report (the embedded store reports none) counts as
-// active; DynamoDB always reports one. A table not found yet is waited for too:
-// DynamoDB documents that DescribeTable right after CreateTable may not see the table.
+// waitActive polls until the table and its indexes are ACTIVE, bounded by ctx; a status
+// not reported (the embedded store reports none) counts as active. A table not found is
+// waited for too: DescribeTable right after CreateTable may not see it.
 func waitActive(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) error {
 	for {
 		desc, err := describe(ctx, db, table)

@@ -26,10 +26,9 @@ func createTableInput(m migrations.Migration, table string) *dynamodb.CreateTabl
 	return in
 }
 
-// indexUpdates returns one UpdateTable request per index of m that desc lacks, because
-// DynamoDB creates at most one global secondary index per UpdateTable call. It fails
-// when the existing table contradicts m (another key, an index with another key or
-// projection): those need a new table, which a migration must never do silently.
+// indexUpdates returns one UpdateTable request per index of m that desc lacks (DynamoDB
+// creates one per call). It fails when the table contradicts m (its key, an index's key
+// or projection): that needs a new table, which a migration never makes silently.
 func indexUpdates(m migrations.Migration, table string, desc *types.TableDescription) ([]*dynamodb.UpdateTableInput, error) {
 	if got := describedKey(desc.KeySchema); got != m.Key {
 		return nil, fmt.Errorf("table %s has key %+v, migration %s wants %+v: keys cannot change in place", table, got, m.Name, m.Key)
@@ -77,9 +76,8 @@ func keySchema(k migrations.Key) []types.KeySchemaElement {
 	return ks
 }
 
-// attributeDefinitions types every attribute of m, sorted so that requests are
-// reproducible: migrations.All has checked that they are exactly the key attributes of
-// the table and its indexes, as DynamoDB requires.
+// attributeDefinitions types every attribute of m (exactly the key attributes, as
+// migrations.All checked), sorted so that requests are reproducible.
 func attributeDefinitions(m migrations.Migration) []types.AttributeDefinition {
 	var defs []types.AttributeDefinition
 	for _, a := range slices.Sorted(maps.Keys(m.Attributes)) {

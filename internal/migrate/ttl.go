@@ -14,18 +14,9 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// The actions a migration's TTL step reports.
-const (
-	TTLEnabled   Action = "ttl enabled"
-	TTLUnchanged Action = "ttl unchanged"
-	// TTLSkipped: the endpoint does not implement the TTL API (the embedded store). The
-	// table works; nothing there ever expires, which only tests and the demo can accept.
-	TTLSkipped Action = "ttl skipped: the endpoint has no TTL API"
-)
-
-// ErrTTLConflict is returned when a table's TTL is on another attribute than the
-// migration's, or is being disabled: changing it takes DynamoDB up to an hour and
-// deletes data on its own schedule, so a migration never does it silently.
+// ErrTTLConflict reports a table's TTL on another attribute, or being disabled: changing
+// it takes DynamoDB up to an hour and deletes data on its own schedule, so a migration
+// never does it silently.
 var ErrTTLConflict = errors.New("migrate: the table's TTL contradicts the migration")
 
 // enableTTL makes DynamoDB expire m's table by m.TTL: DescribeTimeToLive first, because
@@ -48,8 +39,8 @@ func enableTTL(ctx context.Context, db *dynamodb.Client, m migrations.Migration,
 	return TTLEnabled, nil
 }
 
-// ttlUpdate is the UpdateTimeToLive request that gives table m's TTL, nil when desc
-// says it has it already (enabled, or being enabled, on m.TTL).
+// ttlUpdate is the UpdateTimeToLive request that gives table m's TTL, nil when desc has
+// it enabled or enabling.
 func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescription) (*dynamodb.UpdateTimeToLiveInput, error) {
 	var status types.TimeToLiveStatus
 	var attr string
@@ -71,10 +62,9 @@ func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescr
 	}, nil
 }
 
-// unsupported reports an endpoint that does not implement the operation called:
-// DynamoDB-compatible services answer UnknownOperationException; the embedded store
-// answers a bare 400 whose body is not a DynamoDB error document, which the SDK
-// reports as a failure to deserialize that response.
+// unsupported reports an endpoint without the operation called: compatible services
+// answer UnknownOperationException; the embedded store a bare 400 the SDK fails to
+// deserialize.
 func unsupported(err error) bool {
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException" {
