@@ -87,7 +87,7 @@ func (c Cuenta) post(delta decimal.Decimal) (Cuenta, error) {
 // debitable checks that the account, not frozen, has the funds for a debit of importe.
 func (c Cuenta) debitable(importe decimal.Decimal) error {
 	if c.Bloqueada {
-		return &BloqueadaError{Cuenta: c.ID}
+		return &BloqueadaError{}
 	}
 	if c.Disponible().LessThan(importe) {
 		return &SaldoInsuficienteError{Cuenta: c.ID, Moneda: c.Moneda, Saldo: c.Saldo, Limite: c.Limite, Retenido: c.Retenido(), Importe: importe}

@@ -46,9 +46,7 @@ func (e *SaldoInsuficienteError) Error() string {
 func (e *SaldoInsuficienteError) Is(target error) bool { return target == ErrDebitRefused }
 
 // BloqueadaError reports a debit of a frozen account; its text is the rejection reason.
-type BloqueadaError struct {
-	Cuenta string
-}
+type BloqueadaError struct{}
 
 func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
 
