@@ -2,10 +2,9 @@ package movimiento
 
 import "github.com/shopspring/decimal"
 
-// MinorUnits returns the number of decimal places ISO 4217 gives an active
-// currency (EUR 2, JPY 0, KWD 3, CLF 4) and whether moneda is one. Codes are
-// upper case; units without minor units (XAU, XDR, XXX, XTS …) and withdrawn codes
-// are not currencies a balance can be kept in, so they report false.
+// MinorUnits returns the decimal places ISO 4217 gives an active currency (EUR 2, JPY 0,
+// KWD 3, CLF 4) and whether moneda, upper case, is one. Units without minor units (XAU,
+// XDR …) and withdrawn codes cannot hold a balance, so they report false.
 func MinorUnits(moneda string) (int32, bool) {
 	u, ok := minorUnits[moneda]
 	return u, ok
@@ -22,10 +21,9 @@ func Texto(d decimal.Decimal, moneda string) string {
 	return d.StringFixed(units)
 }
 
-// minorUnits is ISO 4217 list one (current currency and funds codes) as of 2026,
-// excluding the codes whose minor unit is "N.A." (XAG, XAU, XBA, XBB, XBC, XBD,
-// XDR, XPD, XPT, XSU, XTS, XUA, XXX). Withdrawn codes are left out: ANG (replaced
-// by XCG), BGN and HRK (replaced by EUR), CUC, SLL (by SLE), VEF, ZWL (by ZWG).
+// minorUnits is ISO 4217 list one as of 2026 without the codes whose minor unit is
+// "N.A." (XAG, XAU, XBA, XBB, XBC, XBD, XDR, XPD, XPT, XSU, XTS, XUA, XXX). Withdrawn:
+// ANG (by XCG), BGN and HRK (by EUR), CUC, SLL (by SLE), VEF, ZWL (by ZWG).
 var minorUnits = map[string]int32{
 	"AED": 2, "AFN": 2, "ALL": 2, "AMD": 2, "AOA": 2, "ARS": 2, "AUD": 2, "AWG": 2,
 	"AZN": 2, "BAM": 2, "BBD": 2, "BDT": 2, "BHD": 3, "BIF": 0, "BMD": 2, "BND": 2,

@@ -14,9 +14,8 @@ import (
 // queue intact, and bounding it bounds the work spent on it.
 const maxBody = 256 << 10
 
-// strict spells out the JSON rules Parse relies on, all v2 defaults: a repeated
-// name is ambiguous, so an error at any depth; so is invalid UTF-8; names match
-// case-sensitively; unknown members are ignored.
+// strict spells out the v2 defaults Parse relies on: a repeated name (at any depth) and
+// invalid UTF-8 are errors; names match case-sensitively; unknown members are ignored.
 var strict = json.JoinOptions(
 	jsontext.AllowDuplicateNames(false),
 	jsontext.AllowInvalidUTF8(false),
@@ -45,12 +44,11 @@ type message struct {
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
 }
 
-// Parse reads an SQS message body: a movement, an SNS notification whose Message is the
-// movement as a JSON string, or an EventBridge event whose detail is the movement
-// ("detail-type" and "detail" make an event, else "Type" makes an SNS envelope; envelopes
-// cannot be nested). A JSON number importe is read from its literal, never through
-// float64. Bodies over 256 KiB are refused unread. Errors are *FieldError, with paths
-// such as "Message.importe" inside an envelope.
+// Parse reads an SQS message body: a movement, an SNS notification (a "Type") whose
+// Message is the movement as a JSON string, or an EventBridge event ("detail-type" and
+// "detail") whose detail is the movement; envelopes cannot be nested. A JSON number
+// importe is read from its literal, never through float64. Bodies over 256 KiB are
+// refused unread. Errors are *FieldError, with paths such as "Message.importe".
 func Parse(body []byte) (Movimiento, error) {
 	if len(body) > maxBody {
 		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}
@@ -108,8 +106,7 @@ func (msg *message) envelope() string {
 	return ""
 }
 
-// unwrap parses the movement in an envelope's member where, reporting its
-// problems under that member.
+// unwrap parses the movement in an envelope's member where, reporting problems under it.
 func unwrap(where string, b []byte) (Movimiento, error) {
 	msg, err := decode(b)
 	if err == nil {

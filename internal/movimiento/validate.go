@@ -19,8 +19,8 @@ const (
 	idPunct, cuentaPunct          = "._:/@+=-", "._-"
 )
 
-// plainDecimal is importe's notation; a sign is matched only to report "-5" as
-// not greater than zero, which is what the producer got wrong.
+// plainDecimal is importe's notation; a sign is matched only to report "-5" as not
+// greater than zero, which is what the producer got wrong.
 var plainDecimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
 
 // fields is the order in which problems are reported: the first one wins.
@@ -101,8 +101,8 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 	return m, nil
 }
 
-// ownMember checks member f, valued v, that only some tipos carry: present
-// exactly when d's tipo needs it, then (when maxLen > 0) by checkKey's rules.
+// ownMember checks member f, valued v, that only some tipos carry: present exactly when
+// d's tipo needs it, then (when maxLen > 0) by checkKey's rules.
 func ownMember(d *Datos, f, v string, maxLen int, punct string) error {
 	switch needed := own[d.Tipo] == f; {
 	case needed && v == "":
@@ -130,8 +130,7 @@ func ValidateID(s string) error { return checkKey("id", s, maxID, idPunct) }
 // ValidateCuenta checks an account id likewise: 1–64 characters of [A-Za-z0-9._-].
 func ValidateCuenta(s string) error { return checkKey("cuenta", s, maxCuenta, cuentaPunct) }
 
-// checkKey checks an id-like field: present, of ASCII letters, digits and punct, at
-// most maxLen long.
+// checkKey checks an id-like field: present, ASCII letters, digits and punct, ≤ maxLen.
 func checkKey(field, s string, maxLen int, punct string) error {
 	if s == "" {
 		return &FieldError{Field: field, Rule: "is required"}
@@ -172,8 +171,8 @@ func checkImporte(s string) (decimal.Decimal, error) {
 	return decimal.RequireFromString(s), nil
 }
 
-// checkMoneda checks moneda, then the decimals written in importe against it
-// (trailing zeros count: the rule is about the text, never about rounding).
+// checkMoneda checks moneda, then the decimals written in importe against it (trailing
+// zeros count: the rule is about the text, never about rounding).
 func checkMoneda(moneda, importe string) error {
 	units, ok := MinorUnits(moneda)
 	if !ok {
