@@ -45,8 +45,7 @@ func Nueva(id, moneda string) Cuenta {
 	return Cuenta{ID: id, Moneda: moneda}
 }
 
-// Aplicar returns the account after the abono or cargo m, or the rule m breaks (see
-// Mover).
+// Aplicar returns the account after the abono or cargo m, or the rule m breaks (Mover).
 func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	if m.Cuenta != c.ID {
 		return c, ErrOtraCuenta
@@ -126,8 +125,8 @@ func exceedsPrecision(d decimal.Decimal) bool {
 	return d.NumDigits()+int(max(d.Exponent(), 0)) > MaxDigits && digits(d) > MaxDigits
 }
 
-// digits counts the significant digits of d without trailing fractional zeros (DynamoDB
-// trims them, and String writes none); trailing integer zeros count, erring on the safe side.
+// digits counts the significant digits of d but not trailing fractional zeros, which
+// DynamoDB trims (and String omits); trailing integer zeros count, erring on the safe side.
 func digits(d decimal.Decimal) int {
 	s := strings.TrimLeft(strings.Replace(d.Abs().String(), ".", "", 1), "0")
 	return max(len(s), 1) // zero has one digit

@@ -62,9 +62,8 @@ func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescr
 	}, nil
 }
 
-// unsupported reports an endpoint without the operation called: compatible services
-// answer UnknownOperationException; the embedded store a bare 400 the SDK fails to
-// deserialize.
+// unsupported reports an endpoint without the operation called: UnknownOperationException,
+// or (the embedded store) a bare 400 the SDK fails to deserialize.
 func unsupported(err error) bool {
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException" {
