@@ -67,8 +67,7 @@ var ErrNotFound = errors.New("ledger: not found")
 
 // NotFoundError names an account (ID empty), or one of its movements, with no record.
 type NotFoundError struct {
-	Cuenta string
-	ID     string
+	Cuenta, ID string
 }
 
 func (e *NotFoundError) Error() string {

@@ -23,11 +23,8 @@ type FundsPolicy string
 
 // The insufficient-funds policies (env LEDGER_INSUFFICIENT_FUNDS).
 const (
-	// Retry fails transiently: a credit may be on its way, out of order; after
-	// maxReceiveCount the message lands in the DLQ.
-	Retry FundsPolicy = "retry"
-	// Reject records the movement "rechazado", balance untouched; so for every redelivery.
-	Reject FundsPolicy = "reject"
+	Retry  FundsPolicy = "retry"  // fail transiently, as a credit may be on its way; the DLQ after maxReceiveCount
+	Reject FundsPolicy = "reject" // recorded "rechazado", balance untouched: the answer to every redelivery
 )
 
 // ParseFundsPolicy reads a policy name; the empty string means Retry.
@@ -42,14 +39,10 @@ func ParseFundsPolicy(s string) (FundsPolicy, error) {
 // Strategy names how movements are made idempotent (env LEDGER_STRATEGY).
 type Strategy string
 
-// The strategies.
+// The strategies: this service's design, and the classic one it is compared against.
 const (
-	// Transaction: the movement item, written in the account's transaction, is the
-	// idempotency record (internal/store).
-	Transaction Strategy = "transaction"
-	// SeparateTable: the classic design, reserve → effect → mark in its own table
-	// (internal/idempotencia).
-	SeparateTable Strategy = "separate-table"
+	Transaction   Strategy = "transaction"    // the movement item, written with the account, is the record (internal/store)
+	SeparateTable Strategy = "separate-table" // reserve → effect → mark in an idempotency table (internal/idempotencia)
 )
 
 // Strategies lists the strategies, the default first.
