@@ -56,9 +56,7 @@ func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefuse
 // RetencionError reports a hold the account cannot take or settle, and why. It is
 // permanent: no redelivery changes it.
 type RetencionError struct {
-	Cuenta    string
-	Retencion string
-	Reason    string
+	Cuenta, Retencion, Reason string
 }
 
 func (e *RetencionError) Error() string {
