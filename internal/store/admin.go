@@ -2,23 +2,18 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// errNoChange stops an administrative update that would write what is stored already.
-var errNoChange = errors.New("store: no change")
-
 // Administrar changes account id as an operator does (an overdraft limit, a freeze):
-// change gets the account as stored and returns it changed, or an error that stops
-// everything. The new image goes through the versioned update like any other write of
-// the account — version + 1 — so a consumer holding a cached image learns of it from
-// the transaction the version check refuses, and the next whole-image write keeps it.
+// change gets the account as stored, without the holds that lapsed, and returns it
+// changed, or an error that stops everything. The write is a versioned update (version
+// + 1), so consumers holding a cached image learn of it from their next version check.
 // change may run more than once (after a version conflict) and must have no other
-// effect; it gets the account without the holds that lapsed, which the write drops. An unknown account is a *ledger.NotFoundError; a change that changes nothing
+// effect. An unknown account is a *ledger.NotFoundError; a change that changes nothing
 // writes nothing and returns the account twice.
 func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.Cuenta) (cuenta.Cuenta, error)) (antes, despues cuenta.Cuenta, err error) {
 	now := l.now()
@@ -35,21 +30,19 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 			return versioned.Txn{}, err
 		}
 		if despues.Limite.Equal(antes.Limite) && despues.Bloqueada == antes.Bloqueada {
-			return versioned.Txn{Next: []versioned.Item{nil}}, errNoChange
+			return versioned.Txn{Next: []versioned.Item{nil}}, nil // costs no call
 		}
 		despues.Actualizada = now
 		item, err := encodeCuenta(despues, st.Items[0])
 		return versioned.Txn{Next: []versioned.Item{item}}, err
 	})
 	switch {
-	case errors.Is(err, errNoChange):
-		return antes, antes, nil
 	case err != nil:
 		return cuenta.Cuenta{}, cuenta.Cuenta{}, err
+	case !r.Written:
+		return antes, antes, nil
 	}
 	despues.Version = r.Versions[0]
-	if l.decoded != nil {
-		l.decoded.Add(id, despues)
-	}
+	l.remember([]cuenta.Cuenta{despues}, r.Versions)
 	return antes, despues, nil
 }

@@ -97,7 +97,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 	var changed *versioned.ChangedError
 	switch {
 	case err == nil:
-		l.remember(p, r.Versions)
+		l.remember(p.written, r.Versions)
 		for _, d := range p.decisions {
 			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
 			if d.replace != nil { // what the record marked says now, for the next round

@@ -81,12 +81,13 @@ func (l *Ledger) known(id string) (cuenta.Cuenta, bool) {
 	return l.decoded.Get(id)
 }
 
-// remember keeps the states a committed plan wrote, at their new versions.
-func (l *Ledger) remember(p *planner, versions []int64) {
+// remember keeps the states a committed write made (ID "": unchanged), at their new
+// versions.
+func (l *Ledger) remember(written []cuenta.Cuenta, versions []int64) {
 	if l.decoded == nil {
 		return
 	}
-	for i, c := range p.written {
+	for i, c := range written {
 		if c.ID != "" {
 			c.Version = versions[i]
 			l.decoded.Add(c.ID, c)
