@@ -366,7 +366,7 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 	var b *books
 	for attempt := range maxRereads {
 		if attempt > 0 {
-			if err := sleep(ctx, pause); err != nil {
+			if err := versioned.Sleep(ctx, pause); err != nil {
 				return nil, err
 			}
 			pause *= 2
@@ -408,15 +408,4 @@ func versionOf(item versioned.Item) int64 {
 	}
 	_ = attributevalue.UnmarshalMap(item, &v) // an unreadable version reads as 0
 	return v.Version
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -88,7 +88,7 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 		v := classify(err, txn.guarded(), len(txn.Replaces))
 		switch v.kind {
 		case committed:
-			return s.committed(in, txn, ks, st, attempt), nil
+			return s.committed(txn, ks, st, attempt), nil
 		case refused:
 			for i, item := range v.moved {
 				s.remember(ks[i], item)
@@ -119,18 +119,15 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 	return Result{Attempts: s.policy.MaxAttempts}, &AttemptsError{Attempts: s.policy.MaxAttempts, Err: last}
 }
 
-// committed is the Result of a committed request, and remembers the images it wrote.
-func (s *Store) committed(in *dynamodb.TransactWriteItemsInput, txn Txn, ks []itemKey, st State, attempt int) Result {
+// committed is the Result of a committed txn, and remembers the images it wrote.
+func (s *Store) committed(txn Txn, ks []itemKey, st State, attempt int) Result {
 	res := Result{Items: slices.Clone(st.Items), Versions: slices.Clone(st.Versions), Attempts: attempt}
-	first := txn.guarded() + len(txn.Replaces) // the versioned actions come last
 	for i, next := range txn.Next {
-		if next == nil {
-			continue
+		if next != nil { // BuildInput set its version: it is the image written
+			res.Items[i], res.Written = next, true
+			res.Versions[i]++
+			s.remember(ks[i], next)
 		}
-		res.Items[i] = in.TransactItems[first+i].Put.Item
-		res.Versions[i]++
-		res.Written = true
-		s.remember(ks[i], res.Items[i])
 	}
 	return res
 }
@@ -146,6 +143,11 @@ func (s *Store) backoff(ctx context.Context, attempt int) error {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return context.DeadlineExceeded
 	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d, or until ctx ends (then it returns ctx's error).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -170,7 +172,9 @@ func (s *Store) start(ctx context.Context, ks []itemKey, keys []Item) (State, er
 			}
 		}
 		g.Go(func() (err error) {
-			items[i], err = s.read(ctx, ks[i], keys[i])
+			if items[i], err = s.get(ctx, keys[i]); err == nil {
+				s.remember(ks[i], items[i])
+			}
 			return err
 		})
 	}
@@ -187,7 +191,7 @@ func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, 
 	for i, item := range moved {
 		if item == nil {
 			var err error
-			if item, err = s.read(ctx, ks[i], keys[i]); err != nil {
+			if item, err = s.get(ctx, keys[i]); err != nil {
 				return State{}, err
 			}
 		}
@@ -195,15 +199,6 @@ func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, 
 		items[i] = item
 	}
 	return s.state(items)
-}
-
-// read fetches an item and remembers it.
-func (s *Store) read(ctx context.Context, k itemKey, key Item) (Item, error) {
-	item, err := s.get(ctx, key)
-	if err == nil {
-		s.remember(k, item)
-	}
-	return item, err
 }
 
 // remember caches item as the image at k, or forgets k when item is nil (unknown).
