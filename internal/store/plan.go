@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
@@ -187,6 +187,10 @@ func (p *planner) decide(i int, accts []account) decision {
 		}
 		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
 		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
+		if err == nil && tooPrecise(m.Importe, hold.Movimiento.Moneda) {
+			err = &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: m.Retencion,
+				Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", hold.Movimiento.Moneda, m.Importe)}
+		}
 	default:
 		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", m.Tipo)})
 	}
@@ -253,13 +257,9 @@ func (d decision) fail(err error) decision {
 // plan, and returns that original and the Replace that marks it reversed by m: only
 // while it is applied and not reversed yet, so a movement is reversed at most once.
 func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
-	stored := p.records[movID{m.Cuenta, m.Anula}]
-	if stored == nil { // it may be on its way, out of order
-		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("%w: movement %s of cuenta %s, which %s reverses, is not recorded (yet)", ledger.ErrWaiting, m.Anula, m.Cuenta, m.ID)}
-	}
-	original, err := decodeApunte(stored)
+	stored, original, err := p.referredRecord(m, "movement", "reverses")
 	if err != nil {
-		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+		return ledger.Apunte{}, nil, err
 	}
 	o := original.Movimiento
 	var why string
@@ -283,15 +283,8 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: fmt.Errorf("store: movement %s of cuenta %s %s", o.ID, m.Cuenta, why)}
 	}
-	marked := maps.Clone(stored)
-	by, err := attributevalue.Marshal(m.ID)
-	if err != nil {
-		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
-	}
-	marked[attrAnuladoPor] = by
-	return original, &versioned.Replace{Item: marked, If: []versioned.Cond{
-		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor),
-	}}, nil
+	return original, mark(stored, map[string]string{attrAnuladoPor: m.ID},
+		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor)), nil
 }
 
 // settlement checks that m (a captura or a liberacion) may settle the hold it names, as
@@ -299,14 +292,11 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 // settled by m: only while it is still held, so capture and release race safely and a
 // hold is settled at most once. A capture must come before the hold expires; a release
 // of an expired hold is allowed (it frees nothing, and says so in the hold's state).
+// cuenta.Capturar refuses a capture over the hold's importe.
 func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
-	stored := p.records[movID{m.Cuenta, m.Retencion}]
-	if stored == nil { // it may be on its way, out of order
-		return ledger.Apunte{}, nil, &ledger.TransientError{Err: fmt.Errorf("%w: hold %s of cuenta %s, which %s settles, is not recorded (yet)", ledger.ErrWaiting, m.Retencion, m.Cuenta, m.ID)}
-	}
-	hold, err := decodeApunte(stored)
+	stored, hold, err := p.referredRecord(m, "hold", "settles")
 	if err != nil {
-		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+		return ledger.Apunte{}, nil, err
 	}
 	h := hold.Movimiento
 	var why string
@@ -324,25 +314,38 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 		why = "expired at " + h.Expira.UTC().Format(time.RFC3339) + "; it can no longer be captured"
 	case m.Moneda != "" && m.Moneda != h.Moneda:
 		why = fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
-	case m.Importe.GreaterThan(h.Importe):
-		why = fmt.Sprintf("holds %s; a capture of %s is more", h.Importe, m.Importe)
-	case !m.Importe.IsZero() && tooPrecise(m.Importe, h.Moneda):
-		why = fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", h.Moneda, m.Importe)
 	}
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Reason: why}}
 	}
-	settled := maps.Clone(stored)
 	by, state := attrCapturadaPor, ledger.Capturada
 	if m.Tipo == movimiento.Liberacion {
 		by, state = attrLiberadaPor, ledger.Liberada
 	}
-	for attr, v := range map[string]string{by: m.ID, attrEstado: string(state)} {
-		if settled[attr], err = attributevalue.Marshal(v); err != nil {
-			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
-		}
+	return hold, mark(stored, map[string]string{by: m.ID, attrEstado: string(state)}, versioned.Equals(attrEstado, string(ledger.Retenida))), nil
+}
+
+// referredRecord is the record m refers to (referred), as stored and decoded; noun and
+// verb name it and m's effect on it in the error for a record not recorded (yet).
+func (p *planner) referredRecord(m movimiento.Movimiento, noun, verb string) (versioned.Item, ledger.Apunte, error) {
+	stored := p.records[movID{m.Cuenta, referred(m)}]
+	if stored == nil { // it may be on its way, out of order
+		return nil, ledger.Apunte{}, &ledger.TransientError{Err: fmt.Errorf("%w: %s %s of cuenta %s, which %s %s, is not recorded (yet)", ledger.ErrWaiting, noun, referred(m), m.Cuenta, m.ID, verb)}
 	}
-	return hold, &versioned.Replace{Item: settled, If: []versioned.Cond{versioned.Equals(attrEstado, string(ledger.Retenida))}}, nil
+	a, err := decodeApunte(stored)
+	if err != nil {
+		return nil, ledger.Apunte{}, &ledger.PermanentError{Err: err}
+	}
+	return stored, a, nil
+}
+
+// mark is the Replace that rewrites stored with the string attributes set, if conds hold.
+func mark(stored versioned.Item, set map[string]string, conds ...versioned.Cond) *versioned.Replace {
+	marked := maps.Clone(stored)
+	for attr, v := range set {
+		marked[attr] = &types.AttributeValueMemberS{Value: v}
+	}
+	return &versioned.Replace{Item: marked, If: conds}
 }
 
 // tooPrecise reports whether importe has more decimals than moneda's minor units (an
