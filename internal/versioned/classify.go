@@ -26,14 +26,13 @@ type verdict struct {
 	kind     kind
 	existing []Existing   // refused: the create-once or Absent records found
 	changed  []Existing   // refused: the records to replace that changed
-	moved    map[int]Item // versioned items whose version check failed → ALL_OLD image (nil if none returned)
+	moved    map[int]Item // versioned items whose check failed → ALL_OLD image (or nil)
 	err      error        // the error to report if the loop stops here
 }
 
-// classify turns a TransactWriteItems error into a verdict, for a request whose first
-// guarded actions are Creates and Absent and the next replaces ones Replaces. It is the
-// only reader of CancellationReasons: one per action, in order; a backend that stops at
-// the first failing action marks the others "None", read as "not known to have failed".
+// classify turns a TransactWriteItems error into a verdict, for a request of guarded
+// Creates and Absent, then replaces Replaces, then the versioned items. A cancellation
+// has one reason per action; "None" reads as "not known to have failed".
 func classify(err error, guarded, replaces int) verdict {
 	if err == nil {
 		return verdict{kind: committed}
@@ -47,8 +46,7 @@ func classify(err error, guarded, replaces int) verdict {
 		case errors.As(err, &api) && neverAccepted[api.ErrorCode()]:
 			return verdict{kind: giveUp, err: fmt.Errorf("%w: %w", ErrRejected, err)}
 		}
-		// Throttling, 5xx, connection errors and TransactionInProgress were retried by
-		// the SDK's own retryer already; more attempts here would only multiply them.
+		// The SDK retried throttling, 5xx and connection errors already.
 		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %w", err)}
 	}
 
@@ -80,15 +78,13 @@ func classify(err error, guarded, replaces int) verdict {
 	case rejected:
 		v.kind, v.err = giveUp, fmt.Errorf("%w: %w", ErrRejected, err)
 	default:
-		// TransactionConflict, ThrottlingError, ProvisionedThroughputExceeded, or a
-		// reason not recognised: back off and retry, bounded.
+		// TransactionConflict, throttling or an unknown reason: back off, retry.
 		v.kind, v.err = contention, fmt.Errorf("%w: %w", ErrContention, err)
 	}
 	return v
 }
 
-// neverAccepted are the error codes of requests DynamoDB can never accept as they are:
-// retrying them cannot succeed, so they are permanent.
+// neverAccepted are the error codes of requests DynamoDB can never accept as they are.
 var neverAccepted = map[string]bool{
 	"ValidationException":                  true,
 	"SerializationException":               true,

@@ -6,38 +6,34 @@ import (
 )
 
 // The failures a transaction can end in, for errors.Is; ExistsError, ChangedError and
-// AttemptsError carry the details.
+// AttemptsError carry the details. Nothing was written in any of them.
 var (
-	// ErrExists: a create-once (or Absent) record exists; nothing was written.
+	// ErrExists: a create-once (or Absent) record exists.
 	ErrExists = errors.New("versioned: record already exists")
-	// ErrChanged: a record to replace is gone or fails its conditions; nothing was written.
+	// ErrChanged: a record to replace is gone or fails its conditions.
 	ErrChanged = errors.New("versioned: record changed")
 	// ErrVersionConflict: an item was not at the version the plan was based on.
 	ErrVersionConflict = errors.New("versioned: version conflict")
-	// ErrContention: DynamoDB cancelled the transaction for a concurrent one on one of
-	// its items, or throttled one; retrying later can succeed.
+	// ErrContention: a concurrent transaction or throttling; a later retry can succeed.
 	ErrContention = errors.New("versioned: transaction conflict or throttling")
-	// ErrRejected: DynamoDB refused the request itself (a ValidationException, a
-	// ValidationError cancellation reason, a number beyond its 38 digits); retrying it
-	// cannot succeed.
+	// ErrRejected: DynamoDB refused the request itself (say, a number beyond 38
+	// digits); retrying it cannot succeed.
 	ErrRejected = errors.New("versioned: request rejected by DynamoDB")
-	// ErrInvalidTxn: the plan asked for what one transaction cannot do (over 100
-	// actions, the same item twice, a record without its key); it was not sent.
+	// ErrInvalidTxn: one transaction cannot do what the plan asked (over 100 actions,
+	// an item twice, a record without its key); it was not sent.
 	ErrInvalidTxn = errors.New("versioned: invalid transaction")
 )
 
-// Existing is a record a transaction found in its way: its index among the actions of
-// its kind (Txn.Creates then Txn.Absent for ExistsError, Txn.Replaces for ChangedError)
-// and the stored item (ALL_OLD, or read back where the backend returned none; nil: no
-// such item).
+// Existing is a record a transaction found in its way: its index among Txn.Creates then
+// Txn.Absent (ExistsError) or Txn.Replaces (ChangedError), and the stored item (nil:
+// none).
 type Existing struct {
 	Index int
 	Item  Item
 }
 
-// ExistsError reports the create-once (or Absent) records that exist; nothing was
-// written. Backends that stop at the first failing action (the embedded store) report
-// one even when several exist.
+// ExistsError reports the create-once (or Absent) records that exist. Backends that stop
+// at the first failing action (the embedded store) report one even when several exist.
 type ExistsError struct {
 	Records []Existing
 }
@@ -49,8 +45,7 @@ func (e *ExistsError) Error() string {
 // Is makes errors.Is(err, ErrExists) true.
 func (e *ExistsError) Is(target error) bool { return target == ErrExists }
 
-// ChangedError reports the records to replace that fail their conditions now, with what
-// is stored (nil: gone); nothing was written.
+// ChangedError reports the records to replace that fail their conditions now.
 type ChangedError struct {
 	Records []Existing
 }
@@ -63,9 +58,7 @@ func (e *ChangedError) Error() string {
 func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
 // AttemptsError is Update giving up on a retryable failure, after Policy.MaxAttempts
-// commits or when ctx's deadline left no time for another. Err is the last failure
-// (ErrVersionConflict, ErrContention, or the SDK's error for throttling, 5xx and
-// timeouts, which the SDK itself retried first).
+// commits or when ctx's deadline left no time for another. Err is the last failure.
 type AttemptsError struct {
 	Attempts int
 	Err      error

@@ -11,21 +11,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// MaxActions is DynamoDB's limit of actions in one TransactWriteItems. Every versioned
-// item takes one, so a plan over k items has room for 100−k records.
+// MaxActions is DynamoDB's limit of actions in one TransactWriteItems; a plan over k
+// versioned items has room for 100−k records.
 const MaxActions = 100
 
 // Txn is what a plan wants written atomically. Creates are records that must not exist
-// yet (Puts guarded by attribute_not_exists on the partition key). Absent are keys of
-// records that must not exist either but are not written (ConditionChecks): a plan that
+// yet. Absent are keys of records that must not exist but are not written: a plan that
 // declines to write a record learns in the same call whether it was there all along.
-// Replaces rewrite existing records whole if they still meet their conditions. Next has
-// one entry per versioned key, in Update's key order: the item's new image (key included,
-// version excluded: BuildInput sets it, so the image belongs to the request), a Put
-// guarded by the version the plan saw; or nil, a ConditionCheck on that version, so a
-// decision based on the item's state ("reject: insufficient funds") is recorded only if
-// the state was still current. A Txn with no record and no image costs no call. Whole images,
-// not UpdateItem arithmetic, keep numbers exactly as the plan computed them.
+// Replaces rewrite existing records if they still meet their conditions. Next has one
+// entry per versioned key, in Update's order: the new image (version excluded:
+// BuildInput sets it in the image), or nil to only check the version, so a decision
+// based on the item's state is recorded only if that state was current. A Txn with no
+// record and no image costs no call. Whole images, not UpdateItem arithmetic, keep
+// numbers exactly as the plan computed them.
 type Txn struct {
 	Creates  []Item
 	Absent   []Item
@@ -33,16 +31,15 @@ type Txn struct {
 	Next     []Item
 }
 
-// Replace rewrites a stored record with Item (its whole new image, key included) if every
-// condition in If holds; else the transaction fails, carrying the stored record so the
-// caller can say why.
+// Replace rewrites a stored record with Item (its whole new image) if every condition
+// in If holds; else the transaction fails with a ChangedError.
 type Replace struct {
 	Item Item
 	If   []Cond
 }
 
-// Cond is a condition on one attribute of a stored record: it equals a string value, or
-// it is missing.
+// Cond is a condition on one attribute of a stored record: it equals Value, or is
+// Missing.
 type Cond struct {
 	Name    string
 	Value   string
@@ -60,8 +57,7 @@ func (t Txn) empty() bool {
 	return t.guarded()+len(t.Replaces) == 0 && !slices.ContainsFunc(t.Next, func(i Item) bool { return i != nil })
 }
 
-// guarded counts the actions guarded by attribute_not_exists, which come first in the
-// request: Creates, then Absent.
+// guarded counts the actions first in the request: Creates, then Absent.
 func (t Txn) guarded() int { return len(t.Creates) + len(t.Absent) }
 
 // guardedKey is the item (Creates) or key (Absent) of guarded action i.
@@ -73,12 +69,10 @@ func (t Txn) guardedKey(i int) Item {
 }
 
 // BuildInput returns the TransactWriteItems request Update sends for txn over the
-// versioned items at keys, each at the version in versions (0: it must not exist):
-// Creates, Absent checks, Replaces, then the versioned items, every action asking for the
-// stored item (ALL_OLD) when its condition fails, so one failed call says which records
-// exist, which changed and what the items look like now. What DynamoDB would refuse
-// (over MaxActions actions, one item named twice, an item without its key) is an
-// ErrInvalidTxn. It does no I/O, so callers can table-test their plans' requests.
+// versioned items at keys, each at the version in versions (0: absent): Creates, Absent,
+// Replaces, then the versioned items, each asking for the stored item (ALL_OLD) when its
+// condition fails. What DynamoDB would refuse is an ErrInvalidTxn. It does no I/O, so
+// callers can table-test their plans' requests.
 func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.TransactWriteItemsInput, error) {
 	if len(keys) == 0 || len(versions) != len(keys) || len(txn.Next) != len(keys) {
 		return nil, fmt.Errorf("%w: %d keys, %d versions and %d new images", ErrInvalidTxn, len(keys), len(versions), len(txn.Next))
@@ -87,8 +81,7 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 	if n > MaxActions {
 		return nil, fmt.Errorf("%w: %d actions, at most %d", ErrInvalidTxn, n, MaxActions)
 	}
-	// DynamoDB refuses a transaction that names an item twice; with at most 100, a linear
-	// scan finds repeats.
+	// DynamoDB refuses a transaction that names an item twice.
 	named := make([]itemKey, 0, n)
 	name := func(kind string, i int, item Item) (itemKey, error) {
 		k, err := t.keyOf(item)
@@ -185,8 +178,7 @@ func conditions(cs []Cond) condition {
 	return c
 }
 
-// action is condition c guarding a Put of item, or with check a ConditionCheck of item's key; either
-// returns the stored item (ALL_OLD) when c fails.
+// action is c guarding a Put of item, or (check) a ConditionCheck of item's key.
 func (t Table) action(c condition, item Item, check bool) types.TransactWriteItem {
 	table, expr, old := aws.String(t.Name), aws.String(c.expr), types.ReturnValuesOnConditionCheckFailureAllOld
 	if check {
@@ -198,7 +190,7 @@ func (t Table) action(c condition, item Item, check bool) types.TransactWriteIte
 }
 
 // Key is the key of the item whose string key attributes are pk and sk (sk ignored for a
-// hash-only table): built directly, as it is on every request's path.
+// hash-only table).
 func (t Table) Key(pk, sk string) Item {
 	k := Item{t.PartitionKey: &types.AttributeValueMemberS{Value: pk}}
 	if t.SortKey != "" {

@@ -15,24 +15,22 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// State is what a plan sees: the versioned items as last known, in the order of the keys
-// given to Update (nil: absent; possibly a cached image another store has moved on from,
-// which the version check catches), their versions (0 when absent), and the attempt
-// (1-based).
+// State is what a plan sees: the versioned items as last known, in Update's key order
+// (nil: absent; a stale cached image is caught by the version check), their versions (0:
+// absent), and the attempt (1-based).
 type State struct {
 	Items    []Item
 	Versions []int64
 	Attempt  int
 }
 
-// Plan decides what to write given the items' state. Update calls it again on a fresher
-// state after a version conflict, so it must be a pure function of its input. Its error
-// stops Update and is returned as is.
+// Plan decides what to write given the items' state. Update calls it again after a
+// version conflict, so it must be a pure function of its input. Its error stops Update
+// and is returned as is.
 type Plan func(State) (Txn, error)
 
 // Result describes a committed Update: the items as written (or as known, where the plan
-// wrote no new image), their versions now, and the commits tried. Written reports whether
-// any item got a new image.
+// wrote none), their versions now, the commits tried, and whether any image was written.
 type Result struct {
 	Items    []Item
 	Versions []int64
@@ -40,18 +38,16 @@ type Result struct {
 	Written  bool
 }
 
-// maxParallelReads bounds the strongly consistent reads Update makes at once when it
-// starts cold on several items.
+// maxParallelReads bounds the reads Update makes at once when it starts cold.
 const maxParallelReads = 8
 
 // Update takes the items at keys from the cache or reads them, asks plan what to write,
 // and commits it in one TransactWriteItems. On a version conflict it plans again on the
-// fresh state (the cancellation's ALL_OLD images, or reads where the backend returned
-// none); on transaction conflicts and throttling it backs off; past Policy or ctx's
-// deadline it returns an *AttemptsError. A create-once or Absent record that exists ends
-// it at once with an *ExistsError, a changed record to replace with a *ChangedError,
-// both carrying the stored items so the caller can decide. A request DynamoDB can never
-// accept ends in an error matching ErrRejected or ErrInvalidTxn.
+// fresh state; on contention it backs off; past Policy or ctx's deadline it returns an
+// *AttemptsError. An existing create-once or Absent record ends it with an
+// *ExistsError, a changed record to replace with a *ChangedError, both carrying the
+// stored items. A request DynamoDB can never accept matches ErrRejected or
+// ErrInvalidTxn.
 func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, error) {
 	ks := make([]itemKey, len(keys))
 	for i, key := range keys {
@@ -93,7 +89,7 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 			for i, item := range v.moved {
 				s.remember(ks[i], item)
 			}
-			// Read back the stored records a backend did not return with ALL_OLD.
+			// Read back the stored records the backend did not return.
 			err := s.fill(ctx, v.existing, txn.guardedKey)
 			if err == nil {
 				err = s.fill(ctx, v.changed, func(i int) Item { return txn.Replaces[i].Item })
@@ -132,8 +128,8 @@ func (s *Store) committed(txn Txn, ks []itemKey, st State, attempt int) Result {
 	return res
 }
 
-// backoff waits before attempt n with full jitter. It refuses to start a wait that
-// would outlast ctx's deadline, so the caller can still report in time.
+// backoff waits before attempt n with full jitter; it refuses a wait that would outlast
+// ctx's deadline, so the caller can still report in time.
 func (s *Store) backoff(ctx context.Context, attempt int) error {
 	ceiling := s.policy.BaseDelay << min(attempt-2, 20)
 	if ceiling > s.policy.MaxDelay || ceiling <= 0 {
@@ -184,8 +180,7 @@ func (s *Store) start(ctx context.Context, ks []itemKey, keys []Item) (State, er
 	return s.state(items)
 }
 
-// fresh is st with the moved items replaced by their ALL_OLD images, or re-read where
-// the backend returned none.
+// fresh is st with the moved items' ALL_OLD images, or reads where there are none.
 func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, moved map[int]Item) (State, error) {
 	items := slices.Clone(st.Items)
 	for i, item := range moved {
@@ -212,8 +207,7 @@ func (s *Store) remember(k itemKey, item Item) {
 	}
 }
 
-// get reads an item strongly consistently: a plan must never be based on a replica that
-// has not seen the last write.
+// get reads an item strongly consistently: a plan must see the last write.
 func (s *Store) get(ctx context.Context, key Item) (Item, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table.Name),
@@ -242,8 +236,7 @@ func (s *Store) state(items []Item) (State, error) {
 	return st, nil
 }
 
-// fill reads the stored item of each record that came back without one; key gives a
-// record's key by its index.
+// fill reads the stored item of each record that came back without one.
 func (s *Store) fill(ctx context.Context, recs []Existing, key func(int) Item) error {
 	for i, e := range recs {
 		if e.Item == nil {

@@ -1,8 +1,6 @@
-// Package versioned is optimistic locking on DynamoDB: "write these create-once records,
-// rewrite those if they still say what I read, and move these items from version v to
-// v+1 — all or nothing", in one TransactWriteItems, so a record (say, a ledger movement)
-// exists if and only if the change it caused was made. It knows nothing of accounts or
-// movements; SDK types stay here and in the storage adapters that call it.
+// Package versioned is optimistic locking on DynamoDB: create-once records, conditional
+// rewrites and items moved from version v to v+1, all or nothing in one
+// TransactWriteItems. It knows nothing of accounts or movements.
 package versioned
 
 import (
@@ -24,8 +22,8 @@ type Client interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
-// Table says where versioned items live: the table name, its key attributes (SortKey is
-// empty for a hash-only key) and the numeric attribute that holds an item's version.
+// Table says where versioned items live: the table, its key attributes (SortKey empty
+// for a hash-only key) and the numeric attribute holding an item's version.
 type Table struct {
 	Name         string
 	PartitionKey string
@@ -34,35 +32,30 @@ type Table struct {
 }
 
 // Policy bounds the optimistic-locking loop. MaxAttempts counts the commits one Update
-// tries (version and transaction conflicts alike); the wait before retry n is drawn
-// uniformly from [0, min(MaxDelay, BaseDelay·2^(n-1))] ("full jitter"), so writers racing
-// for one item spread out instead of colliding again in lockstep. No wait runs past the
-// context's deadline.
+// tries; the wait before retry n is drawn uniformly from [0, min(MaxDelay,
+// BaseDelay·2^(n-1))] (full jitter, so racing writers spread out), never past ctx's
+// deadline.
 type Policy struct {
 	MaxAttempts int
 	BaseDelay   time.Duration
 	MaxDelay    time.Duration
 }
 
-// DefaultPolicy suits a Lambda consumer: 8 attempts within well under a second of
-// back-off, enough for a handful of concurrent writers on one account.
+// DefaultPolicy suits a Lambda consumer: 8 attempts in well under a second of back-off,
+// enough for a handful of concurrent writers on one item.
 var DefaultPolicy = Policy{MaxAttempts: 8, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
 
-// Options configure a Store. A zero Policy means DefaultPolicy. CacheSize is how many
-// items' last known images the store keeps in memory (least recently used first out);
-// 0 keeps none.
+// Options configure a Store: a zero Policy means DefaultPolicy; CacheSize is how many
+// items' last known images it keeps (LRU; 0: none).
 type Options struct {
 	Policy    Policy
 	CacheSize int
 }
 
 // Store runs optimistic-locking transactions against one table; it is safe for
-// concurrent use. With a cache, an Update of recently written or read items starts from
-// their cached images: a warm item costs one call. A stale image is harmless — the
-// version check refuses the write and the fresh image replaces it — so several stores
-// (Lambda instances, an operator's CLI) may share items, each paying one extra round
-// trip when another moved one. Cached images are shared: nothing may change an Item
-// after handing it to the store or receiving it in a State.
+// concurrent use. With a cache, a warm item costs one call; a stale image costs one
+// extra round trip (the version check refuses it), so several stores may share items.
+// Cached images are shared: nothing may change an Item handed to or received from it.
 type Store struct {
 	db     Client
 	table  Table
