@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,16 +22,15 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// AuditClient is the part of the DynamoDB API the audit needs: Scan to read the whole
-// table, Query and GetItem to read one account again from one point of view.
+// AuditClient is the part of the DynamoDB API the audit needs: Scan for the whole table,
+// Query and GetItem to read one account again.
 type AuditClient interface {
 	ReadClient
 	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
-// AuditReport is the verdict on a whole table. Movements counts applied movements.
-// Broken lists every account that breaks an invariant, sorted by account, with what
-// is wrong.
+// AuditReport is the verdict on a whole table. Movements counts applied movements;
+// Broken lists every account that breaks an invariant, sorted by account.
 type AuditReport struct {
 	OK        bool     `json:"ok"`
 	Accounts  int      `json:"-"`
@@ -54,27 +54,23 @@ type AuditOptions struct {
 }
 
 const (
-	// maxSegments bounds the parallel scan: DynamoDB allows up to 1,000,000 segments,
-	// but beyond a few dozen a single process gains nothing.
-	maxSegments = 64
-	// defaultSegments is the parallel scan's width unless told otherwise.
+	// maxSegments bounds the parallel scan: beyond a few dozen one process gains nothing.
+	maxSegments     = 64
 	defaultSegments = 4
-	// maxRereads bounds the attempts to read a busy account from one point of view.
-	maxRereads = 8
-	// rereadPause is the first wait between those attempts; it doubles each time.
+	// maxRereads bounds the attempts to read a busy account from one point of view;
+	// the wait between them starts at rereadPause and doubles.
+	maxRereads  = 8
 	rereadPause = 20 * time.Millisecond
 )
 
 // Audit checks the ledger's invariants for every account of the table: saldo equals the
-// applied movements' abonos minus cargos, movimientos equals their number, their seq
-// values are exactly 1..movimientos, each one's saldo_tras is the running balance at
-// its seq, every estado is a known one, reversals and reversed movements name each
-// other, every transfer leg has its counterpart on the other account, and the holds
-// agree with the account's active holds (checkHolds). It is safe on a live table: a parallel,
-// strongly consistent Scan reads everything once, and an account that looks broken is
-// read again from one point of view — its account item and movements in one Query,
-// then its version once more, redone (bounded) if the account moved meanwhile — before
-// it is reported. Items that are not the ledger's (migration records) are skipped.
+// applied movements' abonos minus cargos, movimientos their number, their seq values
+// are exactly 1..movimientos, each saldo_tras is the running balance, every estado is
+// known, reversals and reversed movements name each other, every transfer leg has its
+// counterpart, and the holds agree with the account's active holds. It is safe on a
+// live table: a parallel, strongly consistent Scan reads everything once, and an
+// account that looks broken is read again from one point of view (reread) before it is
+// reported. Items that are not the ledger's (migration records) are skipped.
 func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions) (AuditReport, error) {
 	accounts, err := scan(ctx, db, table, opts)
 	if err != nil {
@@ -87,19 +83,14 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	report := AuditReport{OK: true, Accounts: len(accounts), Broken: []Broken{}}
 	for id, b := range accounts {
 		report.Movements += len(b.applied)
-		reasons, err := pairs(ctx, db, table, accounts, b)
+		reasons, err := b.audit(ctx, db, table, accounts, now)
+		if err == nil && len(reasons) > 0 {
+			if b, err = reread(ctx, db, table, id); err == nil {
+				reasons, err = b.audit(ctx, db, table, nil, now)
+			}
+		}
 		if err != nil {
 			return AuditReport{}, err
-		}
-		reasons = append(b.check(now), reasons...)
-		if len(reasons) > 0 {
-			if b, err = reread(ctx, db, table, id); err != nil {
-				return AuditReport{}, err
-			}
-			if reasons, err = pairs(ctx, db, table, nil, b); err != nil {
-				return AuditReport{}, err
-			}
-			reasons = append(b.check(now), reasons...)
 		}
 		if len(reasons) > 0 {
 			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(reasons, "; ")})
@@ -115,7 +106,7 @@ type books struct {
 	account  cuenta.Cuenta
 	hasItem  bool
 	version  int64                    // the account item's, read even when the rest cannot be
-	applied  map[string]ledger.Apunte // posted movements by sort key: an item two scan segments both see counts once
+	applied  map[string]ledger.Apunte // posted movements by sort key, so an item seen twice counts once
 	holds    map[string]ledger.Apunte // holds by hold id
 	problems map[string]string        // by sort key: items that cannot be read, or in no known state
 	unstable bool                     // it kept moving while it was read again
@@ -191,10 +182,9 @@ func (b *books) check(now time.Time) []string {
 	return reasons
 }
 
-// checkHolds checks the holds: every active hold in the account item is a hold held
-// for that importe until that expira; every hold held and not expired at now is among
-// them (so retenido is the sum of the unexpired holds); every captured hold has its
-// capture, a posted cargo of at most its importe naming it.
+// checkHolds checks that every active hold in the account item is a hold held for that
+// importe until that expira, every hold held at now is among them, and every captured
+// hold has its capture: a posted cargo of at most its importe naming it.
 func (b *books) checkHolds(now time.Time) []string {
 	var reasons []string
 	for _, id := range slices.Sorted(maps.Keys(b.account.Retenciones)) {
@@ -221,14 +211,12 @@ func (b *books) checkHolds(now time.Time) []string {
 	return reasons
 }
 
-// pairs checks that every applied transfer leg of b has its counterpart: the same id on
-// the other account, the same importe, the opposite tipo, naming b's account back. The
-// counterpart is looked up in what the scan read (seen, nil when there is none) and, if
-// not found there or not matching — the scan may have read the other account before
-// the transfer — read once more, strongly consistent: both legs are written in one
-// transaction and never deleted.
-func pairs(ctx context.Context, db AuditClient, table string, seen map[string]*books, b *books) ([]string, error) {
-	var reasons []string
+// audit lists the invariants the account breaks: check's, and every applied transfer
+// leg without its counterpart. The counterpart is looked up in what the scan read (seen,
+// nil for none) and, if not found there or not matching (the scan may have read the
+// other account before the transfer), read once more, strongly consistent.
+func (b *books) audit(ctx context.Context, db AuditClient, table string, seen map[string]*books, now time.Time) ([]string, error) {
+	reasons := b.check(now)
 	for _, leg := range slices.Sorted(maps.Keys(b.applied)) {
 		a := b.applied[leg]
 		other := a.Contrapartida
@@ -294,14 +282,15 @@ func itemKey(item versioned.Item) (cuentaID, sk string, ok bool) {
 }
 
 // scan reads the whole table (strongly consistent, in parallel segments, page by page)
-// into books by account.
+// into books by account. The embedded store gives every segment the whole table; the
+// books count each item once either way.
 func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) (map[string]*books, error) {
 	segments := min(cmp.Or(max(opts.Segments, 0), defaultSegments), maxSegments)
-	parts := make([]map[string]*books, segments)
+	accounts := map[string]*books{}
+	var mu sync.Mutex // guards accounts and their books
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := range segments {
 		g.Go(func() error {
-			parts[seg] = map[string]*books{}
 			in := &dynamodb.ScanInput{
 				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
 				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
@@ -315,48 +304,27 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 				if err != nil {
 					return fmt.Errorf("store: audit scan of segment %d: %w", seg, err)
 				}
+				mu.Lock()
 				for _, item := range out.Items {
 					if id, sk, ok := itemKey(item); ok {
-						b := parts[seg][id]
-						if b == nil {
-							b = newBooks()
-							parts[seg][id] = b
+						if accounts[id] == nil {
+							accounts[id] = newBooks()
 						}
-						b.add(sk, item)
+						accounts[id].add(sk, item)
 					}
 				}
+				mu.Unlock()
 			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	// DynamoDB's segments are disjoint, but the embedded store gives every segment the
-	// whole table: merging by sort key counts each item once either way.
-	accounts := map[string]*books{}
-	for _, part := range parts {
-		for id, b := range part {
-			if a := accounts[id]; a != nil {
-				maps.Copy(a.applied, b.applied)
-				maps.Copy(a.holds, b.holds)
-				maps.Copy(a.problems, b.problems)
-				if b.hasItem {
-					a.account, a.hasItem = b.account, true
-				}
-				continue
-			}
-			accounts[id] = b
-		}
-	}
-	return accounts, nil
+	return accounts, g.Wait()
 }
 
 // reread reads one account from one point of view: its partition in one strongly
-// consistent Query (the account item sorts before its movements), then the account's
-// version once more. Every change of an account's balance moves its version, so an
-// unchanged version means no movement was applied while the pages were read. If it
-// moved, the account is read again, up to maxRereads times, waiting longer each time.
+// consistent Query, then the account's version once more. Every change of the account
+// moves its version, so an unchanged one means nothing was applied meanwhile; else it
+// reads again, up to maxRereads times.
 func reread(ctx context.Context, db AuditClient, table, id string) (*books, error) {
 	values, err := attributevalue.MarshalMap(map[string]string{":pk": cuentaPK + id})
 	if err != nil {
