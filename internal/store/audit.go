@@ -326,10 +326,8 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 // moves its version, so an unchanged one means nothing was applied meanwhile; else it
 // reads again, up to maxRereads times.
 func reread(ctx context.Context, db AuditClient, table, id string) (*books, error) {
-	values, err := attributevalue.MarshalMap(map[string]string{":pk": cuentaPK + id})
-	if err != nil {
-		return nil, err
-	}
+	in := partitionQuery(table, id)
+	in.ConsistentRead = aws.Bool(true)
 	pause := rereadPause
 	var b *books
 	for attempt := range maxRereads {
@@ -340,12 +338,7 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 			pause *= 2
 		}
 		b = newBooks()
-		p := dynamodb.NewQueryPaginator(db, &dynamodb.QueryInput{
-			TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-			KeyConditionExpression:    aws.String("#pk = :pk"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-			ExpressionAttributeValues: values,
-		})
+		p := dynamodb.NewQueryPaginator(db, in)
 		for p.HasMorePages() { // ends at the partition's last page
 			out, err := p.NextPage(ctx)
 			if err != nil {

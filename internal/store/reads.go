@@ -3,31 +3,30 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// ReadClient is the read-only part of the DynamoDB API a Reader uses; *dynamodb.Client
-// implements it. It is kept to GetItem and Query so that the balance API's function
-// can run under an IAM policy granting only dynamodb:GetItem and dynamodb:Query.
+// ReadClient is the read-only part of the DynamoDB API a Reader uses, so the balance
+// API can run under an IAM policy granting only dynamodb:GetItem and dynamodb:Query.
 type ReadClient interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 }
 
-// MaxExtracto is the most movements one Extracto call returns; it bounds the memory
-// and the DynamoDB reads a single request can cost.
+// MaxExtracto is the most movements one Extracto call returns, bounding one request's
+// memory and reads.
 const MaxExtracto = 1000
 
 // Reader answers queries about accounts and their movements, and never writes. It is
-// safe for concurrent use. Ids are expected valid (movimiento.ValidateCuenta,
-// ValidateID): an invalid one is simply not found.
+// safe for concurrent use. An invalid id is simply not found.
 type Reader struct {
 	db    ReadClient
 	table string
@@ -38,9 +37,8 @@ func NewReader(db ReadClient, table string) *Reader {
 	return &Reader{db: db, table: table}
 }
 
-// Cuenta returns the account's current state, read strongly consistently: it
-// reflects every movement applied before the call. An unknown account is a
-// *ledger.NotFoundError.
+// Cuenta returns the account's current state, read strongly consistently. An unknown
+// account is a *ledger.NotFoundError.
 func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
 	out, err := r.db.GetItem(ctx, getInput(r.table, cuentaKey(id)))
 	if err != nil {
@@ -53,9 +51,8 @@ func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
 	return c, err
 }
 
-// ledger.Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
-// strongly consistently: a movement whose delivery has been acknowledged is found. A
-// movement never recorded is a *ledger.NotFoundError.
+// Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
+// strongly consistently. A movement never recorded is a *ledger.NotFoundError.
 func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte, error) {
 	out, err := r.db.GetItem(ctx, getInput(r.table, movKey(cuentaID, id)))
 	if err != nil {
@@ -68,17 +65,13 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte
 }
 
 // Extracto returns up to limit (1..MaxExtracto) of the account's applied movements,
-// newest first by seq, starting below beforeSeq when it is positive (from the newest
-// otherwise). more reports whether older movements remain: it is exact, so the last
-// page never needs an empty follow-up. Rejected movements carry no seq and are not in
-// the statement. An unknown account has an empty statement.
+// newest first by seq, below beforeSeq when it is positive. more reports exactly
+// whether older movements remain. Rejected movements carry no seq and are not in it; an
+// unknown account has an empty statement.
 //
-// The statement is read from the global secondary index por_seq, which is eventually
-// consistent (GSIs support no strongly consistent reads): a movement applied in the
-// last moments, usually well under a second, may be missing while Cuenta already
-// counts it. Paging down with beforeSeq never repeats a movement and never skips a
-// settled one, because a movement's seq never changes; movements applied meanwhile are
-// newer than any page already read and appear on a new first page.
+// The index por_seq is eventually consistent: a movement applied in the last moments
+// (usually well under a second) may be missing while Cuenta counts it. Paging down
+// with beforeSeq never repeats nor skips a settled movement, as seq never changes.
 func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []ledger.Apunte, more bool, err error) {
 	if limit < 1 || limit > MaxExtracto {
 		return nil, false, fmt.Errorf("store: statement limit %d: want 1 to %d", limit, MaxExtracto)
@@ -87,9 +80,8 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 	want := limit + 1
 	movs = make([]ledger.Apunte, 0, want)
 	var start versioned.Item
-	// A Query page stops at 1 MB, but without a filter every page but the last holds at
-	// least one item, so want pages always suffice; the bound only stops a misbehaving
-	// backend from looping forever.
+	// Without a filter every page but the last holds an item, so want pages suffice;
+	// the bound only stops a misbehaving backend.
 	for page := 1; ; page++ {
 		out, err := r.db.Query(ctx, extractoInput(r.table, cuentaID, beforeSeq, int32(want-len(movs)), start))
 		if err != nil {
@@ -121,27 +113,25 @@ func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
 	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
-// extractoInput is one page of an account's statement: movements of pk CUENTA#cuentaID
-// on por_seq, newest first, with seq below beforeSeq when it is positive, at most limit
-// of them, continuing after start when it is not nil.
-func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
-	cond := "#pk = :pk"
-	names := map[string]string{"#pk": attrPK}
-	values := map[string]any{":pk": cuentaPK + cuentaID}
-	if beforeSeq > 0 {
-		cond += " AND #seq < :before"
-		names["#seq"] = attrSeq
-		values[":before"] = beforeSeq
-	}
-	av, _ := attributevalue.MarshalMap(values) // strings and integers always marshal
+// partitionQuery queries the partition of account cuentaID: its item, then its movements.
+func partitionQuery(table, cuentaID string) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
-		IndexName:                 aws.String(indexPorSeq),
-		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: av,
-		ScanIndexForward:          aws.Bool(false),
-		Limit:                     aws.Int32(limit),
-		ExclusiveStartKey:         start,
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: versioned.Item{":pk": &types.AttributeValueMemberS{Value: cuentaPK + cuentaID}},
 	}
+}
+
+// extractoInput is one page of an account's statement on por_seq, newest first, with
+// seq below beforeSeq when it is positive, at most limit, continuing after start.
+func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
+	in := partitionQuery(table, cuentaID)
+	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(indexPorSeq), aws.Bool(false), aws.Int32(limit), start
+	if beforeSeq > 0 {
+		in.KeyConditionExpression = aws.String("#pk = :pk AND #seq < :before")
+		in.ExpressionAttributeNames["#seq"] = attrSeq
+		in.ExpressionAttributeValues[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
+	}
+	return in
 }
