@@ -20,18 +20,14 @@ func (l *Ledger) Apply(ctx context.Context, e ledger.Entrega) (ledger.Result, er
 }
 
 // ApplyAll applies deliveries and returns one result per delivery, in the same order.
-// Deliveries are grouped by the accounts they touch (ledger.Groups); within a group they
-// are checked against the rules in arrival order and written in as few transactions as
-// possible: each transaction carries one new image per account it touches and up to
-// 100 actions in all (DynamoDB's limit). A duplicate drops out of the transaction the
-// cancellation names it in, and the rest is retried; a rule failure excludes only its
-// own movement. Deliveries of the same (cuenta, id) within the call are resolved
-// against the first of them. Groups are processed one after the other; run ApplyAll
-// per group concurrently to spread them.
+// Within each group of deliveries sharing accounts (ledger.Groups) they are checked in
+// arrival order and written in as few transactions as possible (100 actions each). A
+// duplicate drops out and the rest is retried; a rule failure excludes only its own
+// movement; later deliveries of the same (cuenta, id) follow the first. Groups run one
+// after the other; run ApplyAll per group concurrently to spread them.
 func (l *Ledger) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result {
 	results := make([]ledger.Result, len(entregas))
-	// One timestamp per call: a transaction rebuilt for the same state has the same
-	// content, hence the same ClientRequestToken.
+	// One timestamp per call: a transaction rebuilt for the same state keeps its token.
 	now := l.now()
 	for _, g := range ledger.Groups(entregas) {
 		l.applyGroup(ctx, entregas, g, results, now)
@@ -56,9 +52,8 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 		pending = append(pending, i)
 	}
 	records := map[movID]versioned.Item{} // the records deliveries refer to, as last read
-	// Every round decides at least one delivery, ends them all, or refreshes a record a
-	// reversal lost a race for (which the next round decides on), so this bound is never
-	// the reason to stop; it guards against a bug turning into an endless loop.
+	// Every round decides a delivery, ends them all, or refreshes a record lost in a
+	// race, so this bound only guards against a bug looping forever.
 	for round := 0; len(pending) > 0; round++ {
 		if round > 2*len(idx) {
 			for _, i := range pending {
@@ -75,16 +70,12 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 }
 
 // round runs one optimistic-locking update over the first chunk of the pending
-// deliveries and returns those still pending: the ones beyond this transaction's
-// capacity, and those that were not known to be duplicates when a transaction was
-// refused for others.
+// deliveries and returns those still pending: beyond the chunk, or not known to be
+// duplicates when a transaction was refused for others.
 func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, records map[movID]versioned.Item, res []ledger.Result, now time.Time) []int {
 	chunk, cuentas := nextChunk(es, pending)
 	if err := l.read(ctx, es, chunk, records); err != nil {
-		for _, i := range pending {
-			res[i] = failed(classify(err, res[i].Attempts), res[i].Attempts)
-		}
-		return nil
+		return failAll(pending, res, err, 0)
 	}
 	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, records: records, policy: l.policy, now: now, known: l.known}
 	keys := make([]versioned.Item, len(cuentas))
@@ -118,26 +109,25 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		}
 		return l.still(pending, resolved, res, r.Attempts)
 	case errors.As(err, &changed):
-		// A record a reversal or a settlement marks changed since it was read (another
-		// won the race): the next round decides on what it holds now.
+		// A record to mark changed since it was read: the next round decides on it.
 		for _, rec := range changed.Records {
 			m := es[p.decisions[p.replaced[rec.Index]].entrega].Mov
 			records[movID{m.Cuenta, referred(m)}] = rec.Item
 		}
 		return l.still(pending, nil, res, r.Attempts)
 	default:
-		// Nothing after the failed transaction may be applied either: that would break
-		// the arrival order of its accounts.
-		attempts := r.Attempts
-		var ae *versioned.AttemptsError
-		if errors.As(err, &ae) {
-			attempts = ae.Attempts
-		}
-		for _, i := range pending {
-			res[i] = failed(classify(err, res[i].Attempts+attempts), res[i].Attempts+attempts)
-		}
-		return nil
+		// Nothing after it may be applied either: that would break the arrival order.
+		return failAll(pending, res, err, r.Attempts)
 	}
+}
+
+// failAll fails the pending deliveries with err, after attempts more, and leaves none.
+func failAll(pending []int, res []ledger.Result, err error, attempts int) []int {
+	for _, i := range pending {
+		n := res[i].Attempts + attempts
+		res[i] = failed(classify(err, n), n)
+	}
+	return nil
 }
 
 // still is pending without the resolved deliveries, counting the attempts spent.
@@ -152,13 +142,12 @@ func (l *Ledger) still(pending []int, resolved map[int]bool, res []ledger.Result
 	return out
 }
 
-// referred is the id of the record m refers to and marks: the movement a reversal
-// undoes, the hold a capture or release settles; "" for none.
+// referred is the id of the record m marks: the movement a reversal undoes, the hold a
+// capture or release settles; "" for none.
 func referred(m movimiento.Movimiento) string { return cmp.Or(m.Anula, m.Retencion) }
 
-// read fetches, strongly consistent, the records the chunk refers to (the movements its
-// reversals undo, the holds its captures and releases settle) that no earlier round
-// read.
+// read fetches, strongly consistent, the records the chunk refers to that no earlier
+// round read.
 func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, records map[movID]versioned.Item) error {
 	for _, i := range chunk {
 		m := es[i].Mov
@@ -179,8 +168,7 @@ func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, rec
 }
 
 // classify wraps an error that stopped a transaction as permanent (DynamoDB can never
-// accept the request, or the stored data cannot be read) or transient (anything a
-// retry may cure).
+// accept the request, or stored data cannot be read) or transient.
 func classify(err error, attempts int) error {
 	if errors.Is(err, ledger.ErrPermanent) {
 		return err
@@ -192,13 +180,9 @@ func classify(err error, attempts int) error {
 }
 
 // nextChunk is the longest prefix of pending that fits one transaction, and the
-// accounts it touches in order of first appearance: at most versioned.MaxActions
-// actions (one per record a movement writes or checks: two for a transfer's legs, two
-// for a reversal or a hold's capture or release and the record it marks; one per
-// account), and no item named twice —
-// DynamoDB allows one action per item in a transaction, so a movement naming an item
-// named earlier in the chunk (a reversal of a movement written in it, a movement with a
-// transfer leg's id on the other account) waits for the next one.
+// accounts it touches in order: at most versioned.MaxActions actions (one per record
+// and per account), and no item named twice, so a movement naming an item named earlier
+// in the chunk (say, a reversal of a movement written in it) waits for the next one.
 func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []string) {
 	named := map[movID]bool{}
 	actions := 0
@@ -227,7 +211,7 @@ func nextChunk(es []ledger.Entrega, pending []int) (chunk []int, cuentas []strin
 
 // existing is the result for m when a movement with its key is already recorded.
 func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledger.Result {
-	if stored == nil { // cannot happen while nothing deletes movements; retry decides again
+	if stored == nil { // cannot happen while nothing deletes movements
 		return failed(&ledger.TransientError{Attempts: attempts, Err: fmt.Errorf("store: movement %s/%s reported existing but not found", m.Cuenta, m.ID)}, attempts)
 	}
 	a, err := decodeApunte(stored)
@@ -257,9 +241,7 @@ func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
 	case r0.Outcome == ledger.Failed && h == m0.Huella():
 		return r0 // the same fact failed: it fails alike, and comes back if that one does
 	default:
-		// What is recorded under this key is not known here (the first delivery was not
-		// recorded, or conflicted with a stored movement this one may match): let it
-		// come back and be decided against the store.
+		// What is recorded under this key is not known here: decide it on redelivery.
 		return failed(&ledger.TransientError{Err: fmt.Errorf("store: movement %s/%s is decided on redelivery", m.Cuenta, m.ID)}, 0)
 	}
 }

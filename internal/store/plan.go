@@ -16,10 +16,9 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// decision is what a plan made of one delivery: its own record, written (Applied,
-// Rejected) or checked absent (Failed: a rule stands in the way); for a transfer, the
-// credit leg on the other account, written only when applied and else checked absent;
-// for a reversal, the original it marks reversed.
+// decision is what a plan made of one delivery: its record, written (Applied, Rejected)
+// or checked absent (Failed); a transfer's credit leg, written only when applied; the
+// Replace marking the record a reversal or settlement refers to.
 type decision struct {
 	entrega int
 	outcome ledger.Outcome
@@ -40,10 +39,9 @@ func (d decision) writes() []ledger.Apunte {
 	return []ledger.Apunte{d.apunte}
 }
 
-// checks lists the keys the decision checks absent: the records it would have written
-// (a redelivery of one recorded earlier is a duplicate, whatever the rules say today),
-// and a rejected transfer's credit leg (an unrelated movement with that id on the other
-// account is a conflicting duplicate).
+// checks lists the keys the decision checks absent: the record it would have written (a
+// redelivery of one recorded earlier is a duplicate, whatever the rules say today), and
+// an unwritten credit leg (a movement with its id there is a conflicting duplicate).
 func (d decision) checks() []versioned.Item {
 	m := d.apunte.Movimiento
 	var keys []versioned.Item
@@ -56,10 +54,9 @@ func (d decision) checks() []versioned.Item {
 	return keys
 }
 
-// planner builds one transaction for a chunk of deliveries from the state of the
-// accounts they touch and the records they refer to. It is a pure function of its
-// fields and the state, so versioned may call it again after a version conflict; each
-// call replaces the previous call's decisions.
+// planner builds one transaction for a chunk of deliveries. plan is a pure function of
+// its fields and the state, so versioned may call it again after a version conflict;
+// each call replaces the previous call's decisions.
 type planner struct {
 	entregas []ledger.Entrega
 	chunk    []int    // the deliveries to decide, in arrival order
@@ -67,8 +64,8 @@ type planner struct {
 	records  map[movID]versioned.Item
 	policy   ledger.FundsPolicy
 	now      time.Time
-	// known returns an account's last known decoded state, if any: used when its
-	// version is the one planned on, it spares decoding the item again.
+	// known returns an account's last decoded state, if any: at the version planned
+	// on, it spares decoding the item again.
 	known func(id string) (cuenta.Cuenta, bool)
 
 	decisions []decision
@@ -143,8 +140,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 	return txn, nil
 }
 
-// decide decides delivery i against the accounts of the plan, moving those it applies
-// to.
+// decide decides delivery i against the plan's accounts, moving those it applies to.
 func (p *planner) decide(i int, accts []account) decision {
 	e := p.entregas[i]
 	m := e.Mov
@@ -197,8 +193,8 @@ func (p *planner) decide(i int, accts []account) decision {
 	return d.settle(p.policy, a, next, err)
 }
 
-// settle completes d with what moving account a to next (or err) means: applied, or a
-// broken rule the funds policy turns into a rejection, or a failure.
+// settle completes d with what moving account a to next (or err) means: applied, a
+// refused debit the funds policy turns into a rejection, or a failure.
 func (d decision) settle(policy ledger.FundsPolicy, a *account, next cuenta.Cuenta, err error) decision {
 	switch {
 	case err == nil:
@@ -218,9 +214,9 @@ func (d decision) settle(policy ledger.FundsPolicy, a *account, next cuenta.Cuen
 	return d
 }
 
-// transfer decides a traspaso: the debit leg on a (whose rules apply: currency, freeze,
-// funds) and the credit leg on dst (its currency; a new account opens in the
-// transfer's), both or neither.
+// transfer decides a traspaso: the debit leg on a (all its rules apply) and the credit
+// leg on dst (only its currency; a new account opens in the transfer's), both or
+// neither.
 func (p *planner) transfer(d decision, base cuenta.Cuenta, a, dst *account) decision {
 	m := d.apunte.Movimiento
 	d.apunte.Movimiento.Tipo, d.apunte.Contrapartida = movimiento.Cargo, m.Destino
@@ -289,10 +285,9 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 
 // settlement checks that m (a captura or a liberacion) may settle the hold it names, as
 // recorded before this plan, and returns that hold and the Replace that marks it
-// settled by m: only while it is still held, so capture and release race safely and a
-// hold is settled at most once. A capture must come before the hold expires; a release
-// of an expired hold is allowed (it frees nothing, and says so in the hold's state).
-// cuenta.Capturar refuses a capture over the hold's importe.
+// settled by m while it is still held, so a hold is settled at most once. A capture
+// must come before the hold expires; an expired hold may be released (it frees
+// nothing). cuenta.Capturar refuses a capture over the hold's importe.
 func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
 	stored, hold, err := p.referredRecord(m, "hold", "settles")
 	if err != nil {
@@ -356,7 +351,7 @@ func tooPrecise(importe decimal.Decimal, moneda string) bool {
 }
 
 // reversalOf is the movement recorded for the reversal m of original: the opposite
-// abono or cargo, of the original's importe and moneda, naming the original.
+// abono or cargo, of the original's importe and moneda.
 func reversalOf(m, original movimiento.Movimiento) movimiento.Movimiento {
 	r := m
 	r.Tipo, r.Importe, r.Moneda = movimiento.Cargo, original.Importe, original.Moneda
@@ -370,16 +365,14 @@ func reversalOf(m, original movimiento.Movimiento) movimiento.Movimiento {
 func (d decision) result(attempts int) ledger.Result {
 	r := ledger.Result{Outcome: d.outcome, Estado: d.apunte.Estado, Seq: d.apunte.Seq, SaldoTras: d.apunte.SaldoTras, Motivo: d.apunte.Motivo, Attempts: attempts}
 	if d.outcome == ledger.Failed {
-		// The failure stands: the committed transaction proved the account was at the
-		// version the rules were checked against, and the movement absent.
+		// The committed transaction proved the state the rules were checked against.
 		r.Estado, r.Err = "", failure(d.err, attempts)
 	}
 	return r
 }
 
-// failure classifies a decision's error: a debit the account refuses may pass later
-// (a credit on its way, a freeze lifted), so it is transient, as errors already
-// classified stay; any other broken rule is permanent.
+// failure classifies a decision's error: a refused debit may pass later (a credit on
+// its way, a freeze lifted), so it is transient; any other broken rule is permanent.
 func failure(err error, attempts int) error {
 	switch {
 	case errors.Is(err, ledger.ErrTransient), errors.Is(err, ledger.ErrPermanent):
