@@ -14,40 +14,35 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// The table's item layout (docs/design.md, "The table"). Account ids and movement ids cannot
-// contain '#' (movimiento validates both), so "CUENTA#<cuenta>" names exactly one
-// account and "MOV#<id>" can never equal the account's sort key "CUENTA". The attribute
-// names that conditions, keys and queries use are defined here once; the items' other
-// attributes are named by their struct tags.
+// The table's item layout (docs/design.md, "The table"). Ids cannot contain '#', so
+// "CUENTA#<cuenta>" names one account and "MOV#<id>" never equals the sort key "CUENTA".
+// The items' other attributes are named by their struct tags.
 const (
 	attrPK      = "pk"
 	attrSK      = "sk"
 	attrVersion = "version"
 	attrSeq     = "seq"
 	attrEstado  = "estado"
-	// attrAnuladoPor marks a reversed movement with its reversal's id; a movement is
-	// reversed at most once because it is set only where it is missing.
-	attrAnuladoPor = "anulado_por"
-	// attrCapturadaPor and attrLiberadaPor mark a settled hold with the message that
-	// settled it; a hold is settled once, while its estado is still retenida.
+	// attrAnuladoPor, attrCapturadaPor and attrLiberadaPor mark a record with the
+	// message that reversed or settled it.
+	attrAnuladoPor   = "anulado_por"
 	attrCapturadaPor = "capturada_por"
 	attrLiberadaPor  = "liberada_por"
 	cuentaPK         = "CUENTA#"
 	cuentaSK         = "CUENTA"
 	movSK            = "MOV#"
-	// indexPorSeq is the sparse global secondary index (pk, seq) over applied
-	// movements: an account's statement in ledger order (migrations/0001_ledger.json).
+	// indexPorSeq is the sparse index (pk, seq) over applied movements: the statement
+	// (migrations/0001_ledger.json).
 	indexPorSeq = "por_seq"
 )
 
-// Table is the versioned-store description of a ledger table named name: accounts are
-// the versioned items, movements the create-once records.
+// Table describes the ledger table name to versioned: accounts are the versioned items,
+// movements the create-once records.
 func Table(name string) versioned.Table {
 	return versioned.Table{Name: name, PartitionKey: attrPK, SortKey: attrSK, Version: attrVersion}
 }
 
-// cuentaItem is an account item. Version is the optimistic-locking counter: read here,
-// written only by versioned (omitted when zero).
+// cuentaItem is an account item. Version is read here, written only by versioned.
 type cuentaItem struct {
 	PK          string                   `dynamodbav:"pk"`
 	SK          string                   `dynamodbav:"sk"`
@@ -69,10 +64,7 @@ type retencionItem struct {
 }
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
-// movement, so the por_seq index holds exactly the statement. A reversal names the
-// movement it reverses (Anula); a reversed movement its reversal (AnuladoPor); a
-// transfer leg the other account (Contrapartida); a hold its expiry and who captured
-// or released it; a capture or release the hold (Retencion).
+// movement, so the por_seq index holds exactly the statement.
 type movItem struct {
 	PK            string            `dynamodbav:"pk"`
 	SK            string            `dynamodbav:"sk"`
@@ -97,9 +89,8 @@ type movItem struct {
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
 }
 
-// accountAttrs are the attributes cuentaItem knows. An account item's other attributes
-// (written by a newer release, or by an operator) are carried over by every write, so a
-// rolling deploy never erases what it does not know yet.
+// accountAttrs are the attributes cuentaItem knows. Every write carries the others over,
+// so a rolling deploy never erases what a newer release wrote.
 var accountAttrs = tagNames(reflect.TypeFor[cuentaItem]())
 
 func tagNames(t reflect.Type) map[string]bool {
@@ -230,9 +221,8 @@ func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 	return item, nil
 }
 
-// decodeApunte reads a movement item as it was stored, without today's input rules: a
-// movement recorded under yesterday's rules (a currency since withdrawn, an id rule
-// since tightened) still reads, audits and answers its duplicates.
+// decodeApunte reads a movement item without today's input rules, so a movement
+// recorded under older rules still reads, audits and answers its duplicates.
 func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	var it movItem
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {

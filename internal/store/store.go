@@ -1,9 +1,7 @@
-// Package store is the ledger on one DynamoDB table: the item layout, applying
-// movements so that each movement item is written in the same TransactWriteItems as
-// its account's version-checked new image (internal/versioned), the reads behind the
-// balance API, and the audit. The movement item is both the ledger line and the
-// idempotency record: no separate table, no TTL, and a duplicate arriving a year later
-// is still recognised.
+// Package store is the ledger on one DynamoDB table: each movement item is written in
+// the same transaction as its account's version-checked new image, so it is both the
+// ledger line and the idempotency record (no TTL: a duplicate a year later is still
+// recognised). It also serves the balance API's reads and the audit.
 package store
 
 import (
@@ -16,11 +14,10 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// Config configures a Ledger. Table is the ledger table's name. Locking bounds the
-// optimistic-locking retries (zero: versioned.DefaultPolicy). CacheSize is the number of
-// accounts whose last known state is kept in memory, so a warm account costs one call
-// per transaction (0: DefaultCacheSize; negative: no cache). Now is the clock for the
-// aplicado/actualizada timestamps (nil: time.Now).
+// Config configures a Ledger. Locking bounds the optimistic-locking retries (zero:
+// versioned.DefaultPolicy). CacheSize is how many accounts' last known state is kept, so
+// a warm account costs one call per transaction (0: DefaultCacheSize; negative: none).
+// Now is the clock for the timestamps (nil: time.Now).
 type Config struct {
 	Table             string
 	InsufficientFunds ledger.FundsPolicy
@@ -33,16 +30,16 @@ type Config struct {
 // 10 MB, a small part of a Lambda's memory.
 const DefaultCacheSize = 10_000
 
-// Ledger applies movements to accounts. It is safe for concurrent use; concurrent
-// writers to one account are serialised by the account's version, not by a lock.
+// Ledger applies movements to accounts. It is safe for concurrent use; writers to one
+// account are serialised by its version, not by a lock.
 type Ledger struct {
 	db     versioned.Client
 	table  string
 	store  *versioned.Store
 	policy ledger.FundsPolicy
 	now    func() time.Time
-	// decoded keeps the accounts' last written states beside versioned's item cache, so
-	// a warm account is not decoded again on every transaction (nil without a cache).
+	// decoded keeps the accounts' last written states, so a warm account is not decoded
+	// again on every transaction (nil without a cache).
 	decoded *lru.Cache[string, cuenta.Cuenta]
 }
 
