@@ -328,14 +328,12 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 func reread(ctx context.Context, db AuditClient, table, id string) (*books, error) {
 	in := partitionQuery(table, id)
 	in.ConsistentRead = aws.Bool(true)
-	pause := rereadPause
 	var b *books
 	for attempt := range maxRereads {
 		if attempt > 0 {
-			if err := versioned.Sleep(ctx, pause); err != nil {
+			if err := versioned.Sleep(ctx, rereadPause<<(attempt-1)); err != nil {
 				return nil, err
 			}
-			pause *= 2
 		}
 		b = newBooks()
 		p := dynamodb.NewQueryPaginator(db, in)

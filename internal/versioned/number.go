@@ -7,10 +7,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Number is a decimal.Decimal stored as a DynamoDB number (N), exactly: attributevalue
-// would otherwise write a decimal as a string or an empty map. DynamoDB numbers hold at
-// most 38 significant digits; a value beyond that is refused by DynamoDB (ErrRejected),
-// never rounded. Use it in items marshalled with attributevalue.
+// Number is a decimal.Decimal stored exactly as a DynamoDB number (N) by attributevalue.
+// DynamoDB refuses (ErrRejected), never rounds, a value beyond 38 significant digits.
 type Number struct {
 	decimal.Decimal
 }

@@ -11,14 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// tokenBytes is how much of the request's SHA-256 makes its ClientRequestToken: 18
-// bytes are 36 hex characters, DynamoDB's maximum token length.
+// tokenBytes of the request's SHA-256 make its ClientRequestToken: 36 hex characters,
+// DynamoDB's maximum.
 const tokenBytes = 18
 
 // token derives the ClientRequestToken from the request's whole content: an SDK retry
-// of the same attempt (say, after a lost response) sends the same token and DynamoDB
-// answers it without applying it twice; a different request, even for the same keys and
-// versions, never reuses a token, so DynamoDB never answers IdempotentParameterMismatch.
+// of the same request is not applied twice, and a different request never reuses a
+// token (no IdempotentParameterMismatch).
 func token(in *dynamodb.TransactWriteItemsInput) string {
 	b := make([]byte, 0, 2<<10) // room for a typical request
 	for _, it := range in.TransactItems {
@@ -60,9 +59,8 @@ func appendMap(b []byte, m map[string]types.AttributeValue) []byte {
 	return b
 }
 
-// appendValue encodes v canonically: a type tag, then the value, length-prefixed. Two
-// values encode alike exactly when DynamoDB would store the same thing (modulo number
-// spelling, which the callers keep canonical).
+// appendValue encodes v canonically (a type tag, then the value, length-prefixed): two
+// values encode alike exactly when DynamoDB stores the same (modulo number spelling).
 func appendValue(b []byte, v types.AttributeValue) []byte {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -108,8 +106,7 @@ func appendSet(b []byte, members []string) []byte {
 	return b
 }
 
-// sortedKeys is m's keys in order, collected into one right-sized slice (this is on every
-// request's path).
+// sortedKeys is m's keys in order, in one right-sized slice (on every request's path).
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -208,7 +208,7 @@ func (t Table) key(item Item) Item {
 	return k
 }
 
-// itemKey identifies an item by its key attributes, each as type tag and text.
+// itemKey identifies an item by its key attributes' type tags and texts.
 type itemKey struct {
 	typ  [2]byte
 	text [2]string
