@@ -5,6 +5,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -49,10 +50,7 @@ func New(db versioned.Client, cfg Config) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	cacheSize := cfg.CacheSize
-	if cacheSize == 0 {
-		cacheSize = DefaultCacheSize
-	}
+	cacheSize := cmp.Or(cfg.CacheSize, DefaultCacheSize)
 	store, err := versioned.New(db, Table(cfg.Table), versioned.Options{Policy: cfg.Locking, CacheSize: max(cacheSize, 0)})
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
