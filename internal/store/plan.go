@@ -183,7 +183,7 @@ func (p *planner) decide(i int, accts []account) decision {
 		}
 		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
 		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
-		if err == nil && tooPrecise(m.Importe, hold.Movimiento.Moneda) {
+		if err == nil && tooPrecise(m.Importe, hold.Movimiento.Moneda) { // after Capturar: "over the hold" is the first reason
 			err = &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: m.Retencion,
 				Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", hold.Movimiento.Moneda, m.Importe)}
 		}
