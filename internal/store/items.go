@@ -113,13 +113,15 @@ func movKey(cuentaID, id string) versioned.Item { return keyTable.Key(cuentaPK+c
 // the stored image (nil for a new account), whose unknown attributes are carried over.
 func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) {
 	item, err := attributevalue.MarshalMap(cuentaItem{
-		PK:          cuentaPK + c.ID,
-		SK:          cuentaSK,
-		Moneda:      c.Moneda,
-		Saldo:       versioned.NumberOf(c.Saldo),
-		Limite:      versioned.NumberOf(c.Limite),
-		Bloqueada:   c.Bloqueada,
-		Retenciones: retencionItems(c.Retenciones),
+		PK:        cuentaPK + c.ID,
+		SK:        cuentaSK,
+		Moneda:    c.Moneda,
+		Saldo:     versioned.NumberOf(c.Saldo),
+		Limite:    versioned.NumberOf(c.Limite),
+		Bloqueada: c.Bloqueada,
+		Retenciones: mapValues(c.Retenciones, func(r cuenta.Retencion) retencionItem {
+			return retencionItem{Importe: versioned.NumberOf(r.Importe), Expira: r.Expira.UTC()}
+		}),
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
@@ -149,12 +151,14 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		return cuenta.Cuenta{}, false, fmt.Errorf("store: item %q/%q is not an account", it.PK, it.SK)
 	}
 	return cuenta.Cuenta{
-		ID:          id,
-		Moneda:      it.Moneda,
-		Saldo:       it.Saldo.Decimal,
-		Limite:      it.Limite.Decimal,
-		Bloqueada:   it.Bloqueada,
-		Retenciones: retenciones(it.Retenciones),
+		ID:        id,
+		Moneda:    it.Moneda,
+		Saldo:     it.Saldo.Decimal,
+		Limite:    it.Limite.Decimal,
+		Bloqueada: it.Bloqueada,
+		Retenciones: mapValues(it.Retenciones, func(r retencionItem) cuenta.Retencion {
+			return cuenta.Retencion{Importe: r.Importe.Decimal, Expira: r.Expira}
+		}),
 		Movimientos: it.Movimientos,
 		Version:     it.Version,
 		Creada:      it.Creada,
@@ -162,24 +166,14 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 	}, true, nil
 }
 
-func retencionItems(rs map[string]cuenta.Retencion) map[string]retencionItem {
-	if len(rs) == 0 {
+// mapValues is m with f applied to each value; nil when m is empty.
+func mapValues[V, W any](m map[string]V, f func(V) W) map[string]W {
+	if len(m) == 0 {
 		return nil
 	}
-	out := make(map[string]retencionItem, len(rs))
-	for id, r := range rs {
-		out[id] = retencionItem{Importe: versioned.NumberOf(r.Importe), Expira: r.Expira.UTC()}
-	}
-	return out
-}
-
-func retenciones(items map[string]retencionItem) map[string]cuenta.Retencion {
-	if len(items) == 0 {
-		return nil
-	}
-	out := make(map[string]cuenta.Retencion, len(items))
-	for id, r := range items {
-		out[id] = cuenta.Retencion{Importe: r.Importe.Decimal, Expira: r.Expira}
+	out := make(map[string]W, len(m))
+	for k, v := range m {
+		out[k] = f(v)
 	}
 	return out
 }
