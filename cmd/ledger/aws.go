@@ -15,9 +15,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/config"
 )
 
-// errNoTable is the error checkTable returns, wrapped, for a table that does not exist.
-var errNoTable = errors.New("no such table")
-
 // checkTimeout bounds the check that a command's table is there before it starts.
 const checkTimeout = 10 * time.Second
 
@@ -29,6 +26,9 @@ func dynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	}
 	return awsconf.DynamoDB(cfg, endpoint), nil
 }
+
+// errNoTable is checkTable's error, wrapped, for a table that does not exist.
+var errNoTable = errors.New("no such table")
 
 // checkTable makes sure table is there before a command starts long work on it, so a
 // typo in --endpoint or --table is one line at start, not a failure on every request.
@@ -51,12 +51,11 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 }
 
 // checkEndpoint makes sure DynamoDB answers at endpoint before a command that creates
-// its own tables starts long work there.
+// its own tables starts long work there. It asks DescribeTable, as checkTable does: the
+// embedded DynamoDB has no ListTables.
 func checkEndpoint(ctx context.Context, db *dynamodb.Client, endpoint string) error {
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	if _, err := db.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
-		return unreachable(endpoint, err)
+	if err := checkTable(ctx, db, config.DefaultTable, endpoint); !errors.Is(err, errNoTable) {
+		return err
 	}
 	return nil
 }
@@ -74,17 +73,18 @@ func unreachable(where string, err error) error {
 // openTable is what a command that works on an existing ledger table does first: read
 // the environment, connect to DynamoDB at endpoint and check the table is there. When
 // it fails it has said why, and code is the exit status.
-func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg config.Config, db *dynamodb.Client, code int) {
+func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
 	cfg, ok := f.envConfig(table)
 	if !ok {
-		return cfg, nil, 2
+		return cfg, awsCfg, nil, 2
 	}
-	db, err := dynamoDB(ctx, endpoint)
+	awsCfg, err := awsconf.Load(ctx, endpoint)
 	if err != nil {
-		return cfg, nil, f.usageError("%v", err)
+		return cfg, awsCfg, nil, f.usageError("%v", err)
 	}
+	db = awsconf.DynamoDB(awsCfg, endpoint)
 	if err := checkTable(ctx, db, cfg.Table, endpoint); err != nil {
-		return cfg, nil, f.fail(err)
+		return cfg, awsCfg, nil, f.fail(err)
 	}
-	return cfg, db, 0
+	return cfg, awsCfg, db, 0
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/app"
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
 
@@ -51,20 +51,11 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	case *retryDelay < 0 || *retryDelay > maxRetryDelay:
 		return fs.usageError("--retry-delay must be within 0–%v, not %v", maxRetryDelay, *retryDelay)
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
+	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint)
+	if code != 0 {
+		return code
 	}
-	if *dlq != "" {
-		cfg.DLQ = *dlq
-	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	if err := checkTable(ctx, awsconf.DynamoDB(awsCfg, *endpoint), cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
-	}
+	cfg.DLQ = cmp.Or(*dlq, cfg.DLQ)
 	if *sqsEndpoint == "" {
 		*sqsEndpoint = *endpoint
 	}

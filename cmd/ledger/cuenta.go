@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -39,14 +41,15 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	asJSON := fs.Bool("json", false, "print the account (before and after a change) as JSON on stdout")
-	// The account comes first; flags may follow it.
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		args = append(args[1:], args[0])
+	// The account comes first, so that a stray argument after it is the one named.
+	id, want := "", 1
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args, want = args[0], args[1:], 0
 	}
-	if code, ok := fs.parse(args, 1); !ok {
+	if code, ok := fs.parse(args, want); !ok {
 		return code
 	}
-	id := fs.Arg(0)
+	id = cmp.Or(id, fs.Arg(0))
 	if id == "" {
 		return fs.usageError("give the account: ledger cuenta CUENTA")
 	}
@@ -64,7 +67,7 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	if *bloquear && *desbloquear {
 		return fs.usageError("give --bloquear or --desbloquear, not both")
 	}
-	cfg, db, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {
 		return code
 	}

@@ -49,6 +49,8 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"cuenta"}, "give the account"},
 		{[]string{"cuenta", "ES76", "--limite", "-5"}, "--limite must be a decimal ≥ 0"},
 		{[]string{"cuenta", "ES76", "--bloquear", "--desbloquear"}, "not both"},
+		{[]string{"cuenta", "ES76", "--json", "stray"}, `unexpected argument "stray"`},
+		{[]string{"send", "--queue-url", "q", "--from", "x", "--duplicates", "0.2"}, "--duplicates"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer

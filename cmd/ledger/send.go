@@ -82,6 +82,8 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 		return fs.usageError("--transfers, --reversals and --holds add up to %v; together they may be at most 1", sum)
 	case sum > 0 && *generate == 0:
 		return fs.usageError("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
+	case *duplicates > 0 && *generate == 0:
+		return fs.usageError("--duplicates repeats generated movements: give it with --generate")
 	}
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)
@@ -108,12 +110,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 		sent, err = sendSQS(ctx, app.SQS(awsCfg, *endpoint), *queueURL, bodies)
 	} else {
 		dest = *topicARN
-		client := sns.NewFromConfig(awsCfg, func(o *sns.Options) {
-			if *endpoint != "" {
-				o.BaseEndpoint = aws.String(*endpoint)
-			}
-		})
-		sent, err = publishSNS(ctx, client, *topicARN, bodies)
+		sent, err = publishSNS(ctx, app.SNS(awsCfg, *endpoint), *topicARN, bodies)
 	}
 	fmt.Fprintf(stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
 	if invalid > 0 {
@@ -181,7 +178,7 @@ func jsonLines(r io.Reader) ([]string, error) {
 	sc.Buffer(make([]byte, 64<<10), maxLine+1)
 	var out []string
 	for n := 1; sc.Scan(); n++ {
-		if line := sc.Text(); len(line) > 0 && line != "\r" {
+		if line := sc.Text(); line != "" {
 			if len(line) > maxLine {
 				return nil, fmt.Errorf("line %d is over %d bytes, SQS's and SNS's limit", n, maxLine)
 			}

@@ -40,7 +40,7 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
-	cfg, db, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {
 		return code
 	}

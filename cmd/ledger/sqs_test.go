@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
 )
 
@@ -41,8 +42,8 @@ func newSQS(t testing.TB) *testSQS {
 	}
 	return &testSQS{
 		Endpoint: endpoint,
-		SQS:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) }),
-		SNS:      sns.NewFromConfig(cfg, func(o *sns.Options) { o.BaseEndpoint = aws.String(endpoint) }),
+		SQS:      app.SQS(cfg, endpoint),
+		SNS:      app.SNS(cfg, endpoint),
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -64,13 +63,13 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return 2
 	}
 	if *endpoint == "" {
-		store, err := sim.StartDynamoDB()
+		embedded, err := sim.StartDynamoDB()
 		if err != nil {
 			return fs.fail(err)
 		}
-		defer store.Close()
-		*endpoint = store.URL
-		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", store.URL)
+		defer embedded.Close()
+		*endpoint = embedded.URL
+		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
 	}
 	if *sqsEndpoint == "" {
 		if local, _ := awsconf.IsLoopback(*endpoint); local && *queueURL != "" {
@@ -82,7 +81,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.usageError("%v", err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil && !errors.Is(err, errNoTable) {
+	if err := checkEndpoint(ctx, db, *endpoint); err != nil {
 		return fs.fail(err)
 	}
 	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
@@ -75,6 +76,15 @@ func LambdaLogs(out io.Writer) consumer.Options {
 // SQS returns an SQS client, sent to endpoint when it is not empty.
 func SQS(awsCfg aws.Config, endpoint string) *sqs.Client {
 	return sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+}
+
+// SNS returns an SNS client, sent to endpoint when it is not empty.
+func SNS(awsCfg aws.Config, endpoint string) *sns.Client {
+	return sns.NewFromConfig(awsCfg, func(o *sns.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
