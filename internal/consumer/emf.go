@@ -1,10 +1,6 @@
 package consumer
 
-import (
-	"encoding/json"
-
-	"github.com/ledger-dev/ledger/internal/ledger"
-)
+import "encoding/json"
 
 // Namespace is the CloudWatch namespace of the consumer's metrics.
 const Namespace = "Ledger"
@@ -21,29 +17,21 @@ const (
 
 var metricNames = []string{MetricApplied, MetricDuplicate, MetricConflictingDuplicate, MetricRejected, MetricFailed, MetricRetries}
 
-// emit writes one Embedded Metric Format document for the batch: CloudWatch Logs turns
-// it into metrics without any API call from the function.
+// emit writes one Embedded Metric Format document for the batch, which CloudWatch Logs
+// turns into metrics without an API call.
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
 func (h *Handler) emit(recs []Record) {
 	if h.opts.Metrics == nil {
 		return
 	}
-	counts := map[string]int{}
+	var o Outcomes
+	retries := 0
 	for _, r := range recs {
-		switch r.Result.Outcome {
-		case ledger.Applied:
-			counts[MetricApplied]++
-		case ledger.Duplicate:
-			counts[MetricDuplicate]++
-		case ledger.ConflictingDuplicate:
-			counts[MetricConflictingDuplicate]++
-		case ledger.Rejected:
-			counts[MetricRejected]++
-		default:
-			counts[MetricFailed]++
-		}
-		counts[MetricRetries] += max(r.Result.Attempts-1, 0)
+		o.add(r.Result.Outcome)
+		retries += max(r.Result.Attempts-1, 0)
 	}
+	counts := map[string]int{MetricApplied: o.Applied, MetricDuplicate: o.Duplicate, MetricConflictingDuplicate: o.ConflictingDuplicate,
+		MetricRejected: o.Rejected, MetricFailed: o.Failed, MetricRetries: retries}
 	defs := make([]map[string]string, len(metricNames))
 	doc := map[string]any{"Strategy": string(h.opts.Strategy)}
 	for i, name := range metricNames {

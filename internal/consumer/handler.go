@@ -1,9 +1,7 @@
 // Package consumer turns a batch of SQS messages into ledger outcomes and says which
-// messages must come back. The Lambda (cmd/ledger-consumer), the long-polling worker
-// (`ledger consume`), `ledger up`, the demo and the comparison all drive it through one
-// function, Settle, so all behave alike: records grouped by the accounts they touch,
-// groups processed concurrently with a bound, arrival order kept within a group, one
-// record's failure never blocking another group, nothing dropped silently.
+// must come back. Every consumer (Lambda, worker, `ledger up`, demo, comparison) goes
+// through Handler.Settle, so all group by account, keep order within a group and drop
+// nothing silently.
 package consumer
 
 import (
@@ -25,13 +23,12 @@ import (
 // MaxBatch is SQS's limit of messages per receive, and so of records per batch.
 const MaxBatch = 10
 
-// DefaultConcurrency is how many groups of accounts a handler processes at once unless
-// told otherwise (env LEDGER_CONCURRENCY).
+// DefaultConcurrency is how many groups of accounts a handler processes at once
+// (LEDGER_CONCURRENCY overrides it).
 const DefaultConcurrency = 8
 
-// Applier applies deliveries and returns one result per delivery, in order. The
-// transaction strategy (internal/store) and the separate-table baseline
-// (internal/idempotencia) implement it.
+// Applier applies deliveries and returns one result per delivery, in order: the
+// transaction strategy (internal/store) or the baseline (internal/idempotencia).
 type Applier interface {
 	ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result
 }
@@ -42,16 +39,14 @@ type Parker interface {
 	Park(ctx context.Context, msg events.SQSMessage, reason Reason) error
 }
 
-// Reason is why a message is parked: the outcome and the error, for whoever reads the
-// dead-letter queue.
+// Reason is why a message is parked, for whoever reads the dead-letter queue.
 type Reason struct {
 	Outcome ledger.Outcome
 	Error   string
 }
 
-// Record is what became of one message of a batch: what it carried (Mov is zero when the
-// body was invalid), its result, how long applying it took, and what happens to the
-// message next.
+// Record is what became of one message of a batch. Mov is zero when the body was
+// invalid.
 type Record struct {
 	Msg      events.SQSMessage
 	Mov      movimiento.Movimiento
@@ -60,10 +55,8 @@ type Record struct {
 	Action   Action
 }
 
-// Observer is told about every record of every batch once the batch is decided, in the
-// batch's order: how the demo counts outcomes and the tests follow messages. It is
-// called from the goroutine that handles the batch; batches handled concurrently call it
-// concurrently.
+// Observer is told about every record once its batch is decided, in the batch's order.
+// Batches handled concurrently call it concurrently.
 type Observer func(Record)
 
 // Options tune a Handler. Zero values pick the defaults in brackets.
@@ -71,13 +64,12 @@ type Options struct {
 	// Concurrency bounds the groups of accounts processed at once [DefaultConcurrency].
 	// One group's records are always processed in arrival order by one goroutine.
 	Concurrency int
-	// Reserve is the time kept back before the invocation's deadline [1s]: no group is
-	// started with less than this left, and work in flight is cut off Reserve/2 before
-	// the deadline, so that its records are reported (and come back) instead of being
-	// lost with a timed-out invocation.
+	// Reserve is the time kept back before the invocation's deadline [1s]: no group
+	// starts with less left, and work in flight is cut off Reserve/2 before it, so its
+	// records are reported (and come back) rather than lost with a timed-out invocation.
 	Reserve time.Duration
-	// Parker parks permanent failures at once. Without one they are reported as
-	// failures, and SQS moves them to the DLQ after maxReceiveCount receives.
+	// Parker parks permanent failures at once [none: they come back until SQS moves
+	// them to the DLQ after maxReceiveCount].
 	Parker Parker
 	// Logger receives one line per record [slog.Default()].
 	Logger *slog.Logger
@@ -119,13 +111,12 @@ func New(a Applier, opts Options) *Handler {
 
 // ErrNothingProcessed is returned (wrapped) when no record of a batch could be processed
 // for reasons outside the messages, such as an unreachable table: the invocation fails,
-// which is what alarms watch, and SQS returns the whole batch.
+// which alarms watch, and SQS returns the whole batch.
 var ErrNothingProcessed = errors.New("consumer: no record of the batch could be processed")
 
-// Settle is the one way a batch of received messages is handled, whoever received it
-// (Lambda's poller, the worker, `ledger up`, the demo): it runs the batch through Handle
-// and returns the ids of the messages that must come back — the batch's item failures,
-// or all of them when the batch failed as a whole. The rest are done and may be deleted.
+// Settle runs a batch through Handle and returns the ids of the messages that must come
+// back: the item failures, or all of them when the batch failed as a whole. The rest
+// may be deleted.
 func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[string]bool {
 	resp, err := h.Handle(ctx, events.SQSEvent{Records: msgs})
 	back := make(map[string]bool, len(resp.BatchItemFailures))
@@ -140,10 +131,10 @@ func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[stri
 	return back
 }
 
-// Handle processes one batch: it is the Lambda's handler. BatchItemFailures names
-// exactly the messages that must come back: transient failures, records not started
-// before the deadline, and permanent failures that could not be parked. The error is
-// non-nil only with ErrNothingProcessed.
+// Handle processes one batch: it is the Lambda's handler. BatchItemFailures names the
+// messages that must come back: transient failures, records not started before the
+// deadline, and permanent failures that could not be parked. The error is non-nil only
+// with ErrNothingProcessed.
 func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	recs := make([]Record, len(ev.Records))
 	var valid []int // records with a movement, in order

@@ -30,8 +30,8 @@ type SQSSender interface {
 }
 
 // SQSParker parks messages on a queue, normally the source queue's DLQ: the body
-// unchanged, the message's own attributes (as many as fit beside ours, SQS allows 10),
-// and the outcome, the error and the source message id, so the DLQ says why.
+// unchanged, with the outcome, the error and the source message id as attributes, and
+// as many of the message's own as fit (SQS allows 10).
 type SQSParker struct {
 	Client   SQSSender
 	QueueURL string
@@ -39,15 +39,6 @@ type SQSParker struct {
 
 // Park implements Parker.
 func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
-	_, err := p.Client.SendMessage(ctx, parkInput(p.QueueURL, msg, reason))
-	if err != nil {
-		return fmt.Errorf("consumer: park message %s: %w", msg.MessageId, err)
-	}
-	return nil
-}
-
-// parkInput builds the SendMessage request for a parked message.
-func parkInput(queueURL string, msg events.SQSMessage, reason Reason) *sqs.SendMessageInput {
 	attrs := map[string]types.MessageAttributeValue{
 		AttrOutcome:         {DataType: aws.String("String"), StringValue: aws.String(string(reason.Outcome))},
 		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, 1024))},
@@ -63,12 +54,15 @@ func parkInput(queueURL string, msg events.SQSMessage, reason Reason) *sqs.SendM
 			attrs[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 		}
 	}
-	return &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(p.QueueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}
+	if _, err := p.Client.SendMessage(ctx, in); err != nil {
+		return fmt.Errorf("consumer: park message %s: %w", msg.MessageId, err)
+	}
+	return nil
 }
 
 // LogParker parks messages in a log: one error line with the message id, its body and
-// the reason. It is for local runs without a dead-letter queue (`ledger up`), where
-// the log is the only place a person will look.
+// the reason. It is for local runs without a dead-letter queue (`ledger up`).
 type LogParker struct {
 	Logger *slog.Logger
 }

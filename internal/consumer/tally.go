@@ -8,10 +8,8 @@ import (
 )
 
 // Outcomes counts messages by what became of them. A message handled several times
-// counts once: by its first outcome other than a failure (a failure that came back and
-// then succeeded, or a redelivery of an applied message that found itself a duplicate),
-// or as failed if it never got another. Parked counts the messages parked in the DLQ,
-// whatever their outcome.
+// counts once, by its first outcome other than a failure (or as failed if it never got
+// another). Parked counts the messages parked in the DLQ, whatever their outcome.
 type Outcomes struct {
 	Applied              int `json:"applied"`
 	Duplicate            int `json:"duplicate"`
@@ -60,20 +58,25 @@ func (t *Tally) Outcomes() Outcomes {
 	defer t.mu.Unlock()
 	o := Outcomes{Parked: len(t.parked)}
 	for _, outcome := range t.outcome {
-		switch outcome {
-		case ledger.Applied:
-			o.Applied++
-		case ledger.Duplicate:
-			o.Duplicate++
-		case ledger.ConflictingDuplicate:
-			o.ConflictingDuplicate++
-		case ledger.Rejected:
-			o.Rejected++
-		default:
-			o.Failed++
-		}
+		o.add(outcome)
 	}
 	return o
+}
+
+// add counts one outcome; every kind of failure counts as Failed.
+func (o *Outcomes) add(outcome ledger.Outcome) {
+	switch outcome {
+	case ledger.Applied:
+		o.Applied++
+	case ledger.Duplicate:
+		o.Duplicate++
+	case ledger.ConflictingDuplicate:
+		o.ConflictingDuplicate++
+	case ledger.Rejected:
+		o.Rejected++
+	default:
+		o.Failed++
+	}
 }
 
 // String is the one-line summary the CLI prints when a consumer stops.

@@ -27,18 +27,18 @@ type SQSAPI interface {
 type WorkerOptions struct {
 	// QueueURL is the queue to consume (required).
 	QueueURL string
-	// Pollers is the number of concurrent receive loops [2]; each holds at most one
-	// batch of up to 10 messages, so at most 10×Pollers messages are in flight.
+	// Pollers is the number of concurrent receive loops [2], each with at most one batch
+	// of 10 messages in flight.
 	Pollers int
 	// WaitTime is the long-poll wait per receive [20s, SQS's maximum].
 	WaitTime time.Duration
 	// RetryDelay is the visibility timeout given back to a message that must come back,
-	// so it returns soon instead of after the queue's full visibility timeout [5s].
+	// rather than the queue's full one [5s].
 	RetryDelay time.Duration
 	// Logger receives the worker's own lines [slog.Default()].
 	Logger *slog.Logger
-	// Drain makes each receive loop stop at its first empty receive, for batch jobs
-	// and scripts; messages invisible at that moment (being retried) stay queued.
+	// Drain stops each receive loop at its first empty receive; messages invisible then
+	// (being retried) stay queued.
 	Drain bool
 }
 
@@ -100,9 +100,8 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 	return out.Attributes[string(types.QueueAttributeNameQueueArn)], time.Duration(secs) * time.Second, nil
 }
 
-// poll is one receive loop. Receiving stops as soon as ctx is cancelled; a batch already
-// received is finished under its own deadline (the visibility timeout), so a shutdown
-// never abandons work half-reported.
+// poll is one receive loop until ctx is cancelled. A batch already received is finished
+// under its own deadline (the visibility timeout), so a shutdown never abandons it.
 func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration) error {
 	for ctx.Err() == nil {
 		out, err := w.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
@@ -153,8 +152,7 @@ func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) 
 			done = append(done, m)
 		}
 	}
-	// Acknowledgements must not die with the batch's deadline: a deleted message
-	// must be deleted even if processing used all the time.
+	// Acknowledgements must not die with the batch's deadline.
 	ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
 	defer cancel()
 	w.delete(ackCtx, done)
@@ -174,8 +172,6 @@ func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
 	}
 	out, err := w.sqs.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries})
 	if err != nil {
-		// The messages come back after their visibility timeout and are recognised as
-		// duplicates: harmless, but worth a line.
 		w.opts.Logger.WarnContext(ctx, "delete failed; the messages will be redelivered as duplicates", "count", len(msgs), "error", err.Error())
 		return
 	}
