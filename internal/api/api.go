@@ -1,8 +1,6 @@
-// Package api is the balance API as one http.Handler: an account's balance, its
-// statement page by page, and one movement by id, which answers "was I charged twice?"
-// in a single call. It only reads, through a Reader (*ledger.Reader in production), and
-// answers JSON, errors included. api/openapi.yaml is its contract. The same handler
-// runs behind API Gateway (cmd/ledger-api) and on net/http (`ledger serve`).
+// Package api is the read-only balance API as one http.Handler (contract:
+// api/openapi.yaml), the same behind API Gateway (cmd/ledger-api) and on net/http
+// (`ledger serve`).
 package api
 
 import (
@@ -19,16 +17,16 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Reader is what the API reads; *ledger.Reader implements it. Cuenta and Apunte return
-// an error matching ledger.ErrNotFound for what is not recorded.
+// Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
+// matching ledger.ErrNotFound for what is not recorded.
 type Reader interface {
 	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
 	Apunte(ctx context.Context, cuenta, id string) (ledger.Apunte, error)
 	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]ledger.Apunte, bool, error)
 }
 
-// The statement's page sizes: the `limit` query parameter's default and maximum. The
-// maximum keeps one response well inside API Gateway's and Lambda's payload limits.
+// The `limit` query parameter's default and maximum; the maximum keeps one response
+// well inside API Gateway's and Lambda's payload limits.
 const (
 	DefaultLimit = 50
 	MaxLimit     = 200

@@ -12,14 +12,10 @@ import (
 //
 //	version (1 byte, 1) | seq (8 bytes, big endian) | len(cuenta) (1 byte) | cuenta | check (8 bytes)
 //
-// where seq is the last movement returned (the next page is below it, and never "from the
-// top": seq ≥ 1) and check is the first 8 bytes of SHA-256 over the rest. The version
-// tells a later format apart; the account turns a cursor reused on another statement,
-// and the check a truncated, mangled or hand-edited one (64 bits: no accidental match),
-// into a 400 instead of a wrong page. No server secret signs it, on purpose: a cursor
-// only narrows a query its caller may already make, so forging one gains nothing
-// (authorisation belongs to the path, API Gateway), and without a key the API stays
-// stateless: nothing to rotate or share, and cursors survive redeploys.
+// seq (≥ 1) is the last movement returned; check is the first 8 bytes of SHA-256 over
+// the rest, so a mangled cursor, or one from another statement, is a 400, not a wrong
+// page. It is unsigned on purpose: it only narrows a query its caller may already make,
+// and without a key the API stays stateless.
 const (
 	cursorVersion  = 1
 	cursorCheckLen = 8

@@ -11,8 +11,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// The handlers get the path's cuenta checked by the movement message's rules.
-
 // cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently.
 func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
 	c, err := s.reader.Cuenta(r.Context(), id)

@@ -34,9 +34,6 @@ type extractoBody struct {
 
 // movimientoBody is a recorded movement. Seq and SaldoTras are set only for an applied
 // one, Motivo only for a rejected one; Fecha is the producer's, as it was sent.
-// Contrapartida is a transfer leg's other account, Anula the movement a reversal undoes,
-// AnuladoPor the reversal that undid this one; a hold has its Expira and who captured
-// or released it, a capture or release the hold it settled (Retencion).
 type movimientoBody struct {
 	ID        string `json:"id"`
 	Cuenta    string `json:"cuenta"`
