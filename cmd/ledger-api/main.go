@@ -1,10 +1,7 @@
-// Command ledger-api is the Lambda function behind the balance API's API Gateway HTTP API
-// (payload format 2.0; provided.al2023, built as bootstrap with -tags lambda.norpc). It
-// reads its configuration once, at init (LEDGER_TABLE), builds its DynamoDB client once,
-// and serves every request with the same http.Handler as `ledger serve` (internal/api),
-// through aws-lambda-go-api-proxy's v2 adapter. It only reads: its role needs
-// dynamodb:GetItem and dynamodb:Query on the table and its indexes. A configuration error
-// stops the init, so a broken deploy fails loudly on its first invocation.
+// Command ledger-api is the Lambda function behind the balance API's API Gateway HTTP
+// API (payload format 2.0): internal/api's handler, as `ledger serve` runs it. It only
+// reads (dynamodb:GetItem and Query); a configuration error stops the init, so a broken
+// deploy fails on its first invocation.
 package main
 
 import (

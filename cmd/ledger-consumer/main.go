@@ -1,9 +1,7 @@
-// Command ledger-consumer is the Lambda function behind the movements queue's SQS
-// event source (provided.al2023, built as bootstrap with -tags lambda.norpc). It reads
-// its configuration once, at init, builds its clients once, and hands every batch to
-// the shared consumer handler, which reports partial failures with
-// ReportBatchItemFailures. A configuration error stops the init, so a broken deploy
-// fails loudly on its first invocation.
+// Command ledger-consumer is the Lambda function behind the movements queue's SQS event
+// source: every batch goes to the shared consumer handler, which reports partial
+// failures. A configuration error stops the init, so a broken deploy fails on its first
+// invocation.
 package main
 
 import (

@@ -60,7 +60,7 @@ func checkEndpoint(ctx context.Context, db *dynamodb.Client, endpoint string) er
 	return nil
 }
 
-// unreachable says DynamoDB did not answer at where, naming the network's reason when
+// unreachable says DynamoDB did not answer at where, with the network's reason when
 // there is one rather than the SDK's whole retry story.
 func unreachable(where string, err error) error {
 	var netErr *net.OpError
@@ -70,9 +70,8 @@ func unreachable(where string, err error) error {
 	return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
 }
 
-// openTable is what a command that works on an existing ledger table does first: read
-// the environment, connect to DynamoDB at endpoint and check the table is there. When
-// it fails it has said why, and code is the exit status.
+// openTable reads the environment, connects to DynamoDB at endpoint and checks the
+// table is there. When it fails it has said why, and code is the exit status.
 func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
 	cfg, ok := f.envConfig(table)
 	if !ok {

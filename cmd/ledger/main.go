@@ -1,11 +1,6 @@
-// Command ledger is the operator's CLI: it migrates tables, runs the demo and the local
-// stack, serves the balance API, consumes a queue outside Lambda, shows and changes
-// accounts, audits, compares the design with the separate-table baseline, and sends
-// movements. `ledger help` lists the commands; `ledger COMMAND --help` explains one,
-// with an example.
-//
-// Results go to stdout (a human summary, or one JSON document with --json); progress
-// and logs go to stderr. Exit codes: 0 success, 1 failure, 2 bad usage.
+// Command ledger is the operator's CLI; `ledger help` lists its commands. Results go to
+// stdout (one JSON document with --json), progress and logs to stderr. Exit codes: 0
+// success, 1 failure, 2 bad usage.
 package main
 
 import (
@@ -121,9 +116,8 @@ func (f *flags) help() {
 	fmt.Fprintf(f.stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(f.example), "\n", "\n  "))
 }
 
-// parse parses args; ok is false when the command must stop with code: 0 after --help,
-// 2 after a bad flag or a stray argument (at most want positional arguments are
-// allowed).
+// parse parses args, allowing at most want positional arguments; ok is false when the
+// command must stop with code: 0 after --help, 2 after a bad flag or a stray argument.
 func (f *flags) parse(args []string, want int) (code int, ok bool) {
 	err := f.Parse(args)
 	switch {
@@ -139,7 +133,7 @@ func (f *flags) parse(args []string, want int) (code int, ok bool) {
 }
 
 // usageError reports the one thing wrong with the command line and how to get help;
-// it returns exit code 2.
+// it returns 2.
 func (f *flags) usageError(format string, args ...any) int {
 	fmt.Fprintf(f.stderr, "ledger %s: %s\nrun 'ledger %s --help' for usage\n", f.name, fmt.Sprintf(format, args...), f.name)
 	return 2

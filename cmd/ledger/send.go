@@ -31,8 +31,7 @@ var sendCommand = command{
 // maxLine bounds one JSON line: SQS and SNS take messages of at most 256 KiB.
 const maxLine = 256 << 10
 
-// sendAttempts bounds the retries of entries a batch call refused (throttling, a
-// transient failure of one entry).
+// sendAttempts bounds the tries of entries a batch call refused (throttling, say).
 const sendAttempts = 3
 
 // maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
@@ -143,9 +142,9 @@ func checkFile(name string) error {
 	return f.Close()
 }
 
-// sendBodies reads the message bodies from a JSON-lines file, or generates those of
-// the workload spec (when it has movements) with its duplicates: the movements meant
-// to apply, holds expiring from now on; those built to be refused are not sent.
+// sendBodies reads the message bodies from a JSON-lines file or, when spec has
+// movements, generates those meant to apply (holds expiring from now on) with their
+// duplicates.
 func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error) {
 	if spec.Movements > 0 {
 		spec.Now = time.Now()
@@ -191,9 +190,9 @@ func jsonLines(r io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// batchSend sends bodies ten at a time (the batch APIs' limit, as SQS's receive's) through send, which
+// batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
 // returns the ids of the entries it accepted; refused entries go again, at most
-// sendAttempts times.
+// sendAttempts times in all.
 func batchSend(bodies []string, send func(batch map[string]string) (accepted []string, err error)) (int, error) {
 	sent := 0
 	for start := 0; start < len(bodies); start += consumer.MaxBatch {

@@ -20,8 +20,8 @@ var serveCommand = command{
 	run:     runServe,
 }
 
-// The local API server's timeouts: a slow client never holds a connection for long,
-// and a stopping server waits shutdownGrace for requests in flight.
+// The local API server's timeouts; a stopping server waits shutdownGrace for requests
+// in flight.
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 10 * time.Second

@@ -27,19 +27,16 @@ var upCommand = command{
 	run:     runUp,
 }
 
-// Retrying a line that must come back: at most lineAttempts deliveries, waiting
-// lineRetry, doubled each time (1 s, 2 s, 4 s, 8 s, 16 s: about 31 s in all), in
-// between; then the line is dropped with an error line in the log. lineBatchPause is
-// how long a batch waits for more lines when the input pauses.
+// A line that must come back is delivered at most lineAttempts times, lineRetry apart,
+// doubled each time (about 31 s in all), then dropped with an error line. A batch waits
+// lineBatchPause for more lines, and has lineDeadline, as a Lambda's timeout. localPoll
+// paces the wait for a new table and for due retries once the input is done.
 const (
 	lineAttempts   = 6
 	lineRetry      = time.Second
 	lineBatchPause = 200 * time.Millisecond
-	// lineDeadline is a batch of lines' deadline, as a Lambda function's timeout.
-	lineDeadline = 30 * time.Second
-	// localPoll is how often a local table is checked while it is being created, and
-	// how often due retries are looked for once the input is done.
-	localPoll = 100 * time.Millisecond
+	lineDeadline   = 30 * time.Second
+	localPoll      = 100 * time.Millisecond
 )
 
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -87,8 +84,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
 		return fs.fail(err)
 	}
-	// A local session logs in text and, without a DLQ, parks a message that can never
-	// succeed in the log: one line with its body and the reason.
+	// Without a DLQ, a message that can never succeed is parked in the log.
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	tally := &consumer.Tally{}
 	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
@@ -135,10 +131,9 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	return 0
 }
 
-// feedLines hands r's lines to h as SQS would: in batches of up to ten (or fewer, when
-// the input pauses), each line a message with its own id; lines that must come back are
-// delivered again later, up to lineAttempts times. It returns when the input is
-// exhausted and nothing waits for a retry, or when ctx is done.
+// feedLines hands r's lines to h as SQS would: in batches of up to ten (fewer when the
+// input pauses), each line a message, those that must come back again later. It
+// returns when the input is done and no retry waits, or when ctx is done.
 func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger) (int, error) {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
@@ -179,7 +174,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			}
 		}
 		waiting = later
-		pause := time.NewTimer(lineBatchPause)
+		pause := time.After(lineBatchPause)
 	collect:
 		for open && len(batch) < consumer.MaxBatch {
 			select {
@@ -191,14 +186,12 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 				n++
 				id := fmt.Sprintf("line-%d", n)
 				batch, attempts[id] = append(batch, events.SQSMessage{MessageId: id, Body: line, EventSource: "aws:sqs"}), 0
-			case <-pause.C:
+			case <-pause:
 				break collect
 			case <-ctx.Done():
-				pause.Stop()
 				return n, nil
 			}
 		}
-		pause.Stop()
 		if len(batch) == 0 {
 			if !open && len(waiting) > 0 {
 				time.Sleep(localPoll) // only retries left, none due yet

@@ -19,12 +19,10 @@ import (
 // emulators accept any region, but the SDK needs one to sign.
 const LocalRegion = "us-east-1"
 
-// Load returns the SDK configuration for talking to endpoint ("" means AWS itself, or
-// whatever AWS_ENDPOINT_URL_* say). For a loopback endpoint a missing region becomes
-// LocalRegion, missing environment credentials become static placeholders (moto needs
-// a signed request to route it and never checks the secret), and the EC2 metadata
-// service is never asked: a laptop has none and the probe would only add delay. Against
-// anything else nothing is invented, so a missing region or credential is reported.
+// Load returns the SDK configuration for endpoint ("": AWS, or AWS_ENDPOINT_URL_*). For
+// a loopback endpoint a missing region is LocalRegion, missing credentials are
+// placeholders (moto needs a signature, never checks it) and the EC2 metadata service
+// is not probed. Elsewhere nothing is invented, so what is missing is reported.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	local, err := IsLoopback(endpoint)

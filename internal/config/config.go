@@ -1,6 +1,5 @@
-// Package config reads the service's environment once, at start-up, and validates it, so
-// a typo in a deployment fails the first invocation loudly instead of changing
-// behaviour quietly.
+// Package config reads and validates the service's environment once, at start-up, so a
+// typo in a deployment fails loudly instead of changing behaviour quietly.
 package config
 
 import (
@@ -31,11 +30,10 @@ const (
 	DefaultIdempotencyTable = "idempotencia"
 )
 
-// Config is the validated environment. DLQ is the dead-letter queue's URL, where the
-// consumer parks permanent failures at once (empty: they are reported as failures
-// until SQS moves them after maxReceiveCount). Concurrency bounds the accounts a
-// consumer processes at once. IdempotencyTable is the separate-table baseline's table,
-// read only by that strategy. Concurrency 0 leaves the consumer's default.
+// Config is the validated environment. DLQ is where the consumer parks permanent
+// failures at once (empty: none). Concurrency bounds the accounts a consumer processes
+// at once (0: the consumer's default). IdempotencyTable is read only by the
+// separate-table strategy.
 type Config struct {
 	Table             string
 	IdempotencyTable  string

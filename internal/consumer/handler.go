@@ -5,6 +5,7 @@
 package consumer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,12 +98,8 @@ func New(a Applier, opts Options) *Handler {
 	if opts.Reserve <= 0 {
 		opts.Reserve = time.Second
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Strategy == "" {
-		opts.Strategy = ledger.Transaction
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
+	opts.Strategy = cmp.Or(opts.Strategy, ledger.Transaction)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

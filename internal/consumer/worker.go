@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,9 +65,7 @@ func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = 5 * time.Second
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return &Worker{sqs: q, handler: h, opts: opts}, nil
 }
 
