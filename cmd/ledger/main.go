@@ -73,20 +73,16 @@ func version() string {
 	if !ok {
 		return "ledger (unknown build)"
 	}
-	v := "ledger " + info.Main.Version
-	var rev, modified string
+	settings := map[string]string{}
 	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
-		}
+		settings[s.Key] = s.Value
 	}
-	if rev != "" {
-		v += " (" + rev + modified + ")"
+	v := "ledger " + info.Main.Version
+	if rev := settings["vcs.revision"]; rev != "" {
+		if settings["vcs.modified"] == "true" {
+			rev += ", modified"
+		}
+		v += " (" + rev + ")"
 	}
 	return v + " " + info.GoVersion
 }

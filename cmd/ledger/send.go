@@ -159,16 +159,20 @@ func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error
 		}
 		return out, nil
 	}
-	r := io.Reader(os.Stdin)
-	if from != "-" {
-		f, err := os.Open(from)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	r, err := openFrom(from)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
 	return jsonLines(r)
+}
+
+// openFrom opens a --from file, or stdin for "-".
+func openFrom(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	return os.Open(name)
 }
 
 // jsonLines returns the non-blank lines of r; a line over maxLine is an error.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -102,15 +101,11 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	g.Go(func() error { return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr) })
 	if *from != "" {
 		g.Go(func() error {
-			in := io.Reader(os.Stdin)
-			if *from != "-" {
-				f, err := os.Open(*from)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
+			in, err := openFrom(*from)
+			if err != nil {
+				return err
 			}
+			defer in.Close()
 			n, err := feedLines(gctx, in, h, logger)
 			fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
 			return err
