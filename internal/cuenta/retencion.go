@@ -73,18 +73,18 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 }
 
 // Capturar returns the account with the hold id, of held, posted as a debit of importe
-// (see MotivoCaptura; the rest is released) and gone from its active holds. The amount
+// (see motivoCaptura; the rest is released) and gone from its active holds. The amount
 // was reserved, so neither the funds nor a later freeze can refuse it.
 func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
-	if why := MotivoCaptura(held, importe, c.Moneda); why != "" {
+	if why := motivoCaptura(held, importe, c.Moneda); why != "" {
 		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: why}
 	}
 	return c.Liberar(id).post(importe.Neg())
 }
 
-// MotivoCaptura is why a capture of importe cannot settle a hold of held in moneda (a
+// motivoCaptura is why a capture of importe cannot settle a hold of held in moneda (a
 // RetencionError's Reason), or "": it may take at most held, in moneda's decimals.
-func MotivoCaptura(held, importe decimal.Decimal, moneda string) string {
+func motivoCaptura(held, importe decimal.Decimal, moneda string) string {
 	switch {
 	case importe.GreaterThan(held):
 		return fmt.Sprintf("holds %s; a capture of %s is more", held, importe)

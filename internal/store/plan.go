@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -183,10 +182,6 @@ func (p *planner) decide(i int, accts []account) decision {
 		}
 		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
 		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
-		if err == nil && tooPrecise(m.Importe, hold.Movimiento.Moneda) { // after Capturar: "over the hold" is the first reason
-			err = &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: m.Retencion,
-				Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", hold.Movimiento.Moneda, m.Importe)}
-		}
 	default:
 		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", m.Tipo)})
 	}
@@ -341,13 +336,6 @@ func mark(stored versioned.Item, set map[string]string, conds ...versioned.Cond)
 		marked[attr] = &types.AttributeValueMemberS{Value: v}
 	}
 	return &versioned.Replace{Item: marked, If: conds}
-}
-
-// tooPrecise reports whether importe has more decimals than moneda's minor units (an
-// unknown currency, from an older ledger, takes any).
-func tooPrecise(importe decimal.Decimal, moneda string) bool {
-	units, ok := movimiento.MinorUnits(moneda)
-	return ok && !importe.Equal(importe.Truncate(units))
 }
 
 // reversalOf is the movement recorded for the reversal m of original: the opposite
