@@ -170,8 +170,11 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 		t.Errorf("capture of 45: %+v, %v; want saldo 55, nothing held", captured, err)
 	}
 	var re *RetencionError
-	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) {
+	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) || !strings.Contains(re.Reason, "a capture of 60.01 is more") {
 		t.Errorf("a capture over the hold: %v", err)
+	}
+	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.As(err, &re) || !strings.Contains(re.Reason, "fewer decimals than the capture's 10.001") {
+		t.Errorf("a capture finer than EUR's cents: %v", err)
 	}
 	if lapsed := held.Vigente(now.Add(time.Hour)); lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
 		t.Errorf("at expira the hold lapses (and the receiver keeps it): %v / %v", lapsed.Retenido(), held.Retenido())

@@ -140,6 +140,9 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "holds 60") {
 		t.Errorf("a capture over the hold = %+v, want permanent", r)
 	}
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-fine", "E", "aut-1", "10.001")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "fewer decimals") {
+		t.Errorf("a capture finer than the hold's currency = %+v, want permanent", r)
+	}
 	for name, m := range map[string]movimiento.Movimiento{
 		"expira in the past":      hold(t, "aut-p", "E", "1.00", c.Now().Add(-time.Minute)),
 		"expira beyond 30 days":   hold(t, "aut-f", "E", "1.00", c.Now().Add(31*24*time.Hour)),
