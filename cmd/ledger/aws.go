@@ -51,10 +51,10 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 }
 
 // checkEndpoint makes sure DynamoDB answers at endpoint before a command that creates
-// its own tables starts long work there. It asks DescribeTable, as checkTable does: the
-// embedded DynamoDB has no ListTables.
-func checkEndpoint(ctx context.Context, db *dynamodb.Client, endpoint string) error {
-	if err := checkTable(ctx, db, config.DefaultTable, endpoint); !errors.Is(err, errNoTable) {
+// its tables starts long work there: DescribeTable of table (the embedded DynamoDB has no
+// ListTables), where "no such table" is an answer too.
+func checkEndpoint(ctx context.Context, db *dynamodb.Client, table, endpoint string) error {
+	if err := checkTable(ctx, db, table, endpoint); !errors.Is(err, errNoTable) {
 		return err
 	}
 	return nil

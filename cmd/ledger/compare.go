@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/compare"
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
@@ -68,7 +69,7 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 	if *endpoint != "" {
 		db, err := dynamoDB(ctx, *endpoint)
 		if err == nil {
-			err = checkEndpoint(ctx, db, *endpoint)
+			err = checkEndpoint(ctx, db, config.DefaultTable, *endpoint) // its own tables are named at run time
 		}
 		if err != nil {
 			return fs.fail(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -175,13 +176,14 @@ func openFrom(name string) (io.ReadCloser, error) {
 	return os.Open(name)
 }
 
-// jsonLines returns the non-blank lines of r; a line over maxLine is an error.
+// jsonLines returns the lines of r that are not blank (whitespace, a stray \r, counts as
+// blank); a line over maxLine is an error.
 func jsonLines(r io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine+1)
 	var out []string
 	for n := 1; sc.Scan(); n++ {
-		if line := sc.Text(); line != "" {
+		if line := sc.Text(); strings.TrimSpace(line) != "" {
 			if len(line) > maxLine {
 				return nil, fmt.Errorf("line %d is over %d bytes, SQS's and SNS's limit", n, maxLine)
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,18 @@ func TestSendGeneratesEveryKind(t *testing.T) {
 		if tipos[tipo] == 0 {
 			t.Errorf("no %s among %v", tipo, tipos)
 		}
+	}
+}
+
+// A file written on Windows, or with stray blank lines, sends its movements and nothing
+// else; a line over SQS's limit is an error naming it, before anything is sent.
+func TestJSONLinesSkipsBlankLines(t *testing.T) {
+	in := "{\"id\":\"a\"}\r\n\r\n\r\r\n   \n{\"id\":\"b\"}\n"
+	lines, err := jsonLines(strings.NewReader(in))
+	if err != nil || !slices.Equal(lines, []string{`{"id":"a"}`, `{"id":"b"}`}) {
+		t.Fatalf("jsonLines = %q, %v; want the two movements", lines, err)
+	}
+	if _, err := jsonLines(strings.NewReader("{}\n" + strings.Repeat("x", maxLine+1) + "\n")); err == nil || !strings.Contains(err.Error(), strconv.Itoa(maxLine)) {
+		t.Fatalf("a line over %d bytes: %v, want an error naming the limit", maxLine, err)
 	}
 }

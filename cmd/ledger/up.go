@@ -77,7 +77,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.usageError("%v", err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	if err := checkEndpoint(ctx, db, *endpoint); err != nil {
+	if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
 		return fs.fail(err)
 	}
 	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
