@@ -86,7 +86,7 @@ func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result,
 	// Unmarked, the record stays en-curso: once its in-progress expiry passes, a
 	// redelivery applies the effect again.
 	if _, err := s.db.UpdateItem(ctx, markInput(s.cfg.Table, res.key, ledger.Aplicado, "", s.cfg.Now().Add(s.cfg.Expiry))); err != nil {
-		return transient(fmt.Errorf("idempotencia: effect made, record not marked: %w", classify(err).err)), nil
+		return transient(fmt.Errorf("%w: %w", ErrNotMarked, classify(err).err)), nil
 	}
 	return ledger.Result{Outcome: ledger.Applied, Estado: ledger.Aplicado, Attempts: 1}, s.cfg.Hook(ctx, AfterMark, e.Mov)
 }

@@ -115,6 +115,11 @@ func (e *InProgressError) Error() string {
 // Is makes errors.Is(err, ErrInProgress) true.
 func (e *InProgressError) Is(target error) bool { return target == ErrInProgress }
 
+// ErrNotMarked matches a delivery whose effect was made but whose record could not be
+// marked hecho: the message comes back, and once the in-progress expiry passes a
+// redelivery applies the effect again (the baseline's double application).
+var ErrNotMarked = errors.New("idempotencia: effect made, record not marked")
+
 // ErrUnsupported matches a movement the baseline does not apply: reversals and holds
 // need the ledger's records, which this design does not keep.
 var ErrUnsupported = errors.New("idempotencia: the separate-table strategy applies abonos, cargos and transfers only, not")

@@ -306,3 +306,23 @@ func TestTheBaselineRefusesWhatItCannotApply(t *testing.T) {
 		t.Fatalf("a reversal: %+v, want a permanent ErrUnsupported", r)
 	}
 }
+
+// The baseline's trap: the effect is made but the record cannot be marked hecho. The
+// delivery fails as ErrNotMarked, with the money already moved and the record still
+// in progress.
+func TestAnUnmarkedRecordFailsAsErrNotMarked(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	cfg := env.Config.Copy()
+	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
+	f := newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{})
+
+	ft.Inject("UpdateItem", sim.Fault(0), sim.InternalError) // the effect passes, the mark fails
+	r := f.apply(mov(t, "pago-1", "ES01", "abono", "50.00"), "msg-1")
+	if !r.Retry() || !errors.Is(r.Err, idempotencia.ErrNotMarked) {
+		t.Fatalf("delivery whose mark failed: %+v, want transient ErrNotMarked", r)
+	}
+	if got, e := f.saldo(t, "ES01"), estado(f.record(t, "MOV#ES01#pago-1")); got != "50.00/1" || e == "hecho" || e == "absent" {
+		t.Errorf("after the failed mark: balance %s, record %s; want 50.00/1 and the record still in progress", got, e)
+	}
+}
