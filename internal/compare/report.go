@@ -12,7 +12,8 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// WriteText writes rep as terminal tables no wider than 100 columns.
+// WriteText writes rep as terminal tables no wider than 100 columns; latencies and read
+// units are in the JSON report.
 func WriteText(w io.Writer, rep Report) error {
 	fmt.Fprintf(w, "ledger compare: seed %d, %d movements per scenario (%d accounts; hot-account 1),\nrtt %g ms per call, on %s\n\n",
 		rep.Seed, rep.Movements, rep.Accounts, rep.RTTms, rep.Backend)

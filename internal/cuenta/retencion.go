@@ -73,8 +73,9 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 }
 
 // Capturar returns the account with the hold id, of held, posted as a debit of importe
-// (see motivoCaptura; the rest is released) and gone from its active holds. The amount
-// was reserved, so neither the funds nor a later freeze can refuse it.
+// (the rest is released) and gone from its active holds. importe may be at most held, in
+// the account's currency's decimals; else a *RetencionError. The amount was reserved, so
+// neither the funds nor a later freeze can refuse it.
 func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
 	if why := motivoCaptura(held, importe, c.Moneda); why != "" {
 		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: why}

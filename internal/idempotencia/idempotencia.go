@@ -53,7 +53,7 @@ type Config struct {
 	// trap the comparison shows, never a production setting.
 	KeyFromMessageID bool
 	// Hook is called at each Point; its error stops the call at once, releasing nothing,
-	// as if the process died there.
+	// as if the process died there [none].
 	Hook func(ctx context.Context, p Point, m movimiento.Movimiento) error
 	Now  func() time.Time // [time.Now]
 }

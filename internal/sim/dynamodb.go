@@ -14,7 +14,7 @@ import (
 
 // DynamoDB is the in-process DynamoDB that `ledger demo`, `ledger up` and the tests use
 // when no endpoint is given: truora/minidyn's HTTP server, in memory until Close. Of
-// its gaps (README.md, "Test backends") two are mended here: number sort keys ordered
+// its gaps (docs/design.md, "Test backends") two are mended here: number sort keys ordered
 // as text (numericOrder) and a data race of DescribeTable (describeLock). URL is its
 // endpoint, http://127.0.0.1:port.
 type DynamoDB struct {

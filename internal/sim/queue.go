@@ -143,10 +143,15 @@ func (q *Queue) Dead() []Message {
 // over. It returns the ids of the messages that must come back.
 type Handle func(ctx context.Context, consumer int, batch []events.SQSMessage) (back map[string]bool)
 
+// inFlightPause is how long an idle consumer waits before it looks for failures of
+// messages in flight again: long enough not to spin, short beside any handler.
+const inFlightPause = time.Millisecond
+
 // Drain runs consumers concurrent loops that hand batches of up to batchSize to handle,
-// until nothing is pending or in flight. A consumer that receives more batches than
-// messages sent × MaxReceive stops with an error; waits for messages in flight are
-// bounded by ctx.
+// until nothing is pending or in flight. Each batch settles at least one receipt and a
+// message is received at most MaxReceive times, so a consumer that receives more batches
+// than messages sent × MaxReceive has found a bug and stops with an error; waits for
+// messages in flight are bounded by ctx.
 func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Handle) error {
 	var g errgroup.Group
 	for c := range consumers {
@@ -166,7 +171,7 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 					select {
 					case <-ctx.Done():
 						return fmt.Errorf("sim: the queue did not drain: %w", ctx.Err())
-					case <-time.After(time.Millisecond):
+					case <-time.After(inFlightPause):
 					}
 					continue
 				}

@@ -142,7 +142,8 @@ func (s *Store) backoff(ctx context.Context, attempt int) error {
 	return Sleep(ctx, d)
 }
 
-// Sleep waits d, or until ctx ends (then it returns ctx's error).
+// Sleep waits d, or until ctx ends (then it returns ctx's error): the pause between
+// attempts, shared with the store's audit, which re-reads a busy account the same way.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
