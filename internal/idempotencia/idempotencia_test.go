@@ -39,6 +39,17 @@ func newFixture(t *testing.T, db idempotencia.Client, env *testenv.DynamoDB, cfg
 	return &fixture{env: env, svc: svc, clock: c}
 }
 
+// faultyFixture is a fixture whose calls go through a fault-injecting transport, each
+// tried once.
+func faultyFixture(t *testing.T) (*fixture, *sim.Transport) {
+	t.Helper()
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	cfg := env.Config.Copy()
+	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
+	return newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{}), ft
+}
+
 func mov(t *testing.T, id, cta, tipo, importe string) movimiento.Movimiento {
 	t.Helper()
 	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Tipo(tipo), Importe: importe, Moneda: "EUR"})
@@ -174,11 +185,7 @@ func TestCrashAfterEffectAppliesAgainOnceTheInProgressExpiryPasses(t *testing.T)
 }
 
 func TestFailedEffectReleasesTheReservation(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	ft := sim.NewTransport(nil)
-	cfg := env.Config.Copy()
-	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
-	f := newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{})
+	f, ft := faultyFixture(t)
 	m := mov(t, "pago-1", "ES01", "abono", "50.00")
 
 	ft.Inject("UpdateItem", sim.InternalError)
@@ -311,11 +318,7 @@ func TestTheBaselineRefusesWhatItCannotApply(t *testing.T) {
 // delivery fails as ErrNotMarked, with the money already moved and the record still
 // in progress.
 func TestAnUnmarkedRecordFailsAsErrNotMarked(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	ft := sim.NewTransport(nil)
-	cfg := env.Config.Copy()
-	cfg.HTTPClient, cfg.RetryMaxAttempts = &http.Client{Transport: ft}, 1
-	f := newFixture(t, awsconf.DynamoDB(cfg, env.Endpoint), env, idempotencia.Config{})
+	f, ft := faultyFixture(t)
 
 	ft.Inject("UpdateItem", sim.Fault(0), sim.InternalError) // the effect passes, the mark fails
 	r := f.apply(mov(t, "pago-1", "ES01", "abono", "50.00"), "msg-1")
