@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -332,9 +330,7 @@ func (p *planner) referredRecord(m movimiento.Movimiento, noun, verb string) (ve
 // mark is the Replace that rewrites stored with the string attributes set, if conds hold.
 func mark(stored versioned.Item, set map[string]string, conds ...versioned.Cond) *versioned.Replace {
 	marked := maps.Clone(stored)
-	for attr, v := range set {
-		marked[attr] = &types.AttributeValueMemberS{Value: v}
-	}
+	maps.Copy(marked, values(set))
 	return &versioned.Replace{Item: marked, If: conds}
 }
 

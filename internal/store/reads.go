@@ -3,11 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -119,8 +119,14 @@ func partitionQuery(table, cuentaID string) *dynamodb.QueryInput {
 		TableName:                 aws.String(table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: versioned.Item{":pk": &types.AttributeValueMemberS{Value: cuentaPK + cuentaID}},
+		ExpressionAttributeValues: values(map[string]any{":pk": cuentaPK + cuentaID}),
 	}
+}
+
+// values are an expression's values, marshalled; strings and integers always marshal.
+func values[V any](vs map[string]V) versioned.Item {
+	item, _ := attributevalue.MarshalMap(vs)
+	return item
 }
 
 // extractoInput is one page of an account's statement on por_seq, newest first, with
@@ -131,7 +137,7 @@ func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start v
 	if beforeSeq > 0 {
 		in.KeyConditionExpression = aws.String("#pk = :pk AND #seq < :before")
 		in.ExpressionAttributeNames["#seq"] = attrSeq
-		in.ExpressionAttributeValues[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
+		maps.Copy(in.ExpressionAttributeValues, values(map[string]any{":before": beforeSeq}))
 	}
 	return in
 }
