@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -139,6 +138,17 @@ func (b *books) add(sk string, item versioned.Item) {
 	case a.Movimiento.Tipo == movimiento.Retencion:
 		b.holds[a.Movimiento.ID] = a
 	}
+}
+
+// merge files what another scan segment read of the same account.
+func (b *books) merge(o *books) {
+	maps.Copy(b.applied, o.applied)
+	maps.Copy(b.holds, o.holds)
+	maps.Copy(b.problems, o.problems)
+	if o.hasItem {
+		b.account, b.hasItem = o.account, true
+	}
+	b.version = max(b.version, o.version)
 }
 
 // check lists the invariants the account breaks, holds expiring by now.
@@ -282,15 +292,17 @@ func itemKey(item versioned.Item) (cuentaID, sk string, ok bool) {
 }
 
 // scan reads the whole table (strongly consistent, in parallel segments, page by page)
-// into books by account. The embedded store gives every segment the whole table; the
-// books count each item once either way.
+// into books by account. Each segment decodes into books of its own, merged at the end:
+// the embedded store gives every segment the whole table, and the books count each
+// item once either way.
 func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) (map[string]*books, error) {
 	segments := min(cmp.Or(max(opts.Segments, 0), defaultSegments), maxSegments)
-	accounts := map[string]*books{}
-	var mu sync.Mutex // guards accounts and their books
+	parts := make([]map[string]*books, segments)
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := range segments {
 		g.Go(func() error {
+			part := map[string]*books{}
+			parts[seg] = part
 			in := &dynamodb.ScanInput{
 				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
 				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
@@ -304,21 +316,31 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 				if err != nil {
 					return fmt.Errorf("store: audit scan of segment %d: %w", seg, err)
 				}
-				mu.Lock()
 				for _, item := range out.Items {
 					if id, sk, ok := itemKey(item); ok {
-						if accounts[id] == nil {
-							accounts[id] = newBooks()
+						if part[id] == nil {
+							part[id] = newBooks()
 						}
-						accounts[id].add(sk, item)
+						part[id].add(sk, item)
 					}
 				}
-				mu.Unlock()
 			}
 			return nil
 		})
 	}
-	return accounts, g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	accounts := parts[0]
+	for _, part := range parts[1:] {
+		for id, b := range part {
+			if accounts[id] == nil {
+				accounts[id] = newBooks()
+			}
+			accounts[id].merge(b)
+		}
+	}
+	return accounts, nil
 }
 
 // reread reads one account from one point of view: its partition in one strongly
