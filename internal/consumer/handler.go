@@ -1,7 +1,7 @@
 // Package consumer turns a batch of SQS messages into ledger outcomes and says which
 // must come back. Every consumer (Lambda, worker, `ledger up`, demo, comparison) goes
-// through Handler.Handle (Settle wraps it for receivers other than Lambda), so all group by account, keep order within a group and drop
-// nothing silently.
+// through Handler.Handle (Settle wraps it for receivers other than Lambda), so all
+// group by account, keep order within a group and drop nothing silently.
 package consumer
 
 import (

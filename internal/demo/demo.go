@@ -76,9 +76,9 @@ const (
 
 // Run runs the demo on a fresh embedded store, on one simulated clock. The movements
 // before the workload's tail are delivered first; then the clock passes the lapsing
-// holds' expiry, the operator freezes the account with the most debits in the tail
-// for frozenFor (10 simulated minutes) while the tail is delivered, and last come the conflicting replays and the movements
-// refused by design.
+// holds' expiry, the operator freezes the account with the most debits in the tail for
+// frozenFor (10 simulated minutes) while the tail is delivered, and last come the
+// conflicting replays and the movements refused by design.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	opts = defaults(opts)
 	start := time.Now()

@@ -280,7 +280,8 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 // recorded before this plan, and returns that hold and the Replace that marks it
 // settled by m while it is still held, so a hold is settled at most once. A capture
 // must come before the hold expires; an expired hold may be released (it frees
-// nothing). cuenta.Capturar refuses a capture over the hold's importe.
+// nothing). cuenta.Capturar refuses a capture over the hold's importe or finer than its
+// currency.
 func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned.Replace, error) {
 	stored, hold, err := p.referredRecord(m, "hold", "settles")
 	if err != nil {
