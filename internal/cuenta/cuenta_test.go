@@ -176,8 +176,12 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.As(err, &re) || !strings.Contains(re.Reason, "fewer decimals than the capture's 10.001") {
 		t.Errorf("a capture finer than EUR's cents: %v", err)
 	}
-	if lapsed := held.Vigente(now.Add(time.Hour)); lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
+	lapsed := held.Vigente(now.Add(time.Hour))
+	if lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
 		t.Errorf("at expira the hold lapses (and the receiver keeps it): %v / %v", lapsed.Retenido(), held.Retenido())
+	}
+	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.As(err, &re) || !strings.Contains(re.Reason, "is not active") || !after.Saldo.Equal(dec("100")) {
+		t.Errorf("a capture of a hold already dropped: %+v, %v; want refused, saldo untouched", after, err)
 	}
 	for name, expira := range map[string]time.Time{"now": now, "31 days": now.Add(31 * 24 * time.Hour)} {
 		if _, err := c.Retener("x", dec("1"), "EUR", expira, now); !errors.As(err, &re) {

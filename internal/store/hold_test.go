@@ -176,6 +176,34 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	}
 }
 
+// A writer whose clock is past a hold's expira drops the hold and spends the funds it
+// freed; a capture planned by a writer whose clock is not there yet waits (transient)
+// until its clock says expired, never taking the account past its limit.
+func TestACaptureOfAHoldAnotherWriterDroppedIsRefused(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	early, late := newClock(), newClock()
+	expira := early.Now().Add(time.Hour)
+	behind := clocked(t, env, ledger.Retry, early)
+	apply(t, behind, mov(t, "a", "Y", movimiento.Abono, "100.01"))
+	apply(t, behind, hold(t, "aut", "Y", "80.00", expira))
+	early.AdvanceTo(expira.Add(-time.Millisecond))
+	late.AdvanceTo(expira.Add(time.Millisecond))
+	if r := apply(t, clocked(t, env, ledger.Retry, late), mov(t, "b", "Y", movimiento.Cargo, "90.00")); r.Outcome != ledger.Applied {
+		t.Fatalf("a cargo of funds the lapsed hold freed = %+v, want applied", r)
+	}
+	capture := settleHold(t, movimiento.Captura, "cap", "Y", "aut", "")
+	if r := apply(t, behind, capture); !r.Retry() || !strings.Contains(r.Err.Error(), "not by the account") {
+		t.Errorf("the capture = %+v, want transient: the account no longer holds it", r)
+	}
+	early.AdvanceTo(expira)
+	if r := apply(t, behind, capture); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "expired") {
+		t.Errorf("the capture redelivered at expira = %+v, want refused: expired", r)
+	}
+	if s, h := retenido(t, env, "Y"); s != "10.01" || h != "0" {
+		t.Errorf("saldo %s retenido %s, want 10.01 and 0: the capture moved nothing", s, h)
+	}
+}
+
 func mustNew(t *testing.T, d movimiento.Datos) movimiento.Movimiento {
 	t.Helper()
 	m, err := movimiento.New(d)
@@ -233,6 +261,9 @@ func TestCaptureAndReleaseRace(t *testing.T) {
 			t.Fatalf("round %d: %+v, want one applied", round, results)
 		}
 		loser := results[1-winner]
+		if loser.Retry() { // the capture saw the release's account before its record: it comes back
+			loser = apply(t, clocked(t, env, ledger.Retry, c), msgs[1-winner])
+		}
 		want := map[int]string{0: "already captured by cap", 1: "already released by lib"}[winner]
 		if !errors.Is(loser.Err, ledger.ErrPermanent) || !strings.Contains(loser.Err.Error(), want) {
 			t.Fatalf("round %d: loser = %+v, want permanent: %s", round, loser, want)

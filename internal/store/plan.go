@@ -174,6 +174,13 @@ func (p *planner) decide(i int, accts []account) decision {
 			next = base.Liberar(hold.Movimiento.ID)
 			break
 		}
+		if !base.Retiene(hold.Movimiento.ID) {
+			// Its record says held and unexpired, the account no longer holds it: the record
+			// was settled since it was read, or a writer with a later clock dropped it. Both
+			// resolve on a later delivery, which reads the record again.
+			return d.fail(&ledger.TransientError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: hold.Movimiento.ID,
+				Reason: "is held by its record but not by the account: settled since it was read, or lapsed by another writer's clock"}})
+		}
 		importe := m.Importe
 		if importe.IsZero() { // omitted: all of it
 			importe = hold.Movimiento.Importe
