@@ -202,6 +202,22 @@ func TestTokenIsDeterministicAndFollowsContent(t *testing.T) {
 	}
 }
 
+// A request of checks alone (every movement refused, no account changed) carries no
+// token: a redelivery planned on the same state would repeat it, and DynamoDB would
+// answer success from memory without checking the version again.
+func TestAChecksOnlyRequestHasNoToken(t *testing.T) {
+	in, err := BuildInput(tbl, one, []int64{4}, Txn{Absent: []Item{tbl.Key("A", "R#1")}, Next: []Item{nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.TransactItems) != 2 || in.TransactItems[0].ConditionCheck == nil || in.TransactItems[1].ConditionCheck == nil {
+		t.Fatalf("items = %+v, want two condition checks", in.TransactItems)
+	}
+	if in.ClientRequestToken != nil {
+		t.Errorf("token = %q, want none", *in.ClientRequestToken)
+	}
+}
+
 func TestAppendValueTellsTypesApart(t *testing.T) {
 	pairs := [][2]types.AttributeValue{
 		{s("5"), n("5")},
