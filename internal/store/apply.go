@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -89,6 +90,8 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 	switch {
 	case err == nil:
 		l.remember(p.written, r.Versions)
+		// A record read as missing may be among those just written: read it again.
+		maps.DeleteFunc(records, func(_ movID, item versioned.Item) bool { return item == nil })
 		for _, d := range p.decisions {
 			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
 			if d.replace != nil { // what the record marked says now, for the next round

@@ -213,6 +213,27 @@ func mustNew(t *testing.T, d movimiento.Datos) movimiento.Movimiento {
 	return m
 }
 
+// A settlement that arrives before its hold waits; one that arrives after it, in the
+// same batch, settles it: the hold written by an earlier round is read again.
+func TestASettlementAfterItsHoldInOneBatchSettlesIt(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := newClock()
+	svc := clocked(t, env, ledger.Retry, c)
+	apply(t, svc, mov(t, "a", "B", movimiento.Abono, "100.00"))
+	batch := []ledger.Entrega{
+		{Mov: settleHold(t, movimiento.Captura, "cap", "B", "aut", ""), Origen: "m1"},
+		{Mov: hold(t, "aut", "B", "30.00", c.Now().Add(time.Hour)), Origen: "m2"},
+		{Mov: settleHold(t, movimiento.Liberacion, "lib", "B", "aut", ""), Origen: "m3"},
+	}
+	rs := svc.ApplyAll(context.Background(), batch)
+	if !errors.Is(rs[0].Err, ledger.ErrWaiting) || rs[1].Outcome != ledger.Applied || rs[2].Outcome != ledger.Applied {
+		t.Fatalf("results = %+v, want the capture waiting, the hold and its release applied", rs)
+	}
+	if s, h := retenido(t, env, "B"); s != "100" || h != "0" {
+		t.Errorf("saldo %s retenido %s, want 100 and 0", s, h)
+	}
+}
+
 func TestAFrozenAccountTakesNoNewHoldButCapturesItsOwn(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	c := newClock()
