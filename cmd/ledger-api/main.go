@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -33,5 +35,35 @@ func main() {
 // handler serves API Gateway HTTP API v2 events with the balance API reading through
 // r, logging failures as JSON to logs (CloudWatch, from stdout).
 func handler(r api.Reader, logs io.Writer) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(api.New(r, slog.New(slog.NewJSONHandler(logs, nil)))).ProxyWithContext
+	proxy := httpadapter.NewV2(api.New(r, slog.New(slog.NewJSONHandler(logs, nil)))).ProxyWithContext
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		ev.RawPath = routedPath(ev)
+		return proxy(ctx, ev)
+	}
+}
+
+// routedPath is the request's path rebuilt from its route and path parameters, each
+// percent-encoded again. An HTTP API hands the function rawPath decoded, so a movement
+// id holding "/" (sent as %2F) would otherwise split into two segments, and an id "."
+// would be cleaned away. The $default route has no parameters: its rawPath stands.
+func routedPath(ev events.APIGatewayV2HTTPRequest) string {
+	_, route, ok := strings.Cut(ev.RouteKey, " ")
+	if !ok || len(ev.PathParameters) == 0 {
+		return ev.RawPath
+	}
+	segments := strings.Split(route, "/")
+	for i, seg := range segments {
+		if !strings.HasPrefix(seg, "{") || !strings.HasSuffix(seg, "}") {
+			continue
+		}
+		v := ev.PathParameters[seg[1:len(seg)-1]]
+		if decoded, err := url.PathUnescape(v); err == nil {
+			v = decoded // ids never hold "%": one that does is still encoded
+		}
+		segments[i] = url.PathEscape(v)
+		if v == "." || v == ".." {
+			segments[i] = strings.ReplaceAll(v, ".", "%2E")
+		}
+	}
+	return strings.Join(segments, "/")
 }

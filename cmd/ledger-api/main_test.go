@@ -21,7 +21,8 @@ import (
 const cta = "ES7620770024003102575766"
 
 // seed applies three movements to cta: a credit of 100.00, the cargo pago-8f2c of
-// 50.00 from docs/design.md, and a credit of 0.25.
+// 50.00 from docs/design.md, and a credit of 0.25; and to another account a credit
+// whose id holds "/".
 func seed(t *testing.T, env *testenv.DynamoDB) {
 	t.Helper()
 	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: func() time.Time { return time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC) }})
@@ -41,6 +42,11 @@ func seed(t *testing.T, env *testenv.DynamoDB) {
 		}
 		batch = append(batch, ledger.Entrega{Mov: m, Origen: "msg-" + d.ID})
 	}
+	slashed, err := movimiento.New(movimiento.Datos{ID: "ref/2026/7", Cuenta: "ES1000000000000000000001", Tipo: movimiento.Abono, Importe: "7.00", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch = append(batch, ledger.Entrega{Mov: slashed, Origen: "msg-ref"})
 	for _, r := range svc.ApplyAll(context.Background(), batch) {
 		if r.Outcome != ledger.Applied {
 			t.Fatalf("seeding: %+v", r)
@@ -64,7 +70,7 @@ func event(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 // asHTTP is the request an event stands for, for the contract check.
 func asHTTP(t *testing.T, ev events.APIGatewayV2HTTPRequest) *http.Request {
 	t.Helper()
-	target := "https://" + ev.RequestContext.DomainName + ev.RawPath
+	target := "https://" + ev.RequestContext.DomainName + routedPath(ev)
 	if ev.RawQueryString != "" {
 		target += "?" + ev.RawQueryString
 	}
@@ -91,6 +97,10 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 		{"statement.json", 200, []string{`"id":"interes-12"`, `"id":"pago-8f2c"`, `"seq":3`, `"seq":2`, `"cursor":"`}},
 		{"movement.json", 200, []string{`"id":"pago-8f2c"`, `"estado":"aplicado"`, `"importe":"50.00"`, `"seq":2`, `"saldo_tras":"50.00"`, `"concepto":"Pedido 1234"`}},
 		{"not-found.json", 404, []string{`"error":"not_found"`}},
+		// API Gateway hands over the path decoded: the id's "/" comes back from pathParameters.
+		{"movement-slash.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
+		{"post.json", 405, []string{`"error":"method_not_allowed"`}},
+		{"unrouted.json", 404, []string{`"error":"not_found"`, "no such path"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.event, func(t *testing.T) {
@@ -107,6 +117,9 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 			if resp.StatusCode != tc.status || resp.IsBase64Encoded {
 				t.Fatalf("status %d (base64 %v), want %d: %s", resp.StatusCode, resp.IsBase64Encoded, tc.status, resp.Body)
 			}
+			if resp.StatusCode == http.StatusMethodNotAllowed && header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q, want GET, HEAD", header.Get("Allow"))
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(resp.Body, w) {
 					t.Errorf("body lacks %s: %s", w, resp.Body)
@@ -116,6 +129,28 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("failures logged: %s", logs.String())
+	}
+}
+
+func TestRoutedPathEncodesEachParameterAgain(t *testing.T) {
+	route := func(key string, params map[string]string) events.APIGatewayV2HTTPRequest {
+		return events.APIGatewayV2HTTPRequest{RouteKey: key, RawPath: "/as/api/gateway/sent/it", PathParameters: params}
+	}
+	const mov = "ANY /cuentas/{cuenta}/movimientos/{id}"
+	for _, tc := range []struct {
+		ev   events.APIGatewayV2HTTPRequest
+		want string
+	}{
+		{route(mov, map[string]string{"cuenta": "ES76", "id": "a/b"}), "/cuentas/ES76/movimientos/a%2Fb"},
+		{route(mov, map[string]string{"cuenta": "ES76", "id": "a%2Fb"}), "/cuentas/ES76/movimientos/a%2Fb"}, // still encoded: not twice
+		{route(mov, map[string]string{"cuenta": ".", "id": ".."}), "/cuentas/%2E/movimientos/%2E%2E"},
+		{route(mov, map[string]string{"cuenta": "ES76", "id": "x:1@y+z="}), "/cuentas/ES76/movimientos/x:1@y+z="},
+		{route("ANY /cuentas/{cuenta}", map[string]string{"cuenta": "ES76"}), "/cuentas/ES76"},
+		{route("$default", nil), "/as/api/gateway/sent/it"},
+	} {
+		if got := routedPath(tc.ev); got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.ev.RouteKey, tc.ev.PathParameters, got, tc.want)
+		}
 	}
 }
 
