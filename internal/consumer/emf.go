@@ -5,7 +5,9 @@ import "encoding/json"
 // Namespace is the CloudWatch namespace of the consumer's metrics.
 const Namespace = "Ledger"
 
-// The metric names, one counter per outcome plus the optimistic-locking retries.
+// The metric names, one counter per outcome plus the retries: MetricRetries sums the
+// transactions each message took beyond its first, whatever refused them (a version
+// conflict, a TransactionConflict, throttling).
 const (
 	MetricApplied              = "Applied"
 	MetricDuplicate            = "Duplicate"

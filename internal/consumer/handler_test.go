@@ -283,6 +283,25 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 	}
 }
 
+// A movement rejected under the reject policy is logged with the reason it was
+// recorded with, as a failure is with its error.
+func TestARejectionIsLoggedWithItsReason(t *testing.T) {
+	f := newFixture(t, ledger.Reject, true)
+	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", body("c1", "A", "cargo", "5.00"))}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines(f.out) {
+		if l["msg"] != "movement" {
+			continue
+		}
+		if motivo, _ := l["motivo"].(string); l["outcome"] != "rejected" || !strings.Contains(motivo, "insufficient funds") {
+			t.Errorf("log line %v, want outcome rejected with its motivo", l)
+		}
+		return
+	}
+	t.Fatalf("no movement line in %s", f.out.String())
+}
+
 func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) {
 	bodies := map[string]string{
 		"not JSON":               `pago de 50 euros`,
@@ -347,8 +366,9 @@ func TestRecordsNotStartedBeforeTheDeadlineComeBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond) // under the 1 s reserve
 	defer cancel()
 	resp, err := f.handler.Handle(ctx, mixedBatch())
-	if err == nil && len(resp.BatchItemFailures) < 9 {
-		t.Fatalf("resp = %+v: records were started with no time left", resp)
+	// The nine movements were not started; m5, malformed, could not be parked here.
+	if err != nil || len(resp.BatchItemFailures) != 10 {
+		t.Fatalf("resp = %+v, err = %v; want all ten back and no invocation error", resp, err)
 	}
 	if f.saldo(t, "A") != "<none>" {
 		t.Error("work was done although the deadline was too near")

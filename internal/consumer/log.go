@@ -32,7 +32,7 @@ func (h *Handler) decide(ctx context.Context, r Record) Action {
 }
 
 // log writes the record's one structured line: message id, cuenta, id, outcome,
-// attempts, duration, and what happens next.
+// attempts, duration, what happens next, and the reason of a rejection or failure.
 func (h *Handler) log(ctx context.Context, r *Record) {
 	attrs := []slog.Attr{
 		slog.String("message_id", r.Msg.MessageId),
@@ -48,6 +48,9 @@ func (h *Handler) log(ctx context.Context, r *Record) {
 	}
 	if r.Result.Seq > 0 {
 		attrs = append(attrs, slog.Int64("seq", r.Result.Seq))
+	}
+	if r.Result.Motivo != "" { // why a rejected movement was recorded rejected
+		attrs = append(attrs, slog.String("motivo", r.Result.Motivo))
 	}
 	level := slog.LevelInfo
 	if r.Result.Err != nil {
