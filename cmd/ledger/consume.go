@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
 
@@ -26,7 +27,7 @@ const (
 )
 
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--drain]", `
+	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "the movements queue (required)")
@@ -35,9 +36,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until maxReceiveCount)")
 	pollers := fs.Int("pollers", 2, "concurrent receive loops; at most 10 messages in flight each")
-	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back")
+	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back (1s–12h)")
 	wait := fs.Duration("wait", maxWait, "long-poll wait per receive (1s–20s)")
-	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted")
+	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages waiting out --retry-delay then stay queued)")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
@@ -48,8 +49,10 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.usageError("--pollers must be at least 1, not %d", *pollers)
 	case *wait < time.Second || *wait > maxWait:
 		return fs.usageError("--wait must be within 1s–%v, not %v", maxWait, *wait)
-	case *retryDelay < 0 || *retryDelay > maxRetryDelay:
-		return fs.usageError("--retry-delay must be within 0–%v, not %v", maxRetryDelay, *retryDelay)
+	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
+		return fs.usageError("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, *retryDelay)
+	case *dlq != "" && config.ValidateQueueURL(*dlq) != nil:
+		return fs.usageError("--dlq-url: %v", config.ValidateQueueURL(*dlq))
 	}
 	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,15 +40,23 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	asJSON := fs.Bool("json", false, "print the account (before and after a change) as JSON on stdout")
-	// The account comes first, so that a stray argument after it is the one named.
-	id, want := "", 1
+	// The account may come before, among or after the flags; flags after it are read
+	// too, and an argument after it is the stray one named.
+	id := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args, want = args[0], args[1:], 0
+		id, args = args[0], args[1:]
 	}
-	if code, ok := fs.parse(args, want); !ok {
+	code, ok := fs.parse(args, len(args))
+	switch {
+	case ok && id == "" && fs.NArg() > 0:
+		id = fs.Arg(0)
+		code, ok = fs.parse(fs.Args()[1:], 0)
+	case ok && fs.NArg() > 0:
+		code, ok = fs.usageError("unexpected argument %q", fs.Arg(0)), false
+	}
+	if !ok {
 		return code
 	}
-	id = cmp.Or(id, fs.Arg(0))
 	if id == "" {
 		return fs.usageError("give the account: ledger cuenta CUENTA")
 	}

@@ -50,6 +50,10 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"cuenta", "ES76", "--limite", "-5"}, "--limite must be a decimal ≥ 0"},
 		{[]string{"cuenta", "ES76", "--bloquear", "--desbloquear"}, "not both"},
 		{[]string{"cuenta", "ES76", "--json", "stray"}, `unexpected argument "stray"`},
+		{[]string{"cuenta", "--json", "ES76", "stray"}, `unexpected argument "stray"`},
+		{[]string{"cuenta", "--json", "ES76", "--limite", "x"}, "--limite must be a decimal"},
+		{[]string{"consume", "--queue-url", "q", "--retry-delay", "0s"}, "--retry-delay must be within 1s–12h0m0s, not 0s"},
+		{[]string{"consume", "--queue-url", "q", "--dlq-url", "movimientos-dlq"}, `--dlq-url: "movimientos-dlq" is not a queue URL`},
 		{[]string{"send", "--queue-url", "q", "--from", "x", "--duplicates", "0.2"}, "--duplicates"},
 	}
 	for _, tc := range cases {

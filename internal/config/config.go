@@ -71,8 +71,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	check(EnvInsufficientFunds, err)
 	c.Strategy, err = ledger.ParseStrategy(getenv(EnvStrategy))
 	check(EnvStrategy, err)
-	if u, err := url.Parse(c.DLQ); c.DLQ != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
-		errs = append(errs, fmt.Errorf("%s: %q is not a queue URL", EnvDLQ, c.DLQ))
+	if c.DLQ != "" {
+		check(EnvDLQ, ValidateQueueURL(c.DLQ))
 	}
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)
@@ -91,6 +91,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 // migrate.Options.Tables.
 func (c Config) Tables() map[string]string {
 	return map[string]string{"ledger": c.Table, "idempotencia": c.IdempotencyTable}
+}
+
+// ValidateQueueURL checks that u is an http(s) URL with a host, as SQS queue URLs are;
+// whether the queue exists only SQS can say.
+func ValidateQueueURL(u string) error {
+	if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+		return fmt.Errorf("%q is not a queue URL", u)
+	}
+	return nil
 }
 
 // ValidateTable checks a table name against DynamoDB's rules (3–255 characters of
