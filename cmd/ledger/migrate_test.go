@@ -43,6 +43,8 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"send", "--queue-url", "q", "--generate", "3", "--duplicates", "11"}, "--duplicates must be within 0–10"},
 		{[]string{"send", "--queue-url", "q", "--from", "."}, "--from: . is a directory"},
 		{[]string{"up", "--from", "no-such-file.jsonl"}, "--from: stat no-such-file.jsonl"},
+		{[]string{"up", "--addr", "bogus"}, "--addr: address bogus: missing port in address"},
+		{[]string{"up", "--endpoint", "::not a url"}, "--endpoint: awsconf: endpoint"},
 		{[]string{"compare", "--html", "/no/such/dir/r.html"}, "--html: open /no/such/dir/r.html"},
 		{[]string{"compare", "--endpoint", "::not a url"}, `--endpoint: awsconf: endpoint "::not a url": want a URL`},
 		{[]string{"compare", "--bench-movements", "0"}, "--bench-movements must be at least 1, not 0"},

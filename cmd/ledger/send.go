@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,9 +26,6 @@ var sendCommand = command{
 	summary: "publish movements (from a file or generated) to an SQS queue or an SNS topic",
 	run:     runSend,
 }
-
-// maxLine bounds one JSON line: SQS and SNS take messages of at most 256 KiB.
-const maxLine = 256 << 10
 
 // sendAttempts bounds the tries of entries a batch call refused (throttling, say).
 const sendAttempts = 3
@@ -176,22 +171,14 @@ func openFrom(name string) (io.ReadCloser, error) {
 	return os.Open(name)
 }
 
-// jsonLines returns the lines of r that are not blank (whitespace, a stray \r, counts as
-// blank); a line over maxLine is an error.
+// jsonLines returns the lines of r that are not blank; a line over maxLine is an error.
 func jsonLines(r io.Reader) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine+1)
 	var out []string
-	for n := 1; sc.Scan(); n++ {
-		if line := sc.Text(); strings.TrimSpace(line) != "" {
-			if len(line) > maxLine {
-				return nil, fmt.Errorf("line %d is over %d bytes, SQS's and SNS's limit", n, maxLine)
-			}
-			out = append(out, line)
+	for line, err := range readLines(r) {
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the lines: %w (a line over %d bytes?)", err, maxLine)
+		out = append(out, line)
 	}
 	return out, nil
 }

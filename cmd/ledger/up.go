@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
@@ -54,10 +55,22 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)
 	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return fs.usageError("--addr: %v", err)
+	}
+	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
+		return fs.usageError("--endpoint: %v", err)
+	}
 	cfg, ok := fs.envConfig(*table)
 	if !ok {
 		return 2
 	}
+	// The address is taken before any long work, so a port in use is said at once.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fs.fail(fmt.Errorf("--addr: %w", err))
+	}
+	defer ln.Close()
 	if *endpoint == "" {
 		embedded, err := sim.StartDynamoDB()
 		if err != nil {
@@ -67,39 +80,45 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		*endpoint = embedded.URL
 		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
 	}
-	if *sqsEndpoint == "" {
-		if local, _ := awsconf.IsLoopback(*endpoint); local && *queueURL != "" {
-			*sqsEndpoint = *endpoint
-		}
+	loopback, _ := awsconf.IsLoopback(*endpoint) // checked above
+	if *sqsEndpoint == "" && loopback && *queueURL != "" {
+		*sqsEndpoint = *endpoint
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
+	// A local DynamoDB gets its tables here; anywhere else they are 'ledger migrate's
+	// to create (docs/deploy.md), and up only checks the ledger table is there.
+	if !loopback {
+		if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
+			return fs.fail(err)
+		}
+	} else if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
+	} else if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
 		return fs.fail(err)
 	}
-	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
-		return fs.fail(err)
-	}
-	// Without a DLQ, a message that can never succeed is parked in the log.
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	tally := &consumer.Tally{}
-	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
-		consumer.Options{Logger: logger, Parker: consumer.LogParker{Logger: logger}, Observer: tally.Observe})
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fs.fail(err)
+	handler := func(cfg config.Config, parker consumer.Parker) (*consumer.Handler, error) {
+		return app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
+			consumer.Options{Logger: logger, Parker: parker, Observer: tally.Observe})
 	}
 	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr) })
 	if *from != "" {
+		// Lines have no queue: a line that can never succeed is parked in the log, never
+		// on a DLQ named in the environment.
+		lineCfg := cfg
+		lineCfg.DLQ = ""
+		h, err := handler(lineCfg, consumer.LogParker{Logger: logger})
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
 		g.Go(func() error {
 			in, err := openFrom(*from)
 			if err != nil {
@@ -112,6 +131,12 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		})
 	}
 	if *queueURL != "" {
+		// A message that can never succeed goes to $LEDGER_DLQ_URL when set, else comes
+		// back until the queue's redrive policy moves it to its DLQ.
+		h, err := handler(cfg, nil)
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
 		w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: logger})
 		if err != nil {
 			return fs.usageError("%v", err)
@@ -134,19 +159,21 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), maxLine+1)
-		for sc.Scan() {
-			if sc.Text() == "" {
+		for line, err := range readLines(r) {
+			switch {
+			case errors.Is(err, errLongLine): // no queue would take it: it is parked here
+				log.Error("skipped a line no queue would take", "error", err)
 				continue
+			case err != nil:
+				readErr <- err
+				return
 			}
 			select {
-			case lines <- sc.Text():
+			case lines <- line:
 			case <-ctx.Done():
 				return
 			}
 		}
-		readErr <- sc.Err()
 	}()
 
 	type retry struct {

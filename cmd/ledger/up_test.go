@@ -14,13 +14,19 @@ import (
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
+// A file's lines are consumed as a queue's messages would be. Lines have no queue: a
+// line that can never succeed is parked in the log even with a DLQ in the environment,
+// and one over a message's size limit is logged and skipped, the rest still read.
 func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
+	t.Setenv("LEDGER_DLQ_URL", "http://127.0.0.1:1/123456789012/nobodys-dlq")
 	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
 	lines := strings.Join([]string{
 		`{"id":"c1","cuenta":"ES76","tipo":"cargo","importe":"30.00","moneda":"EUR"}`, // before the credit that covers it
 		`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100.00","moneda":"EUR"}`,
 		`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100","moneda":"EUR"}`, // a duplicate
 		`not a movement`,
+		" \t\r",
+		`{"id":"big","concepto":"` + strings.Repeat("x", maxLine) + `"}`,
 		`{"id":"a2","cuenta":"ES76","tipo":"abono","importe":"0.50","moneda":"EUR"}`,
 	}, "\n") + "\n"
 	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
@@ -66,6 +72,9 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	out := stderr.String()
 	if !strings.Contains(out, "msg=parked") || !strings.Contains(out, `body="not a movement"`) {
 		t.Errorf("log = %q, want the malformed line parked in it", out)
+	}
+	if !strings.Contains(out, "line 6 is over 262144 bytes") {
+		t.Errorf("log = %.2000q, want the long line named", out)
 	}
 	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed, 1 parked") {
 		t.Errorf("stdout = %q, want the outcome summary", summary)

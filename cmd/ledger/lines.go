@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+)
+
+// maxLine bounds one JSON line: SQS and SNS take messages of at most 256 KiB.
+const maxLine = 256 << 10
+
+// errLongLine is the error readLines yields for a line over maxLine bytes; reading goes
+// on after it.
+var errLongLine = fmt.Errorf("over %d bytes, SQS's and SNS's limit for a message", maxLine)
+
+// readLines yields the lines of r that are not blank (whitespace, a stray \r, is
+// blank) with their numbers from 1. A line over maxLine bytes is yielded as errLongLine
+// (wrapped, naming it) and skipped, holding at most maxLine bytes of it; a read error
+// ends the lines.
+func readLines(r io.Reader) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		br := bufio.NewReader(r)
+		for n := 1; ; n++ {
+			var line []byte
+			long, eof := false, false
+			for {
+				chunk, more, err := br.ReadLine()
+				if errors.Is(err, io.EOF) {
+					eof = true
+					break
+				}
+				if err != nil {
+					yield("", fmt.Errorf("read line %d: %w", n, err))
+					return
+				}
+				long = long || len(line)+len(chunk) > maxLine
+				if !long {
+					line = append(line, chunk...)
+				}
+				if !more {
+					break
+				}
+			}
+			switch {
+			case long:
+				if !yield("", fmt.Errorf("line %d is %w", n, errLongLine)) {
+					return
+				}
+			case strings.TrimSpace(string(line)) != "":
+				if !yield(string(line), nil) {
+					return
+				}
+			}
+			if eof {
+				return
+			}
+		}
+	}
+}
