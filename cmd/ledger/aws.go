@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
@@ -41,9 +42,12 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 	defer cancel()
 	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	var missing *types.ResourceNotFoundException
+	var refused smithy.APIError
 	switch {
 	case errors.As(err, &missing):
 		return fmt.Errorf("%w: table %s does not exist at %s; create it with 'ledger migrate'", errNoTable, table, where)
+	case errors.As(err, &refused): // it answered: say what, not "cannot reach"
+		return fmt.Errorf("DynamoDB at %s refused DescribeTable on %s: %s: %s", where, table, refused.ErrorCode(), refused.ErrorMessage())
 	case err != nil:
 		return unreachable(where, err)
 	}

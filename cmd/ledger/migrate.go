@@ -37,6 +37,9 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
+	if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
+	}
 	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables()})
 	for _, s := range steps {
 		fmt.Fprintf(stdout, "%-14s table %-20s %s\n", s.Migration, s.Table, s.Action)

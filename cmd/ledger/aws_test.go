@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A command says in one line why it cannot start on a table: DynamoDB does not answer
+// at all, or it answers with a refusal (missing permissions), which is not "cannot
+// reach".
+func TestATableCheckSaysWhyInOneLine(t *testing.T) {
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException","message":"User is not authorized to perform: dynamodb:DescribeTable"}`))
+	}))
+	defer refusing.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"audit", "--endpoint", refusing.URL}, "refused DescribeTable on ledger: AccessDeniedException: User is not authorized"},
+		{[]string{"migrate", "--endpoint", refusing.URL}, "refused DescribeTable on ledger: AccessDeniedException"},
+		{[]string{"migrate", "--endpoint", "http://127.0.0.1:1"}, "cannot reach DynamoDB at http://127.0.0.1:1"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), tc.args, &out, &errOut)
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.says) {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line saying %q", tc.args, code, errOut.String(), tc.says)
+		}
+	}
+}
