@@ -19,6 +19,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 var sendCommand = command{
@@ -27,8 +28,12 @@ var sendCommand = command{
 	run:     runSend,
 }
 
-// sendAttempts bounds the tries of entries a batch call refused (throttling, say).
-const sendAttempts = 3
+// sendAttempts bounds the tries of entries a batch call refused (throttling, say); the
+// tries are sendBackoff apart, doubled each time.
+const (
+	sendAttempts = 3
+	sendBackoff  = 200 * time.Millisecond
+)
 
 // maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
 const maxDuplicates = 10
@@ -184,9 +189,9 @@ func jsonLines(r io.Reader) ([]string, error) {
 }
 
 // batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
-// returns the ids of the entries it accepted; refused entries go again, at most
-// sendAttempts times in all.
-func batchSend(bodies []string, send func(batch map[string]string) (accepted []string, err error)) (int, error) {
+// returns the ids of the entries it accepted and why the others were refused; refused
+// entries go again, at most sendAttempts times in all.
+func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refusal string, err error)) (int, error) {
 	sent := 0
 	for start := 0; start < len(bodies); start += consumer.MaxBatch {
 		pending := map[string]string{}
@@ -194,10 +199,7 @@ func batchSend(bodies []string, send func(batch map[string]string) (accepted []s
 			pending[strconv.Itoa(i)] = b
 		}
 		for attempt := 1; len(pending) > 0; attempt++ {
-			if attempt > sendAttempts {
-				return sent, fmt.Errorf("%d messages refused %d times", len(pending), sendAttempts)
-			}
-			accepted, err := send(pending)
+			accepted, refusal, err := send(pending)
 			if err != nil {
 				return sent, err
 			}
@@ -207,45 +209,65 @@ func batchSend(bodies []string, send func(batch map[string]string) (accepted []s
 					sent++
 				}
 			}
+			switch {
+			case len(pending) == 0:
+			case attempt == sendAttempts:
+				return sent, fmt.Errorf("%d message(s) refused %d times, last: %s", len(pending), sendAttempts, refusal)
+			default:
+				if err := versioned.Sleep(ctx, sendBackoff<<(attempt-1)); err != nil {
+					return sent, err
+				}
+			}
 		}
 	}
 	return sent, nil
 }
 
+// refusal names the first refused entry's reason, as the batch APIs report it.
+func refusal(code, message *string) string {
+	return aws.ToString(code) + ": " + aws.ToString(message)
+}
+
 // sendSQS sends bodies with SendMessageBatch.
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
-	return batchSend(bodies, func(batch map[string]string) ([]string, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, string, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
 		}
 		out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var ok []string
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		return ok, nil
+		if len(out.Failed) > 0 {
+			return ok, refusal(out.Failed[0].Code, out.Failed[0].Message), nil
+		}
+		return ok, "", nil
 	})
 }
 
 // publishSNS publishes bodies with PublishBatch.
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
-	return batchSend(bodies, func(batch map[string]string) ([]string, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, string, error) {
 		var entries []snstypes.PublishBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
 		}
 		out, err := t.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(topicARN), PublishBatchRequestEntries: entries})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var ok []string
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		return ok, nil
+		if len(out.Failed) > 0 {
+			return ok, refusal(out.Failed[0].Code, out.Failed[0].Message), nil
+		}
+		return ok, "", nil
 	})
 }

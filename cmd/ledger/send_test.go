@@ -148,3 +148,35 @@ func TestJSONLinesSkipsBlankLines(t *testing.T) {
 		t.Fatalf("a line over %d bytes: %v, want an error naming the limit", maxLine, err)
 	}
 }
+
+// A batch API may accept some entries and refuse others: the refused go again, a
+// little later, and a refusal that persists is reported with the API's reason.
+func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
+	bodies := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	tries := map[string]int{}
+	flaky := func(batch map[string]string) ([]string, string, error) {
+		var ok []string
+		for id, body := range batch {
+			if tries[body]++; body != "c" || tries[body] > 1 { // c is throttled once
+				ok = append(ok, id)
+			}
+		}
+		return ok, "ThrottlingException: slow down", nil
+	}
+	if sent, err := batchSend(context.Background(), bodies, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
+		t.Fatalf("sent %d, %v, tries %v; want all sent, c twice, the rest once", sent, err, tries)
+	}
+	stubborn := func(batch map[string]string) ([]string, string, error) {
+		var ok []string
+		for id, body := range batch {
+			if body != "k" {
+				ok = append(ok, id)
+			}
+		}
+		return ok, "InvalidParameterValue: body too big", nil
+	}
+	sent, err := batchSend(context.Background(), bodies, stubborn)
+	if sent != len(bodies)-1 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused 3 times, last: InvalidParameterValue: body too big") {
+		t.Fatalf("sent %d, %v; want all but k sent and k's reason named", sent, err)
+	}
+}
