@@ -12,7 +12,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -59,9 +58,6 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	}
 	if id == "" {
 		return fs.usageError("give the account: ledger cuenta CUENTA")
-	}
-	if err := movimiento.ValidateCuenta(id); err != nil {
-		return fs.usageError("%v", err)
 	}
 	var newLimite *decimal.Decimal
 	if *limite != "" {

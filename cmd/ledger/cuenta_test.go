@@ -62,4 +62,9 @@ func TestCuentaShowsAndChangesAnAccount(t *testing.T) {
 	if code, _, errOut := cuenta("NADIE", "--bloquear"); code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "account NADIE not found") {
 		t.Errorf("unknown account: exit %d, %q; want 1 and one line", code, errOut)
 	}
+	// An id no message may carry today names no account, rather than being refused: one
+	// recorded under older rules would be shown and changed.
+	if code, _, errOut := cuenta("NO SUCH", "--bloquear"); code != 1 || !strings.Contains(errOut, "account NO SUCH not found") {
+		t.Errorf("an id outside today's rules: exit %d, %q; want 1, not found", code, errOut)
+	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
@@ -38,6 +37,11 @@ const requestTimeout = 10 * time.Second
 // allowed is every route's Allow header: GET, and HEAD, which net/http serves with it.
 const allowed = "GET, HEAD"
 
+// maxCuentaBytes bounds the account on the API's paths: a statement cursor holds it
+// behind a one-byte length. Ids are not held to the message rules: they are looked up
+// as stored data is read, so one recorded under older rules is still found.
+const maxCuentaBytes = 255
+
 // New returns the API's handler, reading through r and logging every unexpected
 // failure to logger (nil: discarded).
 func New(r Reader, logger *slog.Logger) http.Handler {
@@ -52,9 +56,12 @@ func New(r Reader, logger *slog.Logger) http.Handler {
 		"/cuentas/{cuenta}/movimientos/{id}": s.movimiento,
 	} {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			if cuenta, ok := pathValue(w, r, "cuenta", movimiento.ValidateCuenta); ok {
-				get(w, r, cuenta)
+			cuenta := r.PathValue("cuenta")
+			if len(cuenta) > maxCuentaBytes {
+				writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("cuenta is %d bytes long; at most %d are allowed", len(cuenta), maxCuentaBytes))
+				return
 			}
+			get(w, r, cuenta)
 		})
 		mux.HandleFunc(path, s.methodNotAllowed) // every other method: a JSON 405
 	}

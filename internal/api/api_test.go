@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -33,16 +36,22 @@ type fixture struct {
 	client *http.Client // checks every response against api/openapi.yaml
 	svc    *store.Ledger
 	logs   *testenv.Buffer
+	env    *testenv.DynamoDB
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureAt(t, appliedAt) }
+
+// newFixtureAt is a fixture whose service applies movements at now.
+func newFixtureAt(t *testing.T, now time.Time) *fixture {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return appliedAt }})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, store.NewReader(env.Client, env.Table()), svc)
+	f := serve(t, store.NewReader(env.Client, env.Table()), svc)
+	f.env = env
+	return f
 }
 
 func serve(t *testing.T, r api.Reader, svc *store.Ledger) *fixture {
@@ -286,10 +295,13 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 		{"GET", "/cuentas/ES99/movimientos", 404, "not_found", "account ES99 not found"},
 		{"GET", "/cuentas/ES76/movimientos/m-99", 404, "not_found", "account ES76 has no movement m-99"},
 		{"GET", "/cuentas/ES99/movimientos/m-1", 404, "not_found", "account ES99 has no movement m-1"},
-		{"GET", "/cuentas/ES%2376", 400, "bad_request", "cuenta contains '#'"},
-		{"GET", "/cuentas/" + strings.Repeat("1", 65), 400, "bad_request", "cuenta is 65 characters long"},
-		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 129), 400, "bad_request", "id is 129 characters long"},
-		{"GET", "/cuentas/ES76/movimientos/pago%201", 400, "bad_request", "id contains ' '"},
+		// Ids are looked up as stored data is read: today's message rules do not apply.
+		{"GET", "/cuentas/ES%2376", 404, "not_found", "account ES#76 not found"},
+		{"GET", "/cuentas/" + strings.Repeat("1", 65), 404, "not_found", "not found"},
+		{"GET", "/cuentas/" + strings.Repeat("1", 256), 400, "bad_request", "cuenta is 256 bytes long; at most 255"},
+		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 129), 404, "not_found", "has no movement"},
+		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 2000), 404, "not_found", "has no movement"}, // no key holds it
+		{"GET", "/cuentas/ES76/movimientos/pago%201", 404, "not_found", "account ES76 has no movement pago 1"},
 		{"GET", "/cuentas/ES76/movimientos?limit=0", 400, "bad_request", "limit must be one integer from 1 to 200"},
 		{"GET", "/cuentas/ES76/movimientos?limit=201", 400, "bad_request", "limit must be one integer from 1 to 200"},
 		{"GET", "/cuentas/ES76/movimientos?limit=abc", 400, "bad_request", "limit must be one integer from 1 to 200"},
@@ -436,8 +448,37 @@ func TestAccountOperationsTransfersAndReversalsShowInTheAPI(t *testing.T) {
 
 // An account with holds answers retenido and disponible (a lapsed hold no longer
 // counts); a hold looked up by id shows what became of it, expirada once past expira.
-func TestHoldsShowInTheAPI(t *testing.T) {
+// An account and a movement recorded under id rules since tightened (a space) are
+// still found: today's message rules never hide yesterday's ledger.
+func TestIdsRecordedUnderOlderRulesAreFound(t *testing.T) {
 	f := newFixture(t)
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	for _, item := range []map[string]types.AttributeValue{
+		{"pk": s("CUENTA#HR 01"), "sk": s("CUENTA"), "saldo": n("5"), "moneda": s("EUR"), "version": n("1"), "movimientos": n("1"),
+			"limite": n("0"), "creada": s("2024-01-01T00:00:00Z"), "actualizada": s("2024-01-01T00:00:00Z")},
+		{"pk": s("CUENTA#HR 01"), "sk": s("MOV#pago viejo"), "tipo": s("abono"), "importe": n("5"), "moneda": s("EUR"), "huella": s("x"),
+			"estado": s("aplicado"), "seq": n("1"), "saldo_tras": n("5"), "aplicado": s("2024-01-01T00:00:00Z"), "origen": s("msg-0")},
+	} {
+		if _, err := f.env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.env.Table()), Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for path, want := range map[string]string{
+		"/cuentas/HR%2001":                          `"saldo":"5.00"`,
+		"/cuentas/HR%2001/movimientos":              `"id":"pago viejo"`,
+		"/cuentas/HR%2001/movimientos/pago%20viejo": `"estado":"aplicado"`,
+	} {
+		if r := f.get(t, path); r.status != http.StatusOK || !strings.Contains(string(r.body), want) {
+			t.Errorf("GET %s = %d %s, want 200 with %s", path, r.status, r.body, want)
+		}
+	}
+}
+
+func TestHoldsShowInTheAPI(t *testing.T) {
+	// The API judges expiry by the real clock, so the holds are taken two hours ago.
+	taken := time.Now().Add(-2 * time.Hour)
+	f := newFixtureAt(t, taken)
 	hold := func(id, importe string, expira time.Time) movimiento.Movimiento {
 		m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: "H", Tipo: movimiento.Retencion, Importe: importe, Moneda: "EUR", Expira: expira.Format(time.RFC3339)})
 		if err != nil {
@@ -449,10 +490,10 @@ func TestHoldsShowInTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The store's clock is appliedAt; these holds lapse an hour after it (long gone by
-	// the time the API is asked) and four weeks after it (still held).
-	f.apply(t, mov(t, "H", "a", movimiento.Abono, "100", "EUR"), hold("aut-gone", "10", appliedAt.Add(time.Hour)),
-		hold("aut-held", "30", appliedAt.Add(28*24*time.Hour)), hold("aut-c", "20", appliedAt.Add(28*24*time.Hour)))
+	// These holds lapse an hour after they were taken (an hour ago) and four weeks after
+	// (still held).
+	f.apply(t, mov(t, "H", "a", movimiento.Abono, "100", "EUR"), hold("aut-gone", "10", taken.Add(time.Hour)),
+		hold("aut-held", "30", taken.Add(28*24*time.Hour)), hold("aut-c", "20", taken.Add(28*24*time.Hour)))
 	f.apply(t, capture)
 
 	var acct struct{ Saldo, Retenido, Disponible string }

@@ -29,7 +29,7 @@ type cursorError struct {
 func (e *cursorError) Error() string { return "api: cursor " + e.Reason }
 
 // encodeCursor is the cursor of the page after the one ending at seq on account cuenta
-// (at most 64 bytes, as movimiento.ValidateCuenta guarantees).
+// (at most maxCuentaBytes).
 func encodeCursor(cuenta string, seq int64) string {
 	b := make([]byte, 0, 1+8+1+len(cuenta)+cursorCheckLen)
 	b = append(b, cursorVersion)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // The error codes of the body {"error": code, "message": text}. Clients branch on the
@@ -48,20 +47,4 @@ func (s *server) readFailed(w http.ResponseWriter, r *http.Request, err error, n
 		return
 	}
 	s.fail(w, r, err)
-}
-
-// pathValue returns the path parameter name, checked by validate (the movement
-// message's own rules); ok is false when it was answered with a 400.
-func pathValue(w http.ResponseWriter, r *http.Request, name string, validate func(string) error) (v string, ok bool) {
-	v = r.PathValue(name)
-	if err := validate(v); err != nil {
-		msg := name + " is not valid"
-		var fe *movimiento.FieldError
-		if errors.As(err, &fe) {
-			msg = name + " " + fe.Rule
-		}
-		writeError(w, http.StatusBadRequest, codeBadRequest, msg)
-		return "", false
-	}
-	return v, true
 }

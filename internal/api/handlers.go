@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently.
@@ -24,10 +22,7 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
 // movimiento answers GET /cuentas/{cuenta}/movimientos/{id}: one recorded movement,
 // applied or rejected, read strongly consistently.
 func (s *server) movimiento(w http.ResponseWriter, r *http.Request, cuenta string) {
-	id, ok := pathValue(w, r, "id", movimiento.ValidateID)
-	if !ok {
-		return
-	}
+	id := r.PathValue("id")
 	a, err := s.reader.Apunte(r.Context(), cuenta, id)
 	if err != nil {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s has no movement %s", cuenta, id))

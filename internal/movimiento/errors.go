@@ -9,8 +9,8 @@ import (
 // permanent error, so callers can park it without looking further.
 var ErrInvalid = errors.New("movimiento: invalid movement")
 
-// FieldError is the one error New, Parse, ValidateID and ValidateCuenta return: which
-// field broke which rule. It matches ErrInvalid.
+// FieldError is the one error New and Parse return: which field broke which rule. It
+// matches ErrInvalid.
 type FieldError struct {
 	Field string // the JSON member ("importe"), a path inside an envelope ("Message.importe"), "" for the body
 	Value string // the offending value as received (a JSON number's literal), or ""

@@ -195,26 +195,36 @@ func TestCurrencyTableShape(t *testing.T) {
 	}
 }
 
-func TestValidateIDAndCuentaAloneFollowTheMessageRules(t *testing.T) {
+// The id and cuenta rules of a message: ASCII letters, digits and a little punctuation,
+// at most 128 and 64 characters.
+func TestIDAndCuentaFollowTheMessageRules(t *testing.T) {
 	long := strings.Repeat("a", 129)
+	withID := func(id string) error {
+		_, err := New(Datos{ID: id, Cuenta: "ES76", Tipo: Abono, Importe: "1.00", Moneda: "EUR"})
+		return err
+	}
+	withCuenta := func(cuenta string) error {
+		_, err := New(Datos{ID: "pago-1", Cuenta: cuenta, Tipo: Abono, Importe: "1.00", Moneda: "EUR"})
+		return err
+	}
 	cases := []struct {
 		name  string
 		check func(string) error
 		value string
 		field string // "" when valid
 	}{
-		{"id with every allowed punctuation", ValidateID, "pago._:/@+=-1", ""},
-		{"128-char id", ValidateID, long[:128], ""},
-		{"129-char id", ValidateID, long, "id"},
-		{"id with #", ValidateID, "pago#1", "id"},
-		{"id with a space", ValidateID, "pago 1", "id"},
-		{"empty id", ValidateID, "", "id"},
-		{"64-char cuenta", ValidateCuenta, long[:64], ""},
-		{"65-char cuenta", ValidateCuenta, long[:65], "cuenta"},
-		{"cuenta with /", ValidateCuenta, "ES76/2077", "cuenta"},
-		{"cuenta with :", ValidateCuenta, "ES76:2077", "cuenta"},
-		{"cuenta with a Cyrillic a", ValidateCuenta, "ES76\u0430", "cuenta"},
-		{"empty cuenta", ValidateCuenta, "", "cuenta"},
+		{"id with every allowed punctuation", withID, "pago._:/@+=-1", ""},
+		{"128-char id", withID, long[:128], ""},
+		{"129-char id", withID, long, "id"},
+		{"id with #", withID, "pago#1", "id"},
+		{"id with a space", withID, "pago 1", "id"},
+		{"empty id", withID, "", "id"},
+		{"64-char cuenta", withCuenta, long[:64], ""},
+		{"65-char cuenta", withCuenta, long[:65], "cuenta"},
+		{"cuenta with /", withCuenta, "ES76/2077", "cuenta"},
+		{"cuenta with :", withCuenta, "ES76:2077", "cuenta"},
+		{"cuenta with a Cyrillic a", withCuenta, "ES76\u0430", "cuenta"},
+		{"empty cuenta", withCuenta, "", "cuenta"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

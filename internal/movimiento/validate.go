@@ -123,13 +123,6 @@ func requiredOr(field, value, rule string) error {
 	return &FieldError{field, value, rule}
 }
 
-// ValidateID checks a movement id that comes without a message (the balance API's
-// path) by the message's rules: 1–128 characters of [A-Za-z0-9._:/@+=-].
-func ValidateID(s string) error { return checkKey("id", s, maxID, idPunct) }
-
-// ValidateCuenta checks an account id likewise: 1–64 characters of [A-Za-z0-9._-].
-func ValidateCuenta(s string) error { return checkKey("cuenta", s, maxCuenta, cuentaPunct) }
-
 // checkKey checks an id-like field: present, ASCII letters, digits and punct, ≤ maxLen.
 func checkKey(field, s string, maxLen int, punct string) error {
 	if s == "" {

@@ -16,6 +16,9 @@ import (
 // effect. An unknown account is a *ledger.NotFoundError; a change that changes nothing
 // writes nothing and returns the account twice.
 func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.Cuenta) (cuenta.Cuenta, error)) (antes, despues cuenta.Cuenta, err error) {
+	if !storable(id, "") {
+		return cuenta.Cuenta{}, cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+	}
 	now := l.now()
 	r, err := l.store.Update(ctx, []versioned.Item{cuentaKey(id)}, func(st versioned.State) (versioned.Txn, error) {
 		c, ok, err := decodeCuenta(st.Items[0])

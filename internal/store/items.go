@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
@@ -100,6 +101,21 @@ func tagNames(t reflect.Type) map[string]bool {
 		names[name] = true
 	}
 	return names
+}
+
+// DynamoDB's key limits: a partition key of at most 2,048 bytes, a sort key of at most
+// 1,024, string keys in UTF-8.
+const (
+	maxPartitionKeyBytes = 2048
+	maxSortKeyBytes      = 1024
+)
+
+// storable reports whether an account id, and a movement id when not "", make a key
+// DynamoDB can hold. Lookups check only this, as stored data is read: an id recorded
+// under older rules is still found, and one no key can hold names nothing stored.
+func storable(cuentaID, id string) bool {
+	return cuentaID != "" && utf8.ValidString(cuentaID) && utf8.ValidString(id) &&
+		len(cuentaPK)+len(cuentaID) <= maxPartitionKeyBytes && len(movSK)+len(id) <= maxSortKeyBytes
 }
 
 // keyTable builds the table's keys; its name does not matter to them.

@@ -26,7 +26,8 @@ type ReadClient interface {
 const MaxExtracto = 1000
 
 // Reader answers queries about accounts and their movements, and never writes. It is
-// safe for concurrent use. An invalid id is simply not found.
+// safe for concurrent use. Ids are not held to the message rules, so one recorded under
+// older rules is found; one no DynamoDB key can hold is simply not found.
 type Reader struct {
 	db    ReadClient
 	table string
@@ -40,6 +41,9 @@ func NewReader(db ReadClient, table string) *Reader {
 // Cuenta returns the account's current state, read strongly consistently. An unknown
 // account is a *ledger.NotFoundError.
 func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
+	if !storable(id, "") {
+		return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+	}
 	out, err := r.db.GetItem(ctx, getInput(r.table, cuentaKey(id)))
 	if err != nil {
 		return cuenta.Cuenta{}, fmt.Errorf("store: read account %s: %w", id, err)
@@ -54,6 +58,9 @@ func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
 // Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
 // strongly consistently. A movement never recorded is a *ledger.NotFoundError.
 func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte, error) {
+	if !storable(cuentaID, id) {
+		return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: cuentaID, ID: id}
+	}
 	out, err := r.db.GetItem(ctx, getInput(r.table, movKey(cuentaID, id)))
 	if err != nil {
 		return ledger.Apunte{}, fmt.Errorf("store: read movement %s of account %s: %w", id, cuentaID, err)
@@ -75,6 +82,9 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte
 func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []ledger.Apunte, more bool, err error) {
 	if limit < 1 || limit > MaxExtracto {
 		return nil, false, fmt.Errorf("store: statement limit %d: want 1 to %d", limit, MaxExtracto)
+	}
+	if !storable(cuentaID, "") {
+		return nil, false, nil
 	}
 	// One more than asked for tells whether there are more.
 	want := limit + 1
