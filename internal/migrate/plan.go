@@ -27,11 +27,18 @@ func createTableInput(m migrations.Migration, table string) *dynamodb.CreateTabl
 }
 
 // indexUpdates returns one UpdateTable request per index of m that desc lacks (DynamoDB
-// creates one per call). It fails when the table contradicts m (its key, an index's key
-// or projection): that needs a new table, which a migration never makes silently.
+// creates one per call). It fails when the table contradicts m (its key, a key
+// attribute's type, an index's key or projection): that needs a new table, which a
+// migration never makes silently.
 func indexUpdates(m migrations.Migration, table string, desc *types.TableDescription) ([]*dynamodb.UpdateTableInput, error) {
 	if got := describedKey(desc.KeySchema); got != m.Key {
 		return nil, fmt.Errorf("table %s has key %+v, migration %s wants %+v: keys cannot change in place", table, got, m.Name, m.Key)
+	}
+	for _, d := range desc.AttributeDefinitions { // a key typed otherwise refuses every write
+		name := aws.ToString(d.AttributeName)
+		if want, ok := m.Attributes[name]; ok && string(d.AttributeType) != want {
+			return nil, fmt.Errorf("table %s types key attribute %s as %s, migration %s wants %s: key types cannot change in place", table, name, d.AttributeType, m.Name, want)
+		}
 	}
 	var out []*dynamodb.UpdateTableInput
 	for _, ix := range m.Indexes {

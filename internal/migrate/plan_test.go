@@ -70,6 +70,14 @@ func TestIndexUpdates(t *testing.T) {
 	if _, err := indexUpdates(ledgerDef, "x", table(ours.KeySchema, otherKey)); err == nil {
 		t.Error("an index with another key was accepted")
 	}
+	seqAsText := table(ours.KeySchema, seqIndex)
+	seqAsText.AttributeDefinitions = []types.AttributeDefinition{
+		{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String("seq"), AttributeType: types.ScalarAttributeTypeS},
+	}
+	if _, err := indexUpdates(ledgerDef, "x", seqAsText); err == nil || !strings.Contains(err.Error(), "types key attribute seq as S, migration 0001_ledger wants N") {
+		t.Errorf("an index sorted on seq as text: %v, want refused (every posted movement would be)", err)
+	}
 }
 
 func TestTTLUpdate(t *testing.T) {
