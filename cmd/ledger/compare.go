@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,9 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 				return fs.usageError("unknown scenario %q: want some of %s", n, strings.Join(compare.Names(), ","))
 			}
 		}
+	}
+	if *movements < compare.MinTransferMovements && (names == nil || slices.Contains(names, compare.TransferScenario)) {
+		return fs.usageError("--movements must be at least %d for %s, not %d", compare.MinTransferMovements, compare.TransferScenario, *movements)
 	}
 	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
 		return fs.usageError("--endpoint: %v", err)

@@ -48,6 +48,8 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"compare", "--html", "/no/such/dir/r.html"}, "--html: open /no/such/dir/r.html"},
 		{[]string{"compare", "--endpoint", "::not a url"}, `--endpoint: awsconf: endpoint "::not a url": want a URL`},
 		{[]string{"compare", "--bench-movements", "0"}, "--bench-movements must be at least 1, not 0"},
+		{[]string{"compare", "--movements", "2"}, "--movements must be at least 3 for crash-between-legs, not 2"},
+		{[]string{"compare", "--movements", "2", "--scenarios", "duplicates,crash-between-legs"}, "--movements must be at least 3"},
 		{[]string{"cuenta"}, "give the account"},
 		{[]string{"cuenta", "ES76", "--limite", "-5"}, "--limite must be a decimal ≥ 0"},
 		{[]string{"cuenta", "ES76", "--bloquear", "--desbloquear"}, "not both"},

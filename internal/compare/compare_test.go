@@ -45,6 +45,11 @@ func TestScenarios(t *testing.T) {
 		}
 	}
 	base := func(name string) Result { return got[name][ledger.SeparateTable] }
+	for _, name := range Names() { // the capacity model sizes writes by their request: it holds below 1 KB
+		if b := base(name); b.MaxItemBytes <= 0 || b.MaxItemBytes >= 1024 {
+			t.Errorf("%s: separate-table's largest item is %d bytes, want some and under 1 KB", name, b.MaxItemBytes)
+		}
+	}
 	for _, name := range []string{"crash-after-effect", "lost-response", "late-duplicate", "messageid-key"} {
 		if r := base(name); r.DoubleApplied == 0 || r.BalanceErrors == 0 {
 			t.Errorf("%s: separate-table %+v, want movements applied twice and wrong balances", name, r)

@@ -61,9 +61,12 @@ type rig struct {
 	strategy  ledger.Strategy
 	faults    *sim.Transport
 	meter     *meter
-	probe     *probe
 	consumers int
 	handler   consumer.Options
+	// instance makes what one consumer (a Lambda instance) applies with; each consumer
+	// has its own, as each instance has its own cache of the accounts it wrote.
+	instance  func() (*probe, error)
+	instances []*probe // by consumer
 	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
 	clock     *sim.Clock
 	queue     *sim.Queue
@@ -86,12 +89,11 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 		consumers: max(sc.consumers, 1), handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
 	now := qo.Clock.Now
 	if strategy == ledger.Transaction {
-		svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
-		if err != nil {
-			return nil, err
+		r.instance = func() (*probe, error) {
+			svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
+			return &probe{inner: svc, plan: plan, around: true}, err
 		}
 		reader := store.NewReader(s.admin, s.tables["ledger"])
-		r.probe = &probe{inner: svc, plan: plan, around: true}
 		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			acct, err := reader.Cuenta(ctx, c)
 			if errors.Is(err, ledger.ErrNotFound) {
@@ -99,21 +101,27 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 			}
 			return acct.Saldo, err
 		}
-		return r, nil
+	} else {
+		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
+		r.instance = func() (*probe, error) {
+			svc, err := idempotencia.New(db, cfg)
+			return &probe{inner: svc, plan: plan}, err
+		}
+		reader, err := idempotencia.New(s.admin, cfg)
+		if err != nil {
+			return nil, err
+		}
+		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
+			saldo, _, _, err := reader.Saldo(ctx, c)
+			return saldo, err
+		}
 	}
-	cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
-	svc, err := idempotencia.New(db, cfg)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := idempotencia.New(s.admin, cfg)
-	if err != nil {
-		return nil, err
-	}
-	r.probe = &probe{inner: svc, plan: plan}
-	r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
-		saldo, _, _, err := reader.Saldo(ctx, c)
-		return saldo, err
+	r.instances = make([]*probe, r.consumers)
+	for i := range r.instances {
+		var err error
+		if r.instances[i], err = r.instance(); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -221,15 +229,19 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bool) error {
 	var mu sync.Mutex
 	r.queue.Send(msgs...)
-	return r.queue.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+	return r.queue.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
 		inv := &invocation{}
 		opts := r.handler
 		opts.Observer = func(rec consumer.Record) { inv.records = append(inv.records, rec) }
 		ictx, cancel := context.WithTimeout(context.WithValue(ctx, invocationKey{}, inv), invocationTimeout)
-		back := consumer.New(r.probe, opts).Settle(ictx, batch)
+		back := consumer.New(r.instances[c], opts).Settle(ictx, batch)
 		cancel()
 		dead := inv.dead.Load()
-		if !dead {
+		if dead { // the instance died with the invocation: the next starts cold (it built once, so it builds again)
+			if fresh, err := r.instance(); err == nil {
+				r.instances[c] = fresh
+			}
+		} else {
 			r.record(inv.records)
 		}
 		mu.Lock()

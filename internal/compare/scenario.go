@@ -60,7 +60,7 @@ var scenarios = []scenario{
 		what: "one account takes every movement, in batches of 10: the cost of a busy account"},
 	{name: "messageid-key", schedule: withCopies(1, 3, 30), keyFromMessageID: true,
 		what: "every movement arrives twice, the copy under a new message id (SNS fan-out, a producer retry); the baseline keys on the SQS message id, the transaction strategy always on (cuenta, id)"},
-	{name: "crash-between-legs", workload: transfers, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
+	{name: TransferScenario, workload: transfers, schedule: once, crash: idempotencia.BetweenLegs, crashShare: 0.2,
 		what: "transfers between funded accounts; for 1 in 5 transfers the invocation dies after the baseline's debit ADD and before its credit ADD (transaction: before its one transaction for every other such transfer, right after it for the rest); the batch comes back after the visibility timeout, past the in-progress expiry. A transfer counts as lost when one of its legs never landed, double applied when one landed twice; money created is the sum of all balances less the credits and debits from outside (transfers move money, never make it), negative when money was destroyed"},
 }
 
@@ -137,12 +137,19 @@ func viaSNS(prefix string, i int, m movimiento.Movimiento) sim.Message {
 // maxTransferCents bounds a generated transfer: 1.00 … 99.99.
 const maxTransferCents = 9_999
 
+// TransferScenario is the scenario whose workload is transfers; it needs at least
+// MinTransferMovements movements: two accounts funded and one transfer.
+const (
+	TransferScenario     = "crash-between-legs"
+	MinTransferMovements = 3
+)
+
 // transfers is the workload of crash-between-legs: 2 to spec.Movements/2 accounts, each
 // funded by an abono, then traspasos between them. Each gets twice what all transfers
 // could take, so no debit bounces even when the baseline applies every one twice.
 func transfers(spec sim.Spec) (sim.Workload, error) {
-	if spec.Movements < 3 {
-		return sim.Workload{}, fmt.Errorf("transfers need at least 3 movements (two accounts funded, one transfer), got %d", spec.Movements)
+	if spec.Movements < MinTransferMovements {
+		return sim.Workload{}, fmt.Errorf("transfers need at least %d movements (two accounts funded, one transfer), got %d", MinTransferMovements, spec.Movements)
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x74726173706173)) // "traspas"
 	w := sim.Workload{Saldos: map[string]decimal.Decimal{}}
