@@ -163,7 +163,9 @@ type midWrite struct {
 func (m *midWrite) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
 	out, err := m.Client.Scan(ctx, in, opts...)
 	if err == nil {
-		out.Items = slices.DeleteFunc(out.Items, func(it map[string]types.AttributeValue) bool { return it["sk"].(*types.AttributeValueMemberS).Value == m.miss })
+		out.Items = slices.DeleteFunc(out.Items, func(it map[string]types.AttributeValue) bool {
+			return it["sk"].(*types.AttributeValueMemberS).Value == m.miss
+		})
 	}
 	return out, err
 }
