@@ -6,8 +6,9 @@ import "encoding/json"
 const Namespace = "Ledger"
 
 // The metric names, one counter per outcome plus the retries: MetricRetries sums the
-// transactions each message took beyond its first, whatever refused them (a version
-// conflict, a TransactionConflict, throttling).
+// transactions each message took beyond its first (a version conflict, or a
+// cancellation for a concurrent transaction or throttling on an item; not the SDK's own
+// retries of a request).
 const (
 	MetricApplied              = "Applied"
 	MetricDuplicate            = "Duplicate"

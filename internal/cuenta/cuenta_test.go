@@ -180,7 +180,7 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 	if lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
 		t.Errorf("at expira the hold lapses (and the receiver keeps it): %v / %v", lapsed.Retenido(), held.Retenido())
 	}
-	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.As(err, &re) || !strings.Contains(re.Reason, "is not active") || !after.Saldo.Equal(dec("100")) {
+	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.Is(err, ErrRetencionInactiva) || !after.Saldo.Equal(dec("100")) {
 		t.Errorf("a capture of a hold already dropped: %+v, %v; want refused, saldo untouched", after, err)
 	}
 	for name, expira := range map[string]time.Time{"now": now, "31 days": now.Add(31 * 24 * time.Hour)} {

@@ -13,6 +13,10 @@ import (
 // funds, a freeze), so the ledger's funds policy decides: retry, or record it rejected.
 var ErrDebitRefused = errors.New("cuenta: debit refused")
 
+// ErrRetencionInactiva is matched by a capture of a hold the account does not hold (it
+// lapsed, or was settled): it reserves nothing, so nothing may be posted against it.
+var ErrRetencionInactiva = errors.New("cuenta: hold not active")
+
 // MonedaDistintaError reports a movement in another currency than its account's. It is
 // permanent: no redelivery can change either currency.
 type MonedaDistintaError struct {

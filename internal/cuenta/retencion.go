@@ -73,16 +73,15 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 }
 
 // Capturar returns the account with the hold id, of held, posted as a debit of importe
-// (the rest is released) and gone from its active holds. The hold must still be active
-// and importe at most held, in the account's currency's decimals; else a
-// *RetencionError. The amount was reserved, so neither the funds nor a later freeze can
-// refuse it.
+// (the rest is released) and gone from its active holds. importe may be at most held,
+// in the account's currency's decimals; else a *RetencionError. The amount was
+// reserved, so neither the funds nor a later freeze can refuse it; a hold the account
+// does not hold reserves nothing, and is refused with ErrRetencionInactiva.
 func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
-	why := motivoCaptura(held, importe, c.Moneda)
-	if !c.Retiene(id) {
-		why = "is not active: it reserves nothing"
+	if _, active := c.Retenciones[id]; !active {
+		return c, fmt.Errorf("%w: cuenta %s does not hold %s", ErrRetencionInactiva, c.ID, id)
 	}
-	if why != "" {
+	if why := motivoCaptura(held, importe, c.Moneda); why != "" {
 		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: why}
 	}
 	return c.Liberar(id).post(importe.Neg())
@@ -98,12 +97,6 @@ func motivoCaptura(held, importe decimal.Decimal, moneda string) string {
 		return fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", moneda, importe)
 	}
 	return ""
-}
-
-// Retiene reports whether the hold id is active in the account.
-func (c Cuenta) Retiene(id string) bool {
-	_, ok := c.Retenciones[id]
-	return ok
 }
 
 // Liberar returns the account without the active hold id, if it has it.

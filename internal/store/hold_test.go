@@ -192,7 +192,7 @@ func TestACaptureOfAHoldAnotherWriterDroppedIsRefused(t *testing.T) {
 		t.Fatalf("a cargo of funds the lapsed hold freed = %+v, want applied", r)
 	}
 	capture := settleHold(t, movimiento.Captura, "cap", "Y", "aut", "")
-	if r := apply(t, behind, capture); !r.Retry() || !strings.Contains(r.Err.Error(), "not by the account") {
+	if r := apply(t, behind, capture); !r.Retry() || !errors.Is(r.Err, cuenta.ErrRetencionInactiva) {
 		t.Errorf("the capture = %+v, want transient: the account no longer holds it", r)
 	}
 	early.AdvanceTo(expira)

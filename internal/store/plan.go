@@ -174,19 +174,18 @@ func (p *planner) decide(i int, accts []account) decision {
 			next = base.Liberar(hold.Movimiento.ID)
 			break
 		}
-		if !base.Retiene(hold.Movimiento.ID) {
-			// Its record says held and unexpired, the account no longer holds it: the record
-			// was settled since it was read, or a writer with a later clock dropped it. Both
-			// resolve on a later delivery, which reads the record again.
-			return d.fail(&ledger.TransientError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: hold.Movimiento.ID,
-				Reason: "is held by its record but not by the account: settled since it was read, or lapsed by another writer's clock"}})
-		}
 		importe := m.Importe
 		if importe.IsZero() { // omitted: all of it
 			importe = hold.Movimiento.Importe
 		}
 		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
 		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
+		if errors.Is(err, cuenta.ErrRetencionInactiva) {
+			// Its record says held and unexpired: the record was settled since it was read,
+			// or a writer with a later clock dropped the hold. A later delivery, which reads
+			// the record again, is refused as settled or expired.
+			return d.fail(&ledger.TransientError{Err: fmt.Errorf("%w, although its record holds it: settled since it was read, or lapsed by another writer's clock", err)})
+		}
 	default:
 		return d.fail(&ledger.PermanentError{Err: fmt.Errorf("store: movements of tipo %q are not applied by this ledger", m.Tipo)})
 	}

@@ -130,9 +130,10 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 		items = append(items, t.action(c, next, false))
 	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
-	// Only a write needs a token. A request of checks alone has nothing to apply twice,
-	// and its token would repeat across redeliveries planned on the same state: for 10
-	// minutes DynamoDB would answer success unchecked, hiding that the state moved on.
+	// Only a write gets a token of its content. A request of checks alone has nothing to
+	// apply twice, and such a token would repeat across redeliveries planned on the same
+	// state: for 10 minutes DynamoDB would answer success unchecked, hiding that the state
+	// moved on. Without one the SDK sets a random token per call, which its retries reuse.
 	if slices.ContainsFunc(items, func(it types.TransactWriteItem) bool { return it.Put != nil }) {
 		in.ClientRequestToken = aws.String(token(in))
 	}

@@ -203,8 +203,9 @@ func TestTokenIsDeterministicAndFollowsContent(t *testing.T) {
 }
 
 // A request of checks alone (every movement refused, no account changed) carries no
-// token: a redelivery planned on the same state would repeat it, and DynamoDB would
-// answer success from memory without checking the version again.
+// token of its content (the SDK sets a random one): a redelivery planned on the same
+// state would repeat it, and DynamoDB would answer success from memory without checking
+// the version again.
 func TestAChecksOnlyRequestHasNoToken(t *testing.T) {
 	in, err := BuildInput(tbl, one, []int64{4}, Txn{Absent: []Item{tbl.Key("A", "R#1")}, Next: []Item{nil}})
 	if err != nil {
