@@ -16,15 +16,20 @@ const maxLine = 256 << 10
 // on after it.
 var errLongLine = fmt.Errorf("over %d bytes, SQS's and SNS's limit for a message", maxLine)
 
+// line is a line of input and its number, from 1.
+type line struct {
+	n    int
+	text string
+}
+
 // readLines yields the lines of r that are not blank (whitespace, a stray \r, is
-// blank) with their numbers from 1. A line over maxLine bytes is yielded as errLongLine
-// (wrapped, naming it) and skipped, holding at most maxLine bytes of it; a read error
-// ends the lines.
-func readLines(r io.Reader) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
+// blank). A line over maxLine bytes is yielded as errLongLine (wrapped, naming it) and
+// skipped, holding at most maxLine bytes of it; a read error ends the lines.
+func readLines(r io.Reader) iter.Seq2[line, error] {
+	return func(yield func(line, error) bool) {
 		br := bufio.NewReader(r)
 		for n := 1; ; n++ {
-			var line []byte
+			var text []byte
 			long, eof := false, false
 			for {
 				chunk, more, err := br.ReadLine()
@@ -33,12 +38,12 @@ func readLines(r io.Reader) iter.Seq2[string, error] {
 					break
 				}
 				if err != nil {
-					yield("", fmt.Errorf("read line %d: %w", n, err))
+					yield(line{}, fmt.Errorf("read line %d: %w", n, err))
 					return
 				}
-				long = long || len(line)+len(chunk) > maxLine
+				long = long || len(text)+len(chunk) > maxLine
 				if !long {
-					line = append(line, chunk...)
+					text = append(text, chunk...)
 				}
 				if !more {
 					break
@@ -46,11 +51,11 @@ func readLines(r io.Reader) iter.Seq2[string, error] {
 			}
 			switch {
 			case long:
-				if !yield("", fmt.Errorf("line %d is %w", n, errLongLine)) {
+				if !yield(line{}, fmt.Errorf("line %d is %w", n, errLongLine)) {
 					return
 				}
-			case strings.TrimSpace(string(line)) != "":
-				if !yield(string(line), nil) {
+			case strings.TrimSpace(string(text)) != "":
+				if !yield(line{n, string(text)}, nil) {
 					return
 				}
 			}

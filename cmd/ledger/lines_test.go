@@ -13,18 +13,19 @@ func TestReadLinesSkipsALongLineAndReadsOn(t *testing.T) {
 	exact := strings.Repeat("x", maxLine)
 	in := "{\"id\":\"a\"}\r\n\n" + strings.Repeat("y", 1<<20) + "\n" + exact + "\n  \n{\"id\":\"b\"}" // no final newline
 	var got, errs []string
-	for line, err := range readLines(strings.NewReader(in)) {
+	var numbers []int
+	for l, err := range readLines(strings.NewReader(in)) {
 		switch {
 		case errors.Is(err, errLongLine):
 			errs = append(errs, err.Error())
 		case err != nil:
 			t.Fatal(err)
 		default:
-			got = append(got, line)
+			got, numbers = append(got, l.text), append(numbers, l.n)
 		}
 	}
-	if want := []string{`{"id":"a"}`, exact, `{"id":"b"}`}; !slices.Equal(got, want) {
-		t.Errorf("lines = %.40q, want %.40q", got, want)
+	if want := []string{`{"id":"a"}`, exact, `{"id":"b"}`}; !slices.Equal(got, want) || !slices.Equal(numbers, []int{1, 4, 6}) {
+		t.Errorf("lines = %.40q numbered %v, want %.40q numbered 1, 4, 6", got, numbers, want)
 	}
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "line 3 is over 262144 bytes") {
 		t.Errorf("errors = %q, want line 3 named", errs)

@@ -179,19 +179,28 @@ func openFrom(name string) (io.ReadCloser, error) {
 // jsonLines returns the lines of r that are not blank; a line over maxLine is an error.
 func jsonLines(r io.Reader) ([]string, error) {
 	var out []string
-	for line, err := range readLines(r) {
+	for l, err := range readLines(r) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, line)
+		out = append(out, l.text)
 	}
 	return out, nil
 }
 
+// batchRefusal is why a batch API refused an entry. A sender's fault (a body it will
+// never take) is not tried again.
+type batchRefusal struct {
+	code, message string
+	senderFault   bool
+}
+
+func (r *batchRefusal) String() string { return r.code + ": " + r.message }
+
 // batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
 // returns the ids of the entries it accepted and why the others were refused; refused
-// entries go again, at most sendAttempts times in all.
-func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refusal string, err error)) (int, error) {
+// entries go again, sendBackoff apart and doubling, at most sendAttempts times in all.
+func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refused *batchRefusal, err error)) (int, error) {
 	sent := 0
 	for start := 0; start < len(bodies); start += consumer.MaxBatch {
 		pending := map[string]string{}
@@ -199,7 +208,7 @@ func batchSend(ctx context.Context, bodies []string, send func(batch map[string]
 			pending[strconv.Itoa(i)] = b
 		}
 		for attempt := 1; len(pending) > 0; attempt++ {
-			accepted, refusal, err := send(pending)
+			accepted, refused, err := send(pending)
 			if err != nil {
 				return sent, err
 			}
@@ -211,8 +220,10 @@ func batchSend(ctx context.Context, bodies []string, send func(batch map[string]
 			}
 			switch {
 			case len(pending) == 0:
+			case refused != nil && refused.senderFault:
+				return sent, fmt.Errorf("%d message(s) refused: %s", len(pending), refused)
 			case attempt == sendAttempts:
-				return sent, fmt.Errorf("%d message(s) refused %d times, last: %s", len(pending), sendAttempts, refusal)
+				return sent, fmt.Errorf("%d message(s) refused %d times, last: %s", len(pending), sendAttempts, refused)
 			default:
 				if err := versioned.Sleep(ctx, sendBackoff<<(attempt-1)); err != nil {
 					return sent, err
@@ -223,51 +234,48 @@ func batchSend(ctx context.Context, bodies []string, send func(batch map[string]
 	return sent, nil
 }
 
-// refusal names the first refused entry's reason, as the batch APIs report it.
-func refusal(code, message *string) string {
-	return aws.ToString(code) + ": " + aws.ToString(message)
-}
-
 // sendSQS sends bodies with SendMessageBatch.
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, string, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, *batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
 		}
 		out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		var ok []string
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
 		if len(out.Failed) > 0 {
-			return ok, refusal(out.Failed[0].Code, out.Failed[0].Message), nil
+			f := out.Failed[0]
+			return ok, &batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}, nil
 		}
-		return ok, "", nil
+		return ok, nil, nil
 	})
 }
 
 // publishSNS publishes bodies with PublishBatch.
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, string, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, *batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
 		}
 		out, err := t.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(topicARN), PublishBatchRequestEntries: entries})
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		var ok []string
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
 		if len(out.Failed) > 0 {
-			return ok, refusal(out.Failed[0].Code, out.Failed[0].Message), nil
+			f := out.Failed[0]
+			return ok, &batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}, nil
 		}
-		return ok, "", nil
+		return ok, nil, nil
 	})
 }

@@ -150,33 +150,35 @@ func TestJSONLinesSkipsBlankLines(t *testing.T) {
 }
 
 // A batch API may accept some entries and refuse others: the refused go again, a
-// little later, and a refusal that persists is reported with the API's reason.
+// little later, and a refusal that persists is reported with the API's reason. A
+// refusal the API blames on the sender is not tried again.
 func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 	bodies := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
-	tries := map[string]int{}
-	flaky := func(batch map[string]string) ([]string, string, error) {
-		var ok []string
-		for id, body := range batch {
-			if tries[body]++; body != "c" || tries[body] > 1 { // c is throttled once
-				ok = append(ok, id)
+	refusing := func(refuse func(body string, try int) bool, why *batchRefusal) (func(map[string]string) ([]string, *batchRefusal, error), map[string]int) {
+		tries := map[string]int{}
+		return func(batch map[string]string) ([]string, *batchRefusal, error) {
+			var ok []string
+			for id, body := range batch {
+				if tries[body]++; !refuse(body, tries[body]) {
+					ok = append(ok, id)
+				}
 			}
-		}
-		return ok, "ThrottlingException: slow down", nil
+			return ok, why, nil
+		}, tries
 	}
+	throttled := &batchRefusal{"ThrottlingException", "slow down", false}
+	flaky, tries := refusing(func(body string, try int) bool { return body == "c" && try == 1 }, throttled)
 	if sent, err := batchSend(context.Background(), bodies, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
 		t.Fatalf("sent %d, %v, tries %v; want all sent, c twice, the rest once", sent, err, tries)
 	}
-	stubborn := func(batch map[string]string) ([]string, string, error) {
-		var ok []string
-		for id, body := range batch {
-			if body != "k" {
-				ok = append(ok, id)
-			}
-		}
-		return ok, "InvalidParameterValue: body too big", nil
-	}
+	stubborn, tries := refusing(func(body string, _ int) bool { return body == "k" }, throttled)
 	sent, err := batchSend(context.Background(), bodies, stubborn)
-	if sent != len(bodies)-1 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused 3 times, last: InvalidParameterValue: body too big") {
-		t.Fatalf("sent %d, %v; want all but k sent and k's reason named", sent, err)
+	if sent != len(bodies)-1 || tries["k"] != sendAttempts || err == nil || !strings.Contains(err.Error(), "1 message(s) refused 3 times, last: ThrottlingException: slow down") {
+		t.Fatalf("sent %d, %v, k tried %d times; want all but k sent and k's reason named", sent, err, tries["k"])
+	}
+	bad, tries := refusing(func(body string, _ int) bool { return body == "k" }, &batchRefusal{"InvalidParameterValue", "body too big", true})
+	sent, err = batchSend(context.Background(), bodies, bad)
+	if sent != len(bodies)-1 || tries["k"] != 1 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused: InvalidParameterValue: body too big") {
+		t.Fatalf("sent %d, %v, k tried %d times; want k given up at once with its reason", sent, err, tries["k"])
 	}
 }

@@ -155,11 +155,11 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 // input pauses), each line a message, those that must come back again later. It
 // returns when the input is done and no retry waits, or when ctx is done.
 func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger) (int, error) {
-	lines := make(chan string)
+	lines := make(chan line)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(lines)
-		for line, err := range readLines(r) {
+		for l, err := range readLines(r) {
 			switch {
 			case errors.Is(err, errLongLine): // no queue would take it: it is parked here
 				log.Error("skipped a line no queue would take", "error", err)
@@ -169,7 +169,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 				return
 			}
 			select {
-			case lines <- line:
+			case lines <- l:
 			case <-ctx.Done():
 				return
 			}
@@ -200,14 +200,14 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 	collect:
 		for open && len(batch) < consumer.MaxBatch {
 			select {
-			case line, ok := <-lines:
+			case l, ok := <-lines:
 				if !ok {
 					open = false
 					break collect
 				}
 				n++
-				id := fmt.Sprintf("line-%d", n)
-				batch, attempts[id] = append(batch, events.SQSMessage{MessageId: id, Body: line, EventSource: "aws:sqs"}), 0
+				id := fmt.Sprintf("line-%d", l.n) // the line of the input, as an editor numbers it
+				batch, attempts[id] = append(batch, events.SQSMessage{MessageId: id, Body: l.text, EventSource: "aws:sqs"}), 0
 			case <-pause:
 				break collect
 			case <-ctx.Done():

@@ -70,8 +70,8 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 		t.Fatal("ledger up did not stop after Ctrl-C")
 	}
 	out := stderr.String()
-	if !strings.Contains(out, "msg=parked") || !strings.Contains(out, `body="not a movement"`) {
-		t.Errorf("log = %q, want the malformed line parked in it", out)
+	if !strings.Contains(out, "msg=parked message_id=line-4") || !strings.Contains(out, `body="not a movement"`) {
+		t.Errorf("log = %.2000q, want the malformed line parked in it under its line number", out)
 	}
 	if !strings.Contains(out, "line 6 is over 262144 bytes") {
 		t.Errorf("log = %.2000q, want the long line named", out)
