@@ -19,6 +19,9 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 	if !storable(id, "") {
 		return cuenta.Cuenta{}, cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
 	}
+	// A change that changes nothing sends no request, so it must be judged on the stored
+	// image, not on this instance's cached one.
+	l.store.Forget(cuentaKey(id))
 	now := l.now()
 	r, err := l.store.Update(ctx, []versioned.Item{cuentaKey(id)}, func(st versioned.State) (versioned.Txn, error) {
 		c, ok, err := decodeCuenta(st.Items[0])

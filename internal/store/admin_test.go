@@ -11,6 +11,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -124,5 +125,26 @@ func TestAdministrarDropsLapsedHolds(t *testing.T) {
 	}
 	if _, held := retenido(t, env, "L"); held != "0" {
 		t.Errorf("after the freeze: %s held, want the lapsed hold dropped", held)
+	}
+}
+
+// An operator's change is judged on the stored account, not on an instance's cached
+// image: the instance that wrote the account last, before another froze it, still
+// unfreezes it (its cache says unfrozen, so it would otherwise write nothing).
+func TestAChangeIsJudgedOnTheStoredAccount(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	warm, other := newService(t, env, ledger.Retry), newService(t, env, ledger.Retry)
+	apply(t, warm, mov(t, "a", "C", movimiento.Abono, "10.00"))
+	if _, _, err := other.Administrar(ctx, "C", bloqueada(true)); err != nil {
+		t.Fatal(err)
+	}
+	antes, despues, err := warm.Administrar(ctx, "C", bloqueada(false))
+	if err != nil || !antes.Bloqueada || despues.Bloqueada || despues.Version != 3 {
+		t.Fatalf("unfreeze: antes %+v, despues %+v, %v; want frozen at 2 → unfrozen at 3", antes, despues, err)
+	}
+	stored, err := store.NewReader(env.Client, env.Table()).Cuenta(ctx, "C")
+	if err != nil || stored.Bloqueada || stored.Version != 3 {
+		t.Errorf("stored %+v, %v; want unfrozen at version 3", stored, err)
 	}
 }

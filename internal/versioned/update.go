@@ -197,6 +197,17 @@ func (s *Store) fresh(ctx context.Context, ks []itemKey, keys []Item, st State, 
 	return s.state(items)
 }
 
+// Forget drops keys' cached images, so the next Update reads them: for a caller that
+// must see the stored image even when it decides to write nothing, such as an
+// operator's change. A key that names no item is ignored.
+func (s *Store) Forget(keys ...Item) {
+	for _, key := range keys {
+		if k, err := s.table.keyOf(key); err == nil {
+			s.remember(k, nil)
+		}
+	}
+}
+
 // remember caches item as the image at k, or forgets k when item is nil (unknown).
 func (s *Store) remember(k itemKey, item Item) {
 	switch {
