@@ -196,8 +196,13 @@ func (b *books) check(now time.Time) []string {
 
 // checkHolds checks that every active hold in the account item is a hold held for that
 // importe until that expira, every hold held at now is among them, and every captured
-// hold has its capture: a posted cargo of at most its importe naming it.
+// hold has its capture: a posted cargo of at most its importe naming it. A writer drops
+// the holds lapsed by its own clock, which it stamps as actualizada, so a hold is judged
+// at the later of now and actualizada: a clock behind the writers' raises no alarm.
 func (b *books) checkHolds(now time.Time) []string {
+	if b.account.Actualizada.After(now) {
+		now = b.account.Actualizada
+	}
 	var reasons []string
 	for _, id := range slices.Sorted(maps.Keys(b.account.Retenciones)) {
 		r := b.account.Retenciones[id]

@@ -196,3 +196,19 @@ func TestAuditJudgesAHoldByTheClockOfItsLastRead(t *testing.T) {
 		t.Fatalf("audit = %+v, %v; want OK", report, err)
 	}
 }
+
+// Writers drop lapsed holds by their own clocks. An audit whose clock is behind the
+// last writer's does not call a hold that writer dropped missing.
+func TestAnAuditWithASlowClockRaisesNoFalseAlarm(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	behind, ahead := newClock(), newClock()
+	expira := behind.Now().Add(time.Second)
+	apply(t, clocked(t, env, ledger.Retry, behind), mov(t, "a", "S", movimiento.Abono, "100.00"))
+	apply(t, clocked(t, env, ledger.Retry, behind), hold(t, "h", "S", "30.00", expira))
+	ahead.AdvanceTo(expira.Add(time.Second))
+	apply(t, clocked(t, env, ledger.Retry, ahead), mov(t, "b", "S", movimiento.Abono, "1.00")) // drops h
+	slow := func() time.Time { return expira.Add(-500 * time.Millisecond) }
+	if report, err := store.Audit(context.Background(), env.Client, env.Table(), store.AuditOptions{Now: slow}); err != nil || !report.OK {
+		t.Fatalf("audit by a clock behind the writer's = %+v, %v; want OK", report, err)
+	}
+}
