@@ -99,6 +99,8 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 		{"not-found.json", 404, []string{`"error":"not_found"`}},
 		// API Gateway hands over the path decoded: the id's "/" comes back from pathParameters.
 		{"movement-slash.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
+		// Sent encoded twice (%252F), it arrives encoded once.
+		{"movement-slash-twice.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
 		{"post.json", 405, []string{`"error":"method_not_allowed"`}},
 		{"unrouted.json", 404, []string{`"error":"not_found"`, "no such path"}},
 	}
