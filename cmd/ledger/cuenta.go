@@ -34,7 +34,7 @@ ledger cuenta ES7620770024003102575766
 ledger cuenta ES7620770024003102575766 --limite 500.00 --endpoint http://127.0.0.1:5000
 ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	limite := fs.String("limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals")
-	bloquear := fs.Bool("bloquear", false, "freeze the account: no debit is applied until it is unfrozen (credits are)")
+	bloquear := fs.Bool("bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
 	desbloquear := fs.Bool("desbloquear", false, "unfreeze the account")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")

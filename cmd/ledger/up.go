@@ -47,7 +47,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes); keeps serving after it")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
-	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: --endpoint, else AWS)")
+	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: a loopback --endpoint, else AWS)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
@@ -71,6 +71,11 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.fail(fmt.Errorf("--addr: %w", err))
 	}
 	defer ln.Close()
+	// SQS goes to a loopback --endpoint (moto serves both), else to AWS; never to the
+	// embedded DynamoDB, which has no SQS.
+	if local, _ := awsconf.IsLoopback(*endpoint); *sqsEndpoint == "" && local && *queueURL != "" {
+		*sqsEndpoint = *endpoint
+	}
 	if *endpoint == "" {
 		embedded, err := sim.StartDynamoDB()
 		if err != nil {
@@ -81,9 +86,6 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
 	}
 	loopback, _ := awsconf.IsLoopback(*endpoint) // checked above
-	if *sqsEndpoint == "" && loopback && *queueURL != "" {
-		*sqsEndpoint = *endpoint
-	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
 		return fs.usageError("%v", err)
