@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -78,5 +81,43 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	}
 	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed, 1 parked") {
 		t.Errorf("stdout = %q, want the outcome summary", summary)
+	}
+}
+
+// up on its embedded store consumes a queue that lives elsewhere: its SQS calls go to
+// AWS's endpoint (here AWS_ENDPOINT_URL_SQS, naming moto), never to the embedded store,
+// which has no SQS.
+func TestUpConsumesAQueueBesideTheEmbeddedStore(t *testing.T) {
+	q := newSQS(t)
+	queue := q.NewQueue(t, "up", nil)
+	t.Setenv("AWS_ENDPOINT_URL_SQS", q.Endpoint)
+	body := `{"id":"q1","cuenta":"ES77","tipo":"abono","importe":"5.00","moneda":"EUR"}`
+	if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String(body)}); err != nil {
+		t.Fatal(err)
+	}
+	addr := testenv.FreeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &testenv.Buffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--queue-url", queue.URL}, io.Discard, stderr) }()
+	var balance struct{ Saldo string }
+	for deadline := time.Now().Add(30 * time.Second); balance.Saldo != "5.00"; time.Sleep(100 * time.Millisecond) {
+		select {
+		case code := <-done:
+			t.Fatalf("ledger up ended, exit %d:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("balance %q after 30 s, want 5.00:\n%s", balance.Saldo, stderr.String())
+		}
+		if resp, err := http.Get("http://" + addr + "/cuentas/ES77"); err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&balance)
+			resp.Body.Close()
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 }
