@@ -394,13 +394,42 @@ func TestUnreachableTableFailsTheInvocation(t *testing.T) {
 // account refuses, a reversal before its original — is not a failed invocation: the
 // service is up, and the function's Errors alarm must not say otherwise.
 func TestRecordsWaitingForTheirAccountDoNotFailTheInvocation(t *testing.T) {
-	f := newFixture(t, ledger.Retry, false)
-	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
-		msg("m1", body("c1", "A", "cargo", "5")),
-		msg("m2", `{"id":"an-1","cuenta":"A","tipo":"anulacion","anula":"todavia-no"}`),
-	}})
-	if err != nil || len(resp.BatchItemFailures) != 2 {
-		t.Fatalf("resp = %+v, err = %v; want both back and no invocation error", resp, err)
+	for name, batch := range map[string][]events.SQSMessage{ // one reason per batch: either alone must do
+		"debits refused": {msg("m1", body("c1", "A", "cargo", "5")), msg("m2", body("c2", "B", "cargo", "7"))},
+		"reversals early": {msg("m1", `{"id":"an-1","cuenta":"A","tipo":"anulacion","anula":"todavia-no"}`),
+			msg("m2", `{"id":"an-2","cuenta":"B","tipo":"anulacion","anula":"tampoco"}`)},
+	} {
+		f := newFixture(t, ledger.Retry, false)
+		resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: batch})
+		if err != nil || len(resp.BatchItemFailures) != 2 {
+			t.Errorf("%s: resp = %+v, err = %v; want both back and no invocation error", name, resp, err)
+		}
+	}
+}
+
+// failingParker is a DLQ that cannot be reached.
+type failingParker struct{}
+
+func (failingParker) Park(context.Context, events.SQSMessage, consumer.Reason) error {
+	return errors.New("dlq: connection refused")
+}
+
+// A permanent failure that cannot be parked is not deleted: it comes back (until the
+// queue's redrive moves it), and the failed park is logged.
+func TestAMessageThatCannotBeParkedComesBack(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &testenv.Buffer{}
+	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.NewJSONHandler(out, nil)), Parker: failingParker{}})
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", `not a movement`), msg("m2", body("a1", "A", "abono", "1.00"))}})
+	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "m1" {
+		t.Fatalf("resp = %+v, err = %v; want m1 back", resp, err)
+	}
+	if log := out.String(); !strings.Contains(log, "park failed; the message will come back") || !strings.Contains(log, `"action":"retry-to-dlq"`) {
+		t.Errorf("log = %s, want the failed park and retry-to-dlq", log)
 	}
 }
 
