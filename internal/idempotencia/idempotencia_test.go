@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -327,5 +328,25 @@ func TestAnUnmarkedRecordFailsAsErrNotMarked(t *testing.T) {
 	}
 	if got, e := f.saldo(t, "ES01"), estado(f.record(t, "MOV#ES01#pago-1")); got != "50.00/1" || e == "hecho" || e == "absent" {
 		t.Errorf("after the failed mark: balance %s, record %s; want 50.00/1 and the record still in progress", got, e)
+	}
+}
+
+// A transfer whose credit the destination refuses (another currency) has its debit
+// undone and fails for good: no money is destroyed, and the reservation is released.
+func TestARefusedCreditUndoesTheTransfersDebit(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{})
+	f.apply(mov(t, "a", "U1", "abono", "100.00"), "msg-0")
+	usd, err := movimiento.New(movimiento.Datos{ID: "b", Cuenta: "U2", Tipo: movimiento.Abono, Importe: "5.00", Moneda: "USD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.apply(usd, "msg-1")
+	r := f.apply(traspaso(t, "tr-1", "U1", "U2", "30.00"), "msg-2")
+	if !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "USD") {
+		t.Fatalf("transfer into a USD account: %+v, want a permanent failure naming USD", r)
+	}
+	if a, b := f.saldo(t, "U1"), f.saldo(t, "U2"); !strings.HasPrefix(a, "100.00/") || b != "5.00/1" {
+		t.Errorf("after the refused credit: %s and %s, want both balances as before", a, b)
 	}
 }
