@@ -106,6 +106,11 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
 		{"the credit leg's id holds another movement", retry, traspaso(t, "tr-x", "X1", "X2", "1.00"),
 			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		// Refused for funds, it is still a conflicting duplicate: its credit leg's id is taken.
+		{"the credit leg's id is taken and funds are short, under retry", retry, traspaso(t, "tr-x", "X1", "X2", "50.00"),
+			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		{"the credit leg's id is taken and funds are short, under reject", reject, traspaso(t, "tr-x", "X1", "X2", "50.00"),
+			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
 		{"insufficient funds under retry", retry, traspaso(t, "tr-f", "X1", "X2", "50.00"),
 			func(r ledger.Result) bool {
 				return r.Outcome == ledger.Failed && r.Retry() && errors.Is(r.Err, cuenta.ErrDebitRefused)
