@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -20,9 +19,10 @@ import (
 const LocalRegion = "us-east-1"
 
 // Load returns the SDK configuration for endpoint ("": AWS, or AWS_ENDPOINT_URL_*). For
-// a loopback endpoint a missing region is LocalRegion, missing credentials are
-// placeholders (moto needs a signature, never checks it) and the EC2 metadata service
-// is not probed. Elsewhere nothing is invented, so what is missing is reported.
+// a loopback endpoint a missing region is LocalRegion, the EC2 metadata service is not
+// probed, and where the chain finds no credentials they are placeholders (moto needs a
+// signature, never checks it); credentials it finds are kept, for a queue in AWS beside
+// a local store. Elsewhere nothing is invented, so what is missing is reported.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	local, err := IsLoopback(endpoint)
@@ -31,19 +31,21 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	}
 	if local {
 		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
-		if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
-			opts = append(opts, config.WithCredentialsProvider(aws.CredentialsProviderFunc(
-				func(context.Context) (aws.Credentials, error) {
-					return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "awsconf"}, nil
-				})))
-		}
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("awsconf: load the AWS configuration: %w", err)
 	}
-	if local && cfg.Region == "" {
+	if !local {
+		return cfg, nil
+	}
+	if cfg.Region == "" {
 		cfg.Region = LocalRegion
+	}
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		cfg.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local", Source: "awsconf"}, nil
+		})
 	}
 	return cfg, nil
 }

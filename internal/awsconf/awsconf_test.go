@@ -2,6 +2,8 @@ package awsconf
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -44,5 +46,27 @@ func TestLoadLoopbackNeedsNoAccount(t *testing.T) {
 	creds, err := cfg.Credentials.Retrieve(context.Background())
 	if err != nil || creds.AccessKeyID == "" {
 		t.Errorf("credentials = %+v, %v; want placeholders", creds, err)
+	}
+}
+
+// Credentials the chain finds are kept for a loopback endpoint: a queue in AWS beside a
+// local store needs them (moto and the embedded store accept any).
+func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "credentials")
+	if err := os.WriteFile(file, []byte("[default]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
+	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creds, err := cfg.Credentials.Retrieve(context.Background()); err != nil || creds.AccessKeyID != "AKIAPROFILE" {
+		t.Errorf("credentials = %+v, %v; want the profile's", creds, err)
 	}
 }
