@@ -60,6 +60,9 @@ const (
 	// the wait between them starts at rereadPause and doubles.
 	maxRereads  = 8
 	rereadPause = 20 * time.Millisecond
+	// maxClockSkew is how far ahead of the audit a writer's clock may run before a hold
+	// it dropped counts as dropped early.
+	maxClockSkew = 5 * time.Minute
 )
 
 // Audit checks the ledger's invariants for every account of the table: saldo equals the
@@ -198,10 +201,14 @@ func (b *books) check(now time.Time) []string {
 // importe until that expira, every hold held at now is among them, and every captured
 // hold has its capture: a posted cargo of at most its importe naming it. A writer drops
 // the holds lapsed by its own clock, which it stamps as actualizada, so a hold is judged
-// at the later of now and actualizada: a clock behind the writers' raises no alarm.
+// at the later of now and actualizada, up to maxClockSkew ahead: an audit clock behind
+// the writers' raises no alarm, and a writer far ahead that freed a hold early does.
 func (b *books) checkHolds(now time.Time) []string {
-	if b.account.Actualizada.After(now) {
-		now = b.account.Actualizada
+	switch written := b.account.Actualizada; {
+	case written.After(now.Add(maxClockSkew)):
+		now = now.Add(maxClockSkew)
+	case written.After(now):
+		now = written
 	}
 	var reasons []string
 	for _, id := range slices.Sorted(maps.Keys(b.account.Retenciones)) {

@@ -212,3 +212,20 @@ func TestAnAuditWithASlowClockRaisesNoFalseAlarm(t *testing.T) {
 		t.Fatalf("audit by a clock behind the writer's = %+v, %v; want OK", report, err)
 	}
 }
+
+// A writer whose clock runs far ahead (beyond the audit's tolerance) drops a hold that is
+// still held by every other clock: the audit names it.
+func TestAnAuditNamesAHoldDroppedByAClockFarAhead(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c, ahead := newClock(), newClock()
+	apply(t, clocked(t, env, ledger.Retry, c), mov(t, "a", "F", movimiento.Abono, "100.00"))
+	apply(t, clocked(t, env, ledger.Retry, c), hold(t, "h", "F", "30.00", c.Now().Add(2*time.Hour)))
+	ahead.AdvanceTo(c.Now().Add(24 * time.Hour))
+	if _, _, err := clocked(t, env, ledger.Retry, ahead).Administrar(context.Background(), "F", bloqueada(true)); err != nil {
+		t.Fatal(err)
+	}
+	report, err := store.Audit(context.Background(), env.Client, env.Table(), store.AuditOptions{Now: c.Now})
+	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold h is held until") {
+		t.Fatalf("audit = %+v, %v; want the early-dropped hold named", report, err)
+	}
+}
