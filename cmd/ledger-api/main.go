@@ -58,7 +58,7 @@ func routedPath(ev events.APIGatewayV2HTTPRequest) string {
 		}
 		v := ev.PathParameters[seg[1:len(seg)-1]]
 		if decoded, err := url.PathUnescape(v); err == nil {
-			v = decoded // ids never hold "%": one that does is still encoded
+			v = decoded // message ids never hold "%": one that does is still encoded
 		}
 		segments[i] = url.PathEscape(v)
 		if v == "." || v == ".." {

@@ -188,20 +188,22 @@ func jsonLines(r io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// batchRefusal is why a batch API refused an entry. A sender's fault (a body it will
-// never take) is not tried again.
+// batchRefusal is why a batch API refused an entry. One the API blames on the sender (a
+// body it will never take) is not tried again.
 type batchRefusal struct {
 	code, message string
 	senderFault   bool
 }
 
-func (r *batchRefusal) String() string { return r.code + ": " + r.message }
+func (r batchRefusal) String() string { return r.code + ": " + r.message }
 
 // batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
-// returns the ids of the entries it accepted and why the others were refused; refused
-// entries go again, sendBackoff apart and doubling, at most sendAttempts times in all.
-func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refused *batchRefusal, err error)) (int, error) {
+// returns the ids of the entries it accepted and why it refused the others; refused
+// entries go again, sendBackoff apart and doubling, at most sendAttempts times in all,
+// except those refused for the sender's fault. It reports the first refusal it gave up on.
+func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refused map[string]batchRefusal, err error)) (int, error) {
 	sent := 0
+	var given []batchRefusal // refusals given up on
 	for start := 0; start < len(bodies); start += consumer.MaxBatch {
 		pending := map[string]string{}
 		for i, b := range bodies[start:min(start+consumer.MaxBatch, len(bodies))] {
@@ -218,25 +220,42 @@ func batchSend(ctx context.Context, bodies []string, send func(batch map[string]
 					sent++
 				}
 			}
-			switch {
-			case len(pending) == 0:
-			case refused != nil && refused.senderFault:
-				return sent, fmt.Errorf("%d message(s) refused: %s", len(pending), refused)
-			case attempt == sendAttempts:
-				return sent, fmt.Errorf("%d message(s) refused %d times, last: %s", len(pending), sendAttempts, refused)
-			default:
+			for id := range pending {
+				r, named := refused[id]
+				if !named {
+					r = batchRefusal{code: "Unanswered", message: "neither accepted nor refused"}
+				}
+				if r.senderFault || attempt == sendAttempts {
+					delete(pending, id)
+					given = append(given, r)
+				}
+			}
+			if len(pending) > 0 {
 				if err := versioned.Sleep(ctx, sendBackoff<<(attempt-1)); err != nil {
 					return sent, err
 				}
 			}
 		}
 	}
+	if len(given) > 0 {
+		return sent, fmt.Errorf("%d message(s) refused, the first: %s", len(given), given[0])
+	}
 	return sent, nil
+}
+
+// refusals are a batch API's refused entries by id.
+func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[string]batchRefusal {
+	out := make(map[string]batchRefusal, len(failed))
+	for _, e := range failed {
+		id, r := of(e)
+		out[id] = r
+	}
+	return out
 }
 
 // sendSQS sends bodies with SendMessageBatch.
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, *batchRefusal, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
@@ -249,17 +268,15 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		if len(out.Failed) > 0 {
-			f := out.Failed[0]
-			return ok, &batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}, nil
-		}
-		return ok, nil, nil
+		return ok, refusals(out.Failed, func(f sqstypes.BatchResultErrorEntry) (string, batchRefusal) {
+			return aws.ToString(f.Id), batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
+		}), nil
 	})
 }
 
 // publishSNS publishes bodies with PublishBatch.
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, *batchRefusal, error) {
+	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
@@ -272,10 +289,8 @@ func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []st
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		if len(out.Failed) > 0 {
-			f := out.Failed[0]
-			return ok, &batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}, nil
-		}
-		return ok, nil, nil
+		return ok, refusals(out.Failed, func(f snstypes.BatchResultErrorEntry) (string, batchRefusal) {
+			return aws.ToString(f.Id), batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
+		}), nil
 	})
 }

@@ -150,35 +150,49 @@ func TestJSONLinesSkipsBlankLines(t *testing.T) {
 }
 
 // A batch API may accept some entries and refuse others: the refused go again, a
-// little later, and a refusal that persists is reported with the API's reason. A
-// refusal the API blames on the sender is not tried again.
+// little later, and a refusal that persists is reported with the API's reason. An entry
+// the API refuses for the sender's fault is not tried again; the others still are.
 func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 	bodies := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
-	refusing := func(refuse func(body string, try int) bool, why *batchRefusal) (func(map[string]string) ([]string, *batchRefusal, error), map[string]int) {
+	throttled := batchRefusal{"ThrottlingException", "slow down", false}
+	tooBig := batchRefusal{"InvalidParameterValue", "body too big", true}
+	// refusing refuses body on a try when why says so.
+	refusing := func(why func(body string, try int) (batchRefusal, bool)) (func(map[string]string) ([]string, map[string]batchRefusal, error), map[string]int) {
 		tries := map[string]int{}
-		return func(batch map[string]string) ([]string, *batchRefusal, error) {
+		return func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 			var ok []string
+			refused := map[string]batchRefusal{}
 			for id, body := range batch {
-				if tries[body]++; !refuse(body, tries[body]) {
+				tries[body]++
+				if r, no := why(body, tries[body]); no {
+					refused[id] = r
+				} else {
 					ok = append(ok, id)
 				}
 			}
-			return ok, why, nil
+			return ok, refused, nil
 		}, tries
 	}
-	throttled := &batchRefusal{"ThrottlingException", "slow down", false}
-	flaky, tries := refusing(func(body string, try int) bool { return body == "c" && try == 1 }, throttled)
+	flaky, tries := refusing(func(body string, try int) (batchRefusal, bool) { return throttled, body == "c" && try == 1 })
 	if sent, err := batchSend(context.Background(), bodies, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
 		t.Fatalf("sent %d, %v, tries %v; want all sent, c twice, the rest once", sent, err, tries)
 	}
-	stubborn, tries := refusing(func(body string, _ int) bool { return body == "k" }, throttled)
+	stubborn, tries := refusing(func(body string, _ int) (batchRefusal, bool) { return throttled, body == "k" })
 	sent, err := batchSend(context.Background(), bodies, stubborn)
-	if sent != len(bodies)-1 || tries["k"] != sendAttempts || err == nil || !strings.Contains(err.Error(), "1 message(s) refused 3 times, last: ThrottlingException: slow down") {
+	if sent != len(bodies)-1 || tries["k"] != sendAttempts || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: ThrottlingException: slow down") {
 		t.Fatalf("sent %d, %v, k tried %d times; want all but k sent and k's reason named", sent, err, tries["k"])
 	}
-	bad, tries := refusing(func(body string, _ int) bool { return body == "k" }, &batchRefusal{"InvalidParameterValue", "body too big", true})
-	sent, err = batchSend(context.Background(), bodies, bad)
-	if sent != len(bodies)-1 || tries["k"] != 1 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused: InvalidParameterValue: body too big") {
-		t.Fatalf("sent %d, %v, k tried %d times; want k given up at once with its reason", sent, err, tries["k"])
+	mixed, tries := refusing(func(body string, try int) (batchRefusal, bool) {
+		switch {
+		case body == "k":
+			return tooBig, true
+		case body == "l":
+			return throttled, try == 1
+		}
+		return batchRefusal{}, false
+	})
+	sent, err = batchSend(context.Background(), bodies, mixed)
+	if sent != len(bodies)-1 || tries["k"] != 1 || tries["l"] != 2 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: InvalidParameterValue: body too big") {
+		t.Fatalf("sent %d, %v, tries k %d l %d; want k given up at once, l sent on its second try", sent, err, tries["k"], tries["l"])
 	}
 }
