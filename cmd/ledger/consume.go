@@ -51,8 +51,11 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.usageError("--wait must be within 1s–%v, not %v", maxWait, *wait)
 	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
 		return fs.usageError("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, *retryDelay)
-	case *dlq != "" && config.ValidateQueueURL(*dlq) != nil:
-		return fs.usageError("--dlq-url: %v", config.ValidateQueueURL(*dlq))
+	}
+	if *dlq != "" {
+		if err := config.ValidateQueueURL(*dlq); err != nil {
+			return fs.usageError("--dlq-url: %v", err)
+		}
 	}
 	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {

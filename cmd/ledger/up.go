@@ -58,7 +58,8 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fs.usageError("--addr: %v", err)
 	}
-	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
+	loopback, err := awsconf.IsLoopback(*endpoint)
+	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
 	cfg, ok := fs.envConfig(*table)
@@ -73,7 +74,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	defer ln.Close()
 	// SQS goes to a loopback --endpoint (moto serves both), else to AWS; never to the
 	// embedded DynamoDB, which has no SQS.
-	if local, _ := awsconf.IsLoopback(*endpoint); *sqsEndpoint == "" && local && *queueURL != "" {
+	if *sqsEndpoint == "" && loopback && *queueURL != "" {
 		*sqsEndpoint = *endpoint
 	}
 	if *endpoint == "" {
@@ -82,10 +83,9 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 			return fs.fail(err)
 		}
 		defer embedded.Close()
-		*endpoint = embedded.URL
+		*endpoint, loopback = embedded.URL, true
 		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
 	}
-	loopback, _ := awsconf.IsLoopback(*endpoint) // checked above
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
 		return fs.usageError("%v", err)
