@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -166,14 +167,21 @@ func active(desc *types.TableDescription) bool {
 
 // record notes that m ran: when it first did, when it last did, with which checksum.
 func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration) error {
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(table),
-		Key:              map[string]types.AttributeValue{"pk": s(RecordPrefix + m.Name), "sk": s("MIGRACION")},
-		UpdateExpression: aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": s(time.Now().UTC().Format(time.RFC3339Nano)), ":h": s(m.Checksum), ":tabla": s(m.Table),
-		},
+	key, err := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": "MIGRACION"})
+	if err != nil {
+		return err
+	}
+	values, err := attributevalue.MarshalMap(map[string]string{
+		":t": time.Now().UTC().Format(time.RFC3339Nano), ":h": m.Checksum, ":tabla": m.Table,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       key,
+		UpdateExpression:          aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
+		ExpressionAttributeValues: values,
 	})
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -24,6 +25,8 @@ const (
 	attrVersion = "version"
 	attrSeq     = "seq"
 	attrEstado  = "estado"
+	// attrRetenciones is the account's map of active holds, by hold id.
+	attrRetenciones = "retenciones"
 	// attrAnuladoPor, attrCapturadaPor and attrLiberadaPor mark a record with the
 	// message that reversed or settled it.
 	attrAnuladoPor   = "anulado_por"
@@ -90,9 +93,13 @@ type movItem struct {
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
 }
 
-// accountAttrs are the attributes cuentaItem knows. Every write carries the others over,
-// so a rolling deploy never erases what a newer release wrote.
-var accountAttrs = tagNames(reflect.TypeFor[cuentaItem]())
+// accountAttrs and holdAttrs are the attributes cuentaItem and retencionItem know. Every
+// write carries the others over (carryOver), so a rolling deploy never erases what a
+// newer release wrote.
+var (
+	accountAttrs = tagNames(reflect.TypeFor[cuentaItem]())
+	holdAttrs    = tagNames(reflect.TypeFor[retencionItem]())
+)
 
 func tagNames(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
@@ -145,12 +152,36 @@ func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 	if err != nil {
 		return nil, fmt.Errorf("store: encode account %s: %w", c.ID, err)
 	}
+	carryOver(item, prev)
+	return item, nil
+}
+
+// carryOver copies into the account image item what its stored image prev holds that
+// this release does not know: attributes of the account, and of each hold item still
+// holds.
+func carryOver(item, prev versioned.Item) {
 	for name, v := range prev {
 		if !accountAttrs[name] {
 			item[name] = v
 		}
 	}
-	return item, nil
+	before := fields(prev[attrRetenciones])
+	for id, hold := range fields(item[attrRetenciones]) {
+		now := fields(hold)
+		for name, v := range fields(before[id]) {
+			if now != nil && !holdAttrs[name] {
+				now[name] = v
+			}
+		}
+	}
+}
+
+// fields is v's attributes when v is a map, else nil.
+func fields(v types.AttributeValue) versioned.Item {
+	if m, ok := v.(*types.AttributeValueMemberM); ok {
+		return m.Value
+	}
+	return nil
 }
 
 // decodeCuenta reads an account item; ok is false for a nil item (no account yet).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -104,6 +105,34 @@ func TestItemsRoundTrip(t *testing.T) {
 	}
 	if later["titular"] != item["titular"] {
 		t.Error("an attribute another writer keeps on the account was dropped")
+	}
+}
+
+// A write keeps what a newer release wrote inside a hold it still holds.
+func TestAWriteKeepsAHoldsUnknownAttributes(t *testing.T) {
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("100"), Creada: t0, Actualizada: t0,
+		Retenciones: map[string]cuenta.Retencion{
+			"aut-1": {Importe: decimal.RequireFromString("10"), Expira: t0.Add(time.Hour)},
+			"aut-2": {Importe: decimal.RequireFromString("5"), Expira: t0.Add(time.Hour)},
+		}}
+	stored := mustItem(encodeCuenta(c, nil))
+	for _, id := range []string{"aut-1", "aut-2"} {
+		stored["retenciones"].(*types.AttributeValueMemberM).Value[id].(*types.AttributeValueMemberM).Value["comercio"] = s("ACME")
+	}
+	delete(c.Retenciones, "aut-2") // released since
+	c.Saldo = decimal.RequireFromString("101")
+	next := mustItem(encodeCuenta(c, stored))
+	holds := next["retenciones"].(*types.AttributeValueMemberM).Value
+	if len(holds) != 1 {
+		t.Fatalf("holds after the write = %v, want aut-1 alone", holds)
+	}
+	hold := holds["aut-1"].(*types.AttributeValueMemberM).Value
+	if !reflect.DeepEqual(hold["comercio"], s("ACME")) {
+		t.Errorf("aut-1 after the write = %v, want its comercio kept", hold)
+	}
+	back, _, err := decodeCuenta(next)
+	if err != nil || !back.Retenciones["aut-1"].Importe.Equal(decimal.RequireFromString("10")) || !back.Saldo.Equal(c.Saldo) {
+		t.Errorf("decoded %+v, %v", back, err)
 	}
 }
 
