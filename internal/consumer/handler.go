@@ -234,14 +234,15 @@ func (h *Handler) park(ctx context.Context, r Record) bool {
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }
 
 // nothingProcessed is ErrNothingProcessed when every record failed transiently for a
-// reason outside the messages (not a debit an account refuses, nor a movement waiting
-// for another).
+// reason outside the messages (not a debit an account refuses, a movement waiting for
+// another, nor a capture of a hold another writer settled or let lapse).
 func nothingProcessed(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	for _, r := range recs {
-		if !r.Result.Retry() || errors.Is(r.Result.Err, cuenta.ErrDebitRefused) || errors.Is(r.Result.Err, ledger.ErrWaiting) {
+		if !r.Result.Retry() || errors.Is(r.Result.Err, cuenta.ErrDebitRefused) || errors.Is(r.Result.Err, ledger.ErrWaiting) ||
+			errors.Is(r.Result.Err, cuenta.ErrRetencionInactiva) {
 			return nil
 		}
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
@@ -404,6 +405,36 @@ func TestRecordsWaitingForTheirAccountDoNotFailTheInvocation(t *testing.T) {
 		if err != nil || len(resp.BatchItemFailures) != 2 {
 			t.Errorf("%s: resp = %+v, err = %v; want both back and no invocation error", name, resp, err)
 		}
+	}
+}
+
+// A capture of a hold that a writer with a later clock let lapse comes back (its
+// redelivery is refused as expired): that says nothing of the service's health either.
+func TestACaptureOfALapsedHoldDoesNotFailTheInvocation(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	early, late := sim.NewClock(), sim.NewClock()
+	expira := early.Now().Add(time.Hour)
+	ledgerAt := func(c *sim.Clock) *store.Ledger {
+		svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: c.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc
+	}
+	behind := consumer.New(ledgerAt(early), consumer.Options{Logger: slog.New(slog.DiscardHandler)})
+	setup := events.SQSEvent{Records: []events.SQSMessage{msg("m1", body("a", "H", "abono", "100")),
+		msg("m2", fmt.Sprintf(`{"id":"aut","cuenta":"H","tipo":"retencion","importe":"80","moneda":"EUR","expira":%q}`, expira.Format(time.RFC3339)))}}
+	if resp, err := behind.Handle(context.Background(), setup); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("setup: %+v, %v", resp, err)
+	}
+	early.AdvanceTo(expira.Add(-time.Minute))
+	late.AdvanceTo(expira.Add(time.Second))
+	if r, err := ledgerAt(late).Apply(context.Background(), ledger.Entrega{Mov: mustParse(t, body("b", "H", "cargo", "90"))}); err != nil {
+		t.Fatalf("a cargo of the funds the lapsed hold freed = %+v, %v", r, err)
+	}
+	resp, err := behind.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m3", `{"id":"cap","cuenta":"H","tipo":"captura","retencion":"aut"}`)}})
+	if err != nil || len(resp.BatchItemFailures) != 1 {
+		t.Errorf("resp = %+v, err = %v; want the capture back and no invocation error", resp, err)
 	}
 }
 

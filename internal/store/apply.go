@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
@@ -53,6 +54,7 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 		pending = append(pending, i)
 	}
 	records := map[movID]versioned.Item{} // the records deliveries refer to, as last read
+	reread := map[movID]bool{}            // records read again after a capture found its hold gone
 	// Every round decides a delivery, ends them all, or refreshes a record lost in a
 	// race, so this bound only guards against a bug looping forever.
 	for round := 0; len(pending) > 0; round++ {
@@ -62,7 +64,7 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 			}
 			break
 		}
-		pending = l.round(ctx, es, pending, records, res, now)
+		pending = l.round(ctx, es, pending, records, reread, res, now)
 	}
 	for _, i := range followers {
 		first := leaderOf[movID{es[i].Mov.Cuenta, es[i].Mov.ID}]
@@ -73,7 +75,7 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 // round runs one optimistic-locking update over the first chunk of the pending
 // deliveries and returns those still pending: beyond the chunk, or not known to be
 // duplicates when a transaction was refused for others.
-func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, records map[movID]versioned.Item, res []ledger.Result, now time.Time) []int {
+func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, records map[movID]versioned.Item, reread map[movID]bool, res []ledger.Result, now time.Time) []int {
 	chunk, cuentas := nextChunk(es, pending)
 	if err := l.read(ctx, es, chunk, records); err != nil {
 		return failAll(pending, res, err, 0)
@@ -92,14 +94,25 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 		l.remember(p.written, r.Versions)
 		// A record read as missing may be among those just written: read it again.
 		maps.DeleteFunc(records, func(_ movID, item versioned.Item) bool { return item == nil })
+		var again []int
 		for _, d := range p.decisions {
+			m := es[d.entrega].Mov
+			k := movID{m.Cuenta, referred(m)}
+			if errors.Is(d.err, cuenta.ErrRetencionInactiva) && !reread[k] {
+				// The hold's record was read before its account moved on (a capture or
+				// release that won a race): read it again, once, to name the winner.
+				delete(records, k)
+				reread[k] = true
+				res[d.entrega].Attempts += r.Attempts
+				again = append(again, d.entrega)
+				continue
+			}
 			res[d.entrega] = d.result(res[d.entrega].Attempts + r.Attempts)
 			if d.replace != nil { // what the record marked says now, for the next round
-				m := es[d.entrega].Mov
-				records[movID{m.Cuenta, referred(m)}] = d.replace.Item
+				records[k] = d.replace.Item
 			}
 		}
-		return pending[len(chunk):] // the chunk is a prefix of pending
+		return append(again, pending[len(chunk):]...) // the chunk is a prefix of pending
 	case errors.As(err, &exists):
 		resolved := map[int]bool{}
 		for _, rec := range exists.Records {
@@ -221,9 +234,9 @@ func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledg
 	if err != nil {
 		return failed(&ledger.PermanentError{Err: err}, attempts)
 	}
-	if !m.MatchesHuella(a.Huella) {
+	if !m.MatchesHuella(a.Huella) { // named as recorded: a transfer's may be on its destination
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Attempts: attempts,
-			Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: a.Huella, HuellaNueva: m.Huella()}}
+			Err: &ledger.DuplicadoConflictivoError{Cuenta: a.Movimiento.Cuenta, ID: a.Movimiento.ID, HuellaGuardada: a.Huella, HuellaNueva: m.Huella()}}
 	}
 	return ledger.Result{Outcome: ledger.Duplicate, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Motivo: a.Motivo, Attempts: attempts}
 }

@@ -181,9 +181,9 @@ func (p *planner) decide(i int, accts []account) decision {
 		d.apunte.Movimiento.Tipo, d.apunte.Movimiento.Importe = movimiento.Cargo, importe
 		next, err = base.Capturar(hold.Movimiento.ID, hold.Movimiento.Importe, importe)
 		if errors.Is(err, cuenta.ErrRetencionInactiva) {
-			// Its record says held and unexpired: the record was settled since it was read,
-			// or a writer with a later clock dropped the hold. A later delivery, which reads
-			// the record again, is refused as settled or expired.
+			// Its record says held and unexpired: the record was settled since it was read
+			// (the round reads it again, once), or a writer with a later clock dropped the
+			// hold (a later delivery is refused as expired).
 			return d.fail(&ledger.TransientError{Err: fmt.Errorf("%w, although its record holds it: settled since it was read, or lapsed by another writer's clock", err)})
 		}
 	default:
@@ -365,8 +365,11 @@ func (d decision) result(attempts int) ledger.Result {
 // failure classifies a decision's error: a refused debit may pass later (a credit on
 // its way, a freeze lifted), so it is transient; any other broken rule is permanent.
 func failure(err error, attempts int) error {
+	var transient *ledger.TransientError
 	switch {
-	case errors.Is(err, ledger.ErrTransient), errors.Is(err, ledger.ErrPermanent):
+	case errors.As(err, &transient):
+		return &ledger.TransientError{Attempts: attempts, Err: transient.Err}
+	case errors.Is(err, ledger.ErrPermanent):
 		return err
 	case errors.Is(err, cuenta.ErrDebitRefused):
 		return &ledger.TransientError{Attempts: attempts, Err: err}

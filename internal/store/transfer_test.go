@@ -96,6 +96,10 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 		apply(t, retry, r)
 	}
 
+	conflictOnX2 := func(r ledger.Result) bool {
+		var dup *ledger.DuplicadoConflictivoError
+		return r.Outcome == ledger.ConflictingDuplicate && errors.As(r.Err, &dup) && dup.Cuenta == "X2" && dup.ID == "tr-x"
+	}
 	cases := []struct {
 		name string
 		svc  *store.Ledger
@@ -104,13 +108,11 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 	}{
 		{"the debit leg's id holds another movement", retry, traspaso(t, "a", "X1", "X2", "1.00"),
 			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
-		{"the credit leg's id holds another movement", retry, traspaso(t, "tr-x", "X1", "X2", "1.00"),
-			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		// The error names the movement recorded, on the destination, for whoever looks it up.
+		{"the credit leg's id holds another movement", retry, traspaso(t, "tr-x", "X1", "X2", "1.00"), conflictOnX2},
 		// Refused for funds, it is still a conflicting duplicate: its credit leg's id is taken.
-		{"the credit leg's id is taken and funds are short, under retry", retry, traspaso(t, "tr-x", "X1", "X2", "50.00"),
-			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
-		{"the credit leg's id is taken and funds are short, under reject", reject, traspaso(t, "tr-x", "X1", "X2", "50.00"),
-			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+		{"the credit leg's id is taken and funds are short, under retry", retry, traspaso(t, "tr-x", "X1", "X2", "50.00"), conflictOnX2},
+		{"the credit leg's id is taken and funds are short, under reject", reject, traspaso(t, "tr-x", "X1", "X2", "50.00"), conflictOnX2},
 		{"insufficient funds under retry", retry, traspaso(t, "tr-f", "X1", "X2", "50.00"),
 			func(r ledger.Result) bool {
 				return r.Outcome == ledger.Failed && r.Retry() && errors.Is(r.Err, cuenta.ErrDebitRefused)
