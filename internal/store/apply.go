@@ -189,7 +189,7 @@ func classify(err error, attempts int) error {
 	if errors.Is(err, ledger.ErrPermanent) {
 		return err
 	}
-	if errors.Is(err, versioned.ErrRejected) || errors.Is(err, versioned.ErrInvalidTxn) {
+	if errors.Is(err, versioned.ErrRejected) || errors.Is(err, versioned.ErrInvalidTxn) || errors.Is(err, versioned.ErrUnreadable) {
 		return &ledger.PermanentError{Err: err}
 	}
 	return &ledger.TransientError{Attempts: attempts, Err: err}

@@ -92,3 +92,27 @@ func TestYesterdaysMovementAuditsAndAnswers(t *testing.T) {
 		t.Fatalf("statement = %+v, %v", movs, err)
 	}
 }
+
+// An account whose version no retry can read is a permanent failure, parked with its
+// reason at once, not retried until the queue gives up.
+func TestAnUnreadableVersionIsPermanent(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	putYesterday(t, env, "V1", "a", "abono", "10", "EUR", "x")
+	if _, err := env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#V1"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+		UpdateExpression: aws.String("SET version = :v"), ExpressionAttributeValues: item{":v": &types.AttributeValueMemberS{Value: "uno"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := movimiento.New(movimiento.Datos{ID: "b", Cuenta: "V1", Tipo: movimiento.Abono, Importe: "1", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed {
+		t.Errorf("apply = %+v, want a permanent failure", r)
+	}
+}

@@ -19,6 +19,9 @@ var (
 	// ErrRejected: DynamoDB refused the request itself (say, a number beyond 38
 	// digits); retrying it cannot succeed.
 	ErrRejected = errors.New("versioned: request rejected by DynamoDB")
+	// ErrUnreadable: a stored item's version is not a positive integer; retrying cannot
+	// read it either.
+	ErrUnreadable = errors.New("versioned: stored version unreadable")
 	// ErrInvalidTxn: one transaction cannot do what the plan asked (over 100 actions,
 	// an item twice, a record without its key); it was not sent.
 	ErrInvalidTxn = errors.New("versioned: invalid transaction")

@@ -241,7 +241,7 @@ func (s *Store) state(items []Item) (State, error) {
 		}
 		var v int64
 		if err := attributevalue.Unmarshal(item[s.table.Version], &v); err != nil || v < 1 {
-			return State{}, fmt.Errorf("versioned: stored item has version %v, want a positive integer", item[s.table.Version])
+			return State{}, fmt.Errorf("%w: stored item has version %v, want a positive integer", ErrUnreadable, item[s.table.Version])
 		}
 		st.Versions[i] = v
 	}
