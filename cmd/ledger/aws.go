@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
@@ -72,6 +73,27 @@ func unreachable(where string, err error) error {
 		err = netErr
 	}
 	return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
+}
+
+// checkQueue makes sure SQS answers for the queue at url, named by what (a flag or a
+// variable), before a command starts long work on it: a queue that does not exist is
+// one line at start, not a failure on every receive or park.
+func checkQueue(ctx context.Context, q *sqs.Client, what, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	_, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url)})
+	var refused smithy.APIError
+	switch {
+	case errors.As(err, &refused):
+		return fmt.Errorf("%s: SQS refused GetQueueAttributes on %s: %s: %s", what, url, refused.ErrorCode(), refused.ErrorMessage())
+	case err != nil:
+		var netErr *net.OpError
+		if errors.As(err, &netErr) {
+			err = netErr
+		}
+		return fmt.Errorf("%s: cannot reach SQS for %s: %w", what, url, err)
+	}
+	return nil
 }
 
 // openTable reads the environment, connects to DynamoDB at endpoint and checks the

@@ -19,11 +19,12 @@ var consumeCommand = command{
 	run:     runConsume,
 }
 
-// The worker's flag limits: SQS long-polls for at most 20 s and keeps a message
-// invisible for at most 12 h.
+// The worker's flag limits: SQS long-polls for at most 20 s, and keeps a message
+// invisible for at most 12 h counted from its receive, which leaves a batch an hour to
+// run before its failures are handed back for at most 11.
 const (
 	maxWait       = 20 * time.Second
-	maxRetryDelay = 12 * time.Hour
+	maxRetryDelay = 11 * time.Hour
 )
 
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -34,9 +35,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: --endpoint)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until maxReceiveCount)")
+	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until the queue's maxReceiveCount, and a queue without a redrive policy is refused)")
 	pollers := fs.Int("pollers", 2, "concurrent receive loops; at most 10 messages in flight each")
-	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back (1s–12h)")
+	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back (1s–11h)")
 	wait := fs.Duration("wait", maxWait, "long-poll wait per receive (1s–20s)")
 	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages waiting out --retry-delay then stay queued)")
 	if code, ok := fs.parse(args, 0); !ok {
@@ -45,6 +46,8 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	switch {
 	case *queueURL == "":
 		return fs.usageError("--queue-url is required")
+	case config.ValidateQueueURL(*queueURL) != nil:
+		return fs.usageError("--queue-url: %v", config.ValidateQueueURL(*queueURL))
 	case *pollers < 1:
 		return fs.usageError("--pollers must be at least 1, not %d", *pollers)
 	case *wait < time.Second || *wait > maxWait:
@@ -61,9 +64,22 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if code != 0 {
 		return code
 	}
+	dlqFrom := "--dlq-url"
+	if *dlq == "" {
+		dlqFrom = config.EnvDLQ
+	}
 	cfg.DLQ = cmp.Or(*dlq, cfg.DLQ)
 	if *sqsEndpoint == "" {
 		*sqsEndpoint = *endpoint
+	}
+	q := app.SQS(awsCfg, *sqsEndpoint)
+	if err := checkQueue(ctx, q, "--queue-url", *queueURL); err != nil {
+		return fs.fail(err)
+	}
+	if cfg.DLQ != "" {
+		if err := checkQueue(ctx, q, dlqFrom, cfg.DLQ); err != nil {
+			return fs.fail(err)
+		}
 	}
 	tally := &consumer.Tally{}
 	opts := app.LambdaLogs(stderr)
@@ -72,17 +88,16 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
-	w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{
+	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{
 		QueueURL: *queueURL, Pollers: *pollers, WaitTime: *wait, RetryDelay: *retryDelay, Drain: *drain,
 		Logger: slog.New(slog.NewJSONHandler(stderr, nil)),
 	})
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
-	err = w.Run(ctx)
-	fmt.Fprintf(stdout, "consumed %s: %v\n", *queueURL, tally.Outcomes())
-	if err != nil {
+	if err := w.Run(ctx); err != nil {
 		return fs.fail(err)
 	}
+	fmt.Fprintf(stdout, "consumed %s: %v\n", *queueURL, tally.Outcomes())
 	return 0
 }

@@ -61,7 +61,7 @@ func TestConsumeSNSFanOutAppliesOnce(t *testing.T) {
 	q := newSQS(t)
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
-	queue := q.NewQueue(t, "movimientos", nil)
+	queue, _ := q.NewQueueWithDLQ(t, "movimientos", 5)
 	topic, err := q.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("movimientos-" + strings.ReplaceAll(t.Name(), "/", "-"))})
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +188,49 @@ func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
 		reason := m.MessageAttributes[consumer.AttrError]
 		if reason.StringValue == nil || !strings.Contains(*reason.StringValue, "movimiento:") {
 			t.Errorf("parked %q without its reason: %v", aws.ToString(m.Body), m.MessageAttributes)
+		}
+	}
+}
+
+// consume refuses, in one line and before it receives anything, a queue it would lose
+// or loop on a message with, and queues that are not there.
+func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
+	q := newSQS(t)
+	env := testenv.NewDynamoDB(t)
+	withDLQ, dlq := q.NewQueueWithDLQ(t, "movimientos", 5)
+	bare := q.NewQueue(t, "bare", nil)
+	hasty := q.NewQueue(t, "hasty", map[string]string{"VisibilityTimeout": "1",
+		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"3"}`})
+	missing := withDLQ.URL + "-no-such-queue"
+	cases := []struct {
+		name  string
+		args  []string
+		says  string
+		clean bool // nothing may be left behind: the queue holds its message still
+	}{
+		{"no redrive policy and no DLQ", []string{"--queue-url", bare.URL}, "no redrive policy and no DLQ is given", true},
+		{"a visibility timeout too short to apply", []string{"--queue-url", hasty.URL}, "its visibility timeout is 1s", true},
+		{"a DLQ that does not exist", []string{"--queue-url", withDLQ.URL, "--dlq-url", missing}, "--dlq-url: SQS refused GetQueueAttributes", true},
+		{"a queue that does not exist", []string{"--queue-url", missing}, "--queue-url: SQS refused GetQueueAttributes", false},
+	}
+	for _, tc := range cases {
+		queue := tc.args[1]
+		if tc.clean {
+			if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String("not json")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"consume", "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint, "--table", env.Table(), "--drain", "--wait", "1s"}, tc.args...)
+		code := run(context.Background(), args, &stdout, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.says) || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and one line saying %q", tc.name, code, stdout.String(), stderr.String(), tc.says)
+		}
+		if tc.clean {
+			if left := q.Count(t, testQueue{URL: queue}); left != 1 {
+				t.Errorf("%s: %d messages on the queue, want its one message untouched", tc.name, left)
+			}
 		}
 	}
 }

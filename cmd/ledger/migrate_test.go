@@ -56,8 +56,10 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"cuenta", "ES76", "--json", "stray"}, `unexpected argument "stray"`},
 		{[]string{"cuenta", "--json", "ES76", "stray"}, `unexpected argument "stray"`},
 		{[]string{"cuenta", "--json", "ES76", "--limite", "x"}, "--limite must be a decimal"},
-		{[]string{"consume", "--queue-url", "q", "--retry-delay", "0s"}, "--retry-delay must be within 1s–12h0m0s, not 0s"},
-		{[]string{"consume", "--queue-url", "q", "--dlq-url", "movimientos-dlq"}, `--dlq-url: "movimientos-dlq" is not a queue URL`},
+		{[]string{"consume", "--queue-url", "movimientos"}, `--queue-url: "movimientos" is not a queue URL`},
+		{[]string{"consume", "--queue-url", "http://127.0.0.1:1/q", "--retry-delay", "0s"}, "--retry-delay must be within 1s–11h0m0s, not 0s"},
+		{[]string{"consume", "--queue-url", "http://127.0.0.1:1/q", "--dlq-url", "movimientos-dlq"}, `--dlq-url: "movimientos-dlq" is not a queue URL`},
+		{[]string{"up", "--queue-url", "movimientos"}, `--queue-url: "movimientos" is not a queue URL`},
 		{[]string{"send", "--queue-url", "q", "--from", "x", "--duplicates", "0.2"}, "--duplicates"},
 	}
 	for _, tc := range cases {

@@ -58,6 +58,11 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fs.usageError("--addr: %v", err)
 	}
+	if *queueURL != "" {
+		if err := config.ValidateQueueURL(*queueURL); err != nil {
+			return fs.usageError("--queue-url: %v", err)
+		}
+	}
 	loopback, err := awsconf.IsLoopback(*endpoint)
 	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
@@ -102,11 +107,37 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	} else if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
 		return fs.fail(err)
 	}
+	q := app.SQS(awsCfg, *sqsEndpoint)
+	if *queueURL != "" {
+		if err := checkQueue(ctx, q, "--queue-url", *queueURL); err != nil {
+			return fs.fail(err)
+		}
+		if cfg.DLQ != "" {
+			if err := checkQueue(ctx, q, config.EnvDLQ, cfg.DLQ); err != nil {
+				return fs.fail(err)
+			}
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	tally := &consumer.Tally{}
 	handler := func(cfg config.Config, parker consumer.Parker) (*consumer.Handler, error) {
 		return app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
 			consumer.Options{Logger: logger, Parker: parker, Observer: tally.Observe})
+	}
+	var worker *consumer.Worker
+	if *queueURL != "" {
+		// A message that can never succeed goes to $LEDGER_DLQ_URL when set, else comes
+		// back until the queue's redrive policy moves it to its DLQ.
+		h, err := handler(cfg, nil)
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
+		if worker, err = consumer.NewWorker(q, h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: logger}); err != nil {
+			return fs.usageError("%v", err)
+		}
+		if err := worker.Check(ctx); err != nil {
+			return fs.fail(err)
+		}
 	}
 	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
 
@@ -132,18 +163,8 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 			return err
 		})
 	}
-	if *queueURL != "" {
-		// A message that can never succeed goes to $LEDGER_DLQ_URL when set, else comes
-		// back until the queue's redrive policy moves it to its DLQ.
-		h, err := handler(cfg, nil)
-		if err != nil {
-			return fs.usageError("%v", err)
-		}
-		w, err := consumer.NewWorker(app.SQS(awsCfg, *sqsEndpoint), h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: logger})
-		if err != nil {
-			return fs.usageError("%v", err)
-		}
-		g.Go(func() error { return w.Run(gctx) })
+	if worker != nil {
+		g.Go(func() error { return worker.Run(gctx) })
 	}
 	err = g.Wait()
 	fmt.Fprintf(stdout, "ledger up: stopped; messages: %v\n", tally.Outcomes())

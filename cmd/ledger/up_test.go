@@ -89,7 +89,7 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 // which has no SQS.
 func TestUpConsumesAQueueBesideTheEmbeddedStore(t *testing.T) {
 	q := newSQS(t)
-	queue := q.NewQueue(t, "up", nil)
+	queue, _ := q.NewQueueWithDLQ(t, "up", 5)
 	t.Setenv("AWS_ENDPOINT_URL_SQS", q.Endpoint)
 	body := `{"id":"q1","cuenta":"ES77","tipo":"abono","importe":"5.00","moneda":"EUR"}`
 	if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String(body)}); err != nil {

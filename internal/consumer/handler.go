@@ -66,8 +66,9 @@ type Options struct {
 	// One group's records are always processed in arrival order by one goroutine.
 	Concurrency int
 	// Reserve is the time kept back before the invocation's deadline [1s]: no group
-	// starts with less left, and work in flight is cut off Reserve/2 before it, so its
-	// records are reported (and come back) rather than lost with a timed-out invocation.
+	// starts with less left, work in flight is cut off Reserve/2 before it and parking
+	// Reserve/4 before it, so its records are reported (and come back) rather than lost
+	// with a timed-out invocation.
 	Reserve time.Duration
 	// Parker parks permanent failures at once [none: they come back until SQS moves
 	// them to the DLQ after maxReceiveCount].
@@ -149,9 +150,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 
 	h.apply(ctx, recs, valid)
-	for i := range recs {
-		recs[i].Action = h.decide(ctx, recs[i])
-	}
+	h.decideAll(ctx, recs)
 
 	var resp events.SQSEventResponse
 	for i := range recs {
@@ -207,6 +206,26 @@ func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 	_ = g.Wait() // the goroutines report through recs, never by error
 }
 
+// decideAll decides what becomes of each record, parking permanent failures
+// concurrently, each park cut off Reserve/4 before the invocation's deadline: one that
+// cannot finish by then comes back rather than time the invocation out.
+func (h *Handler) decideAll(ctx context.Context, recs []Record) {
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.Reserve/4))
+		defer cancel()
+	}
+	var g errgroup.Group
+	g.SetLimit(h.opts.Concurrency)
+	for i := range recs {
+		g.Go(func() error {
+			recs[i].Action = h.decide(ctx, recs[i])
+			return nil
+		})
+	}
+	_ = g.Wait() // decide reports through recs
+}
+
 var errNotStarted = errors.New("consumer: not started, the invocation's deadline was near")
 
 func (h *Handler) timeLeft(ctx context.Context) bool {
@@ -216,6 +235,10 @@ func (h *Handler) timeLeft(ctx context.Context) bool {
 	deadline, ok := ctx.Deadline()
 	return !ok || time.Until(deadline) >= h.opts.Reserve
 }
+
+// Parks reports whether the handler parks permanent failures itself; if not, they
+// come back until the queue's redrive policy moves them.
+func (h *Handler) Parks() bool { return h.opts.Parker != nil }
 
 // park sends r's message to the DLQ with its reason, when a Parker is configured, and
 // reports whether it did.

@@ -438,6 +438,55 @@ func TestACaptureOfALapsedHoldDoesNotFailTheInvocation(t *testing.T) {
 	}
 }
 
+// hangingParker is a DLQ that never answers: each park lasts until its caller gives
+// up, and notes when that was to be.
+type hangingParker struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (p *hangingParker) Park(ctx context.Context, _ events.SQSMessage, _ consumer.Reason) error {
+	deadline, _ := ctx.Deadline()
+	p.mu.Lock()
+	p.deadlines = append(p.deadlines, deadline)
+	p.mu.Unlock()
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Parking gives up before the invocation's deadline: a DLQ that does not answer leaves
+// its messages to come back, rather than time the invocation out (which would bring
+// back the whole batch, parked records too).
+func TestParkingGivesUpBeforeTheDeadline(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &hangingParker{}
+	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: p, Reserve: 400 * time.Millisecond})
+	deadline := time.Now().Add(2 * time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	resp, err := h.Handle(ctx, events.SQSEvent{Records: []events.SQSMessage{
+		msg("m1", `not a movement`), msg("m2", body("a1", "A", "abono", "1.00")), msg("m3", `{}`), msg("m4", `[`)}})
+	var back []string
+	for _, f := range resp.BatchItemFailures {
+		back = append(back, f.ItemIdentifier)
+	}
+	if err != nil || !slices.Equal(back, []string{"m1", "m3", "m4"}) {
+		t.Fatalf("back = %v, err = %v; want the three unparked messages", back, err)
+	}
+	if len(p.deadlines) != 3 {
+		t.Fatalf("%d parks tried, want 3", len(p.deadlines))
+	}
+	for _, d := range p.deadlines {
+		if !d.Before(deadline) {
+			t.Errorf("a park may run until %v, the invocation's deadline", d)
+		}
+	}
+}
+
 // failingParker is a DLQ that cannot be reached.
 type failingParker struct{}
 

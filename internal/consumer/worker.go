@@ -69,8 +69,20 @@ func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
 	return &Worker{sqs: q, handler: h, opts: opts}, nil
 }
 
+// MinVisibility is the shortest visibility timeout the worker consumes under: a batch's
+// deadline is the queue's visibility timeout, and the handler keeps Options.Reserve of
+// it (1 s by default) back, so a shorter one would leave no time to apply anything.
+const MinVisibility = 5 * time.Second
+
+// ErrUnsafeQueue is matched by Run's refusal of a queue it cannot consume without
+// losing a message or looping on one forever.
+var ErrUnsafeQueue = errors.New("consumer: the queue cannot be consumed safely")
+
 // Run consumes until ctx is cancelled, then stops receiving, finishes the batches in
-// flight (each bounded by the queue's visibility timeout) and returns.
+// flight (each bounded by the queue's visibility timeout) and returns. It refuses
+// (ErrUnsafeQueue) a visibility timeout under MinVisibility, and a queue without a
+// redrive policy when the handler parks nothing: a message that can never succeed would
+// come back forever.
 func (w *Worker) Run(ctx context.Context) error {
 	arn, visibility, err := w.queueAttributes(ctx)
 	if err != nil {
@@ -83,10 +95,17 @@ func (w *Worker) Run(ctx context.Context) error {
 	return g.Wait()
 }
 
+// Check reads the queue's attributes and refuses it as Run would, without receiving.
+func (w *Worker) Check(ctx context.Context) error {
+	_, _, err := w.queueAttributes(ctx)
+	return err
+}
+
 func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility time.Duration, err error) {
 	out, err := w.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl:       aws.String(w.opts.QueueURL),
-		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout},
+		QueueUrl: aws.String(w.opts.QueueURL),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout,
+			types.QueueAttributeNameRedrivePolicy},
 	})
 	if err != nil {
 		return "", 0, fmt.Errorf("consumer: read the queue's attributes: %w", err)
@@ -96,7 +115,14 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 	if err != nil || secs <= 0 {
 		return "", 0, fmt.Errorf("consumer: queue visibility timeout %q is unusable", vt)
 	}
-	return out.Attributes[string(types.QueueAttributeNameQueueArn)], time.Duration(secs) * time.Second, nil
+	visibility = time.Duration(secs) * time.Second
+	switch {
+	case visibility < MinVisibility:
+		return "", 0, fmt.Errorf("%w: its visibility timeout is %v, under %v: no batch would have time to apply", ErrUnsafeQueue, visibility, MinVisibility)
+	case out.Attributes[string(types.QueueAttributeNameRedrivePolicy)] == "" && !w.handler.Parks():
+		return "", 0, fmt.Errorf("%w: it has no redrive policy and no DLQ is given: a message that can never succeed would come back forever", ErrUnsafeQueue)
+	}
+	return out.Attributes[string(types.QueueAttributeNameQueueArn)], visibility, nil
 }
 
 // poll is one receive loop until ctx is cancelled. A batch already received is finished
@@ -190,8 +216,14 @@ func (w *Worker) release(ctx context.Context, msgs []types.Message) {
 			VisibilityTimeout: int32(w.opts.RetryDelay / time.Second),
 		}
 	}
-	if _, err := w.sqs.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries}); err != nil {
+	out, err := w.sqs.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries})
+	if err != nil {
 		w.opts.Logger.WarnContext(ctx, "could not shorten the visibility timeout; the messages come back after the queue's", "count", len(msgs), "error", err.Error())
+		return
+	}
+	for _, f := range out.Failed {
+		w.opts.Logger.WarnContext(ctx, "could not shorten the visibility timeout of one message; it comes back after the queue's",
+			"entry", aws.ToString(f.Id), "code", aws.ToString(f.Code), "reason", aws.ToString(f.Message))
 	}
 }
 
