@@ -39,6 +39,9 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, st
 	if err != nil {
 		return fs.fail(err)
 	}
+	if report.Accounts == 0 { // clean, but perhaps not the ledger's table
+		fmt.Fprintf(stderr, "ledger audit: table %s holds no ledger account or movement (CUENTA#…); is it the ledger table?\n", cfg.Table)
+	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(report); err != nil {
 			return fs.fail(err)

@@ -87,3 +87,14 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 		t.Errorf("stdout = %q, want both accounts named", human)
 	}
 }
+
+// An audit that finds nothing of the ledger's is clean, and says so on stderr: a wrong
+// --table must not read as a healthy ledger.
+func TestAuditOfATableWithoutTheLedgerSaysSo(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table()}, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "0 accounts") || !strings.Contains(stderr.String(), "holds no ledger account or movement") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, the count, and the warning", code, stdout.String(), stderr.String())
+	}
+}

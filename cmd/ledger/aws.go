@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
@@ -82,18 +83,32 @@ func checkQueue(ctx context.Context, q *sqs.Client, what, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	_, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url)})
+	return answered(what, "SQS", "GetQueueAttributes", url, err)
+}
+
+// answered is a check's error in one line: what service refused the call on resource,
+// or that it could not be reached; nil when err is.
+func answered(what, service, call, resource string, err error) error {
 	var refused smithy.APIError
 	switch {
 	case errors.As(err, &refused):
-		return fmt.Errorf("%s: SQS refused GetQueueAttributes on %s: %s: %s", what, url, refused.ErrorCode(), refused.ErrorMessage())
+		return fmt.Errorf("%s: %s refused %s on %s: %s: %s", what, service, call, resource, refused.ErrorCode(), refused.ErrorMessage())
 	case err != nil:
 		var netErr *net.OpError
 		if errors.As(err, &netErr) {
 			err = netErr
 		}
-		return fmt.Errorf("%s: cannot reach SQS for %s: %w", what, url, err)
+		return fmt.Errorf("%s: cannot reach %s for %s: %w", what, service, resource, err)
 	}
 	return nil
+}
+
+// checkTopic makes sure SNS answers for the topic before a command starts long work on it.
+func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	_, err := t.GetTopicAttributes(ctx, &sns.GetTopicAttributesInput{TopicArn: aws.String(topicARN)})
+	return answered("--topic-arn", "SNS", "GetTopicAttributes", topicARN, err)
 }
 
 // openTable reads the environment, connects to DynamoDB at endpoint and checks the

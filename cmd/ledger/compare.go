@@ -14,6 +14,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/compare"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 var compareCommand = command{
@@ -44,12 +45,12 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		return code
 	}
 	switch {
-	case *movements < 1:
-		return fs.usageError("--movements must be at least 1, not %d", *movements)
-	case *accounts < 1:
-		return fs.usageError("--accounts must be at least 1, not %d", *accounts)
-	case *benchMovements < 1:
-		return fs.usageError("--bench-movements must be at least 1, not %d", *benchMovements)
+	case *movements < 1 || *movements > sim.MaxMovements:
+		return fs.usageError("--movements must be within 1–%d, not %d", sim.MaxMovements, *movements)
+	case *accounts < 1 || *accounts > sim.MaxAccounts:
+		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)
+	case *benchMovements < 1 || *benchMovements > sim.MaxMovements:
+		return fs.usageError("--bench-movements must be within 1–%d, not %d", sim.MaxMovements, *benchMovements)
 	case *seed == 0:
 		return fs.usageError("--seed must be at least 1")
 	case *rtt < 0 || *rtt > maxRTT:

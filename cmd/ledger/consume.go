@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
@@ -59,6 +60,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		if err := config.ValidateQueueURL(*dlq); err != nil {
 			return fs.usageError("--dlq-url: %v", err)
 		}
+	}
+	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
+		return fs.usageError("--sqs-endpoint: %v", err)
 	}
 	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -62,8 +63,8 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	var newLimite *decimal.Decimal
 	if *limite != "" {
 		d, err := decimal.NewFromString(*limite)
-		if err != nil || d.Sign() < 0 {
-			return fs.usageError("--limite must be a decimal ≥ 0 such as 500.00, not %q", *limite)
+		if err != nil || !movimiento.IsPlainDecimal(*limite) {
+			return fs.usageError("--limite must be a decimal ≥ 0 in plain notation such as 500.00, not %q", *limite)
 		}
 		newLimite = &d
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/demo"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -73,11 +74,11 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 		return code
 	}
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"--accounts", *accounts}, {"--movements", *movements}, {"--consumers", *consumers}} {
-		if f.v < 1 {
-			return fs.usageError("%s must be at least 1, not %d", f.name, f.v)
+		name   string
+		v, max int
+	}{{"--accounts", *accounts, sim.MaxAccounts}, {"--movements", *movements, sim.MaxMovements}, {"--consumers", *consumers, demo.MaxConsumers}} {
+		if f.v < 1 || f.v > f.max {
+			return fs.usageError("%s must be within 1–%d, not %d", f.name, f.max, f.v)
 		}
 	}
 	if *seed == 0 {

@@ -88,7 +88,7 @@ func version() string {
 }
 
 // flags is a command's flag set: --help prints the synopsis, the flags and an example
-// on stdout; a bad flag is one line on stderr.
+// on stdout; a bad flag is one line on stderr naming it, then where to find help.
 type flags struct {
 	*flag.FlagSet
 	name              string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/arn"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
@@ -37,6 +39,10 @@ const (
 
 // maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
 const maxDuplicates = 10
+
+// callTimeout bounds one SendMessageBatch or PublishBatch call, the SDK's own retries
+// included: an endpoint that takes the connection and never answers fails the send.
+const callTimeout = 30 * time.Second
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("send", "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", `
@@ -62,11 +68,11 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 		return fs.usageError("give exactly one of --queue-url and --topic-arn")
 	case (*from == "") == (*generate == 0):
 		return fs.usageError("give exactly one of --from and --generate")
-	case *generate < 0:
-		return fs.usageError("--generate must be positive, not %d", *generate)
-	case *accounts < 1:
-		return fs.usageError("--accounts must be at least 1, not %d", *accounts)
-	case *duplicates < 0 || *duplicates > maxDuplicates:
+	case *generate < 0 || *generate > sim.MaxMovements:
+		return fs.usageError("--generate must be within 1–%d, not %d", sim.MaxMovements, *generate)
+	case *accounts < 1 || *accounts > sim.MaxAccounts:
+		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)
+	case !(*duplicates >= 0 && *duplicates <= maxDuplicates):
 		return fs.usageError("--duplicates must be within 0–%d, not %v", maxDuplicates, *duplicates)
 	}
 	for _, share := range []struct {
@@ -88,6 +94,30 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)
 	}
+	if *queueURL != "" {
+		if err := config.ValidateQueueURL(*queueURL); err != nil {
+			return fs.usageError("--queue-url: %v", err)
+		}
+	} else if a, err := arn.Parse(*topicARN); err != nil || a.Service != "sns" {
+		return fs.usageError("--topic-arn: %q is not an SNS topic ARN", *topicARN)
+	}
+	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
+		return fs.usageError("--endpoint: %v", err)
+	}
+	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	// The destination must answer before the bodies are read or generated.
+	q, t := app.SQS(awsCfg, *endpoint), app.SNS(awsCfg, *endpoint)
+	if *queueURL != "" {
+		err = checkQueue(ctx, q, "--queue-url", *queueURL)
+	} else {
+		err = checkTopic(ctx, t, *topicARN)
+	}
+	if err != nil {
+		return fs.fail(err)
+	}
 	spec := sim.Spec{Accounts: *accounts, Movements: *generate, Seed: *seed, Transfers: *transfers, Reversals: *reversals, Holds: *holds}
 	bodies, err := sendBodies(*from, spec, *duplicates)
 	if err != nil {
@@ -99,18 +129,14 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 			invalid++
 		}
 	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
 	start := time.Now()
 	var sent int
 	dest := *queueURL
 	if *queueURL != "" {
-		sent, err = sendSQS(ctx, app.SQS(awsCfg, *endpoint), *queueURL, bodies)
+		sent, err = sendSQS(ctx, q, *queueURL, bodies)
 	} else {
 		dest = *topicARN
-		sent, err = publishSNS(ctx, app.SNS(awsCfg, *endpoint), *topicARN, bodies)
+		sent, err = publishSNS(ctx, t, *topicARN, bodies)
 	}
 	fmt.Fprintf(stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
 	if invalid > 0 {
@@ -260,6 +286,8 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 		for id, b := range batch {
 			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
 		}
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
 		out, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
 		if err != nil {
 			return nil, nil, err
@@ -281,6 +309,8 @@ func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []st
 		for id, b := range batch {
 			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
 		}
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
 		out, err := t.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(topicARN), PublishBatchRequestEntries: entries})
 		if err != nil {
 			return nil, nil, err

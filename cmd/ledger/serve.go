@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/api"
@@ -40,13 +41,18 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
+	if err := checkAddr(*addr); err != nil {
+		return fs.usageError("--addr: %v", err)
+	}
+	// The address is taken before the table check, so a port in use is said at once.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fs.fail(fmt.Errorf("--addr: %w", err))
+	}
+	defer ln.Close()
 	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
 	if code != 0 {
 		return code
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fs.fail(err)
 	}
 	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
 	if err := serveAPI(ctx, ln, store.NewReader(db, cfg.Table), stderr); err != nil {
@@ -54,6 +60,18 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 	}
 	fmt.Fprintln(stderr, "ledger serve: stopped")
 	return 0
+}
+
+// checkAddr checks a listen address: a host (which may be empty) and a port 0–65535.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number within 0–65535", port)
+	}
+	return nil
 }
 
 // serveAPI serves the balance API on ln until ctx is done, then stops, letting requests

@@ -55,8 +55,11 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)
 	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
+	if err := checkAddr(*addr); err != nil {
 		return fs.usageError("--addr: %v", err)
+	}
+	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
+		return fs.usageError("--sqs-endpoint: %v", err)
 	}
 	if *queueURL != "" {
 		if err := config.ValidateQueueURL(*queueURL); err != nil {

@@ -4,15 +4,22 @@ package awsconf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 )
+
+// credentialsTimeout bounds the search for credentials, which may probe the EC2
+// metadata service.
+const credentialsTimeout = 10 * time.Second
 
 // LocalRegion is the region assumed for a loopback endpoint when none is configured:
 // emulators accept any region, but the SDK needs one to sign.
@@ -22,9 +29,11 @@ const LocalRegion = "us-east-1"
 // a loopback endpoint a missing region is LocalRegion, the EC2 metadata service is not
 // probed, and where the chain finds no credentials they are placeholders (moto needs a
 // signature, never checks it); credentials it finds are kept, for a queue in AWS beside
-// a local store. Elsewhere nothing is invented, so what is missing is reported.
+// a local store. Elsewhere nothing is invented: a missing region or missing credentials
+// is an error that says so. The SDK's own log lines (an IMDS fallback, say) are
+// silenced: what goes wrong is returned.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	local, err := IsLoopback(endpoint)
 	if err != nil {
 		return aws.Config{}, err
@@ -37,6 +46,14 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("awsconf: load the AWS configuration: %w", err)
 	}
 	if !local {
+		if cfg.Region == "" {
+			return aws.Config{}, errors.New("awsconf: no AWS region: set AWS_REGION, or a region in the AWS profile")
+		}
+		ctx, cancel := context.WithTimeout(ctx, credentialsTimeout)
+		defer cancel()
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			return aws.Config{}, fmt.Errorf("awsconf: no AWS credentials found (environment, profile, SSO or instance role): %w", err)
+		}
 		return cfg, nil
 	}
 	if cfg.Region == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +69,30 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 	}
 	if creds, err := cfg.Credentials.Retrieve(context.Background()); err != nil || creds.AccessKeyID != "AKIAPROFILE" {
 		t.Errorf("credentials = %+v, %v; want the profile's", creds, err)
+	}
+}
+
+// Against AWS nothing is invented: a missing region or missing credentials is said at
+// once, in words, not as a failure to reach DynamoDB on the first call.
+func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	if _, err := Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") {
+		t.Errorf("without a region: %v", err)
+	}
+	t.Setenv("AWS_REGION", "eu-west-1")
+	if _, err := Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS credentials found") {
+		t.Errorf("without credentials: %v", err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
+	if _, err := Load(context.Background(), ""); err != nil {
+		t.Errorf("with both: %v", err)
 	}
 }

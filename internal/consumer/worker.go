@@ -102,6 +102,8 @@ func (w *Worker) Check(ctx context.Context) error {
 }
 
 func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility time.Duration, err error) {
+	ctx, cancel := context.WithTimeout(ctx, ackTimeout)
+	defer cancel()
 	out, err := w.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(w.opts.QueueURL),
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout,
@@ -129,13 +131,15 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 // under its own deadline (the visibility timeout), so a shutdown never abandons it.
 func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration) error {
 	for ctx.Err() == nil {
-		out, err := w.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		receiveCtx, cancel := context.WithTimeout(ctx, w.opts.WaitTime+receiveMargin)
+		out, err := w.sqs.ReceiveMessage(receiveCtx, &sqs.ReceiveMessageInput{
 			QueueUrl:                    aws.String(w.opts.QueueURL),
 			MaxNumberOfMessages:         MaxBatch,
 			WaitTimeSeconds:             int32(w.opts.WaitTime / time.Second),
 			MessageAttributeNames:       []string{"All"},
 			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 		})
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -184,8 +188,13 @@ func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) 
 	w.release(ackCtx, retry)
 }
 
-// ackTimeout bounds the delete and visibility calls that acknowledge one batch.
+// ackTimeout bounds the delete and visibility calls that acknowledge one batch, and
+// the read of the queue's attributes at start, the SDK's retries included.
 const ackTimeout = 30 * time.Second
+
+// receiveMargin is how long past its long-poll wait a receive may take before the
+// endpoint counts as hung, and the receive is retried.
+const receiveMargin = 10 * time.Second
 
 func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
 	if len(msgs) == 0 {

@@ -21,12 +21,16 @@ import (
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
+// MaxConsumers bounds Options.Consumers: each is a goroutine polling the simulated
+// queue, and beyond a few dozen they only wait on each other.
+const MaxConsumers = 64
+
 // Options size the demo. Zero values pick the defaults in brackets.
 type Options struct {
 	Accounts  int    // [20]
 	Movements int    // [1000]
 	Seed      uint64 // [1]
-	Consumers int    // concurrent batch handlers [4]
+	Consumers int    // concurrent batch handlers [4], at most MaxConsumers
 	// Progress receives a progress bar (Terminal) or a line per tenth [nothing].
 	Progress io.Writer
 	Terminal bool
@@ -209,5 +213,6 @@ func defaults(o Options) Options {
 	if o.Consumers <= 0 {
 		o.Consumers = 4
 	}
+	o.Consumers = min(o.Consumers, MaxConsumers)
 	return o
 }

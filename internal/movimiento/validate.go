@@ -145,6 +145,10 @@ func checkKey(field, s string, maxLen int, punct string) error {
 	return nil
 }
 
+// IsPlainDecimal reports whether s is an amount in the notation messages use: digits,
+// an optional fraction, no sign, exponent, spaces or leading zeros ("500.00", "0").
+func IsPlainDecimal(s string) bool { return s != "" && s[0] != '-' && plainDecimal.MatchString(s) }
+
 // checkImporte checks importe's notation, sign and significant digits.
 func checkImporte(s string) (decimal.Decimal, error) {
 	if s == "" {

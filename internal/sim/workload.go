@@ -66,10 +66,18 @@ const (
 
 var conceptos = []string{"Nómina", "Transferencia recibida", "Bizum", "Compra con tarjeta", "Recibo luz", "Alquiler", "Devolución", "Cajero", "Suscripción", "Pedido"}
 
-// Generate builds the workload for spec.
+// MaxMovements and MaxAccounts bound a workload, which is built in memory before any of
+// it is delivered (about a kilobyte a movement, with its schedule).
+const (
+	MaxMovements = 1_000_000
+	MaxAccounts  = 100_000
+)
+
+// Generate builds the workload for spec: 1–MaxAccounts accounts, 1–MaxMovements
+// movements.
 func Generate(spec Spec) (Workload, error) {
-	if spec.Accounts < 1 || spec.Movements < 1 {
-		return Workload{}, fmt.Errorf("sim: need at least one account and one movement, got %d and %d", spec.Accounts, spec.Movements)
+	if spec.Accounts < 1 || spec.Movements < 1 || spec.Accounts > MaxAccounts || spec.Movements > MaxMovements {
+		return Workload{}, fmt.Errorf("sim: want 1–%d accounts and 1–%d movements, got %d and %d", MaxAccounts, MaxMovements, spec.Accounts, spec.Movements)
 	}
 	for _, f := range []float64{spec.Transfers, spec.Reversals, spec.Holds} {
 		if !(f >= 0 && f <= 1) {
