@@ -50,7 +50,14 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, st
 		for _, b := range report.Broken {
 			fmt.Fprintf(stdout, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
 		}
-		fmt.Fprintf(stdout, "audit of %s: %d accounts, %d applied movements, %d broken\n", cfg.Table, report.Accounts, report.Movements, len(report.Broken))
+		for _, u := range report.Unverified {
+			fmt.Fprintf(stdout, "UNVERIFIED %s: %s\n", u.Cuenta, u.Reason)
+		}
+		fmt.Fprintf(stdout, "audit of %s: %d accounts, %d applied movements, %d broken", cfg.Table, report.Accounts, report.Movements, len(report.Broken))
+		if n := len(report.Unverified); n > 0 {
+			fmt.Fprintf(stdout, ", %d unverified (busy while read; audit again)", n)
+		}
+		fmt.Fprintln(stdout)
 	}
 	if !report.OK {
 		return 1

@@ -29,15 +29,19 @@ type AuditClient interface {
 }
 
 // AuditReport is the verdict on a whole table. Movements counts applied movements;
-// Broken lists every account that breaks an invariant, sorted by account.
+// Broken lists every account that breaks an invariant, sorted by account. Unverified
+// lists the accounts that kept changing while they were read again, whose books
+// (balance, count, seq, saldo_tras) passed but whose links between records (reversals,
+// holds) could not be read from one point of view: audit them again.
 type AuditReport struct {
-	OK        bool     `json:"ok"`
-	Accounts  int      `json:"-"`
-	Movements int      `json:"-"`
-	Broken    []Broken `json:"broken"`
+	OK         bool     `json:"ok"`
+	Accounts   int      `json:"-"`
+	Movements  int      `json:"-"`
+	Broken     []Broken `json:"broken"`
+	Unverified []Broken `json:"unverified,omitempty"`
 }
 
-// Broken is one account that breaks the audit invariants.
+// Broken is one account that breaks the audit invariants, or could not be verified.
 type Broken struct {
 	Cuenta string `json:"cuenta"`
 	Reason string `json:"reason"`
@@ -87,23 +91,40 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	report := AuditReport{OK: true, Accounts: len(accounts), Broken: []Broken{}}
 	for id, b := range accounts {
 		report.Movements += len(b.applied)
-		reasons, err := b.audit(ctx, db, table, accounts, now())
-		if err == nil && len(reasons) > 0 {
+		v, err := b.audit(ctx, db, table, accounts, now())
+		if err == nil && v.any() {
 			if b, err = reread(ctx, db, table, id); err == nil {
-				reasons, err = b.audit(ctx, db, table, nil, now())
+				v, err = b.audit(ctx, db, table, nil, now())
 			}
 		}
 		if err != nil {
 			return AuditReport{}, err
 		}
-		if len(reasons) > 0 {
-			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(reasons, "; ")})
+		if b.unstable { // the links may have been read torn: they prove nothing
+			if len(v.links) > 0 {
+				report.Unverified = append(report.Unverified, Broken{Cuenta: id, Reason: fmt.Sprintf(
+					"it changed during each of %d attempts to read it from one point of view: %s; audit it again", maxRereads, strings.Join(v.links, "; "))})
+			}
+			v.links = nil
+		}
+		if v.any() {
+			report.Broken = append(report.Broken, Broken{Cuenta: id, Reason: strings.Join(append(v.books, v.links...), "; ")})
 		}
 	}
-	slices.SortFunc(report.Broken, func(a, b Broken) int { return strings.Compare(a.Cuenta, b.Cuenta) })
+	byCuenta := func(a, b Broken) int { return strings.Compare(a.Cuenta, b.Cuenta) }
+	slices.SortFunc(report.Broken, byCuenta)
+	slices.SortFunc(report.Unverified, byCuenta)
 	report.OK = len(report.Broken) == 0
 	return report, nil
 }
+
+// verdict is what one account breaks: its books (problems reading its items, the
+// balance, the count, seq, saldo_tras), which hold from any read of it, and the links
+// between its records (reversals, holds, transfer legs), which a read torn by a
+// concurrent write may break.
+type verdict struct{ books, links []string }
+
+func (v verdict) any() bool { return len(v.books)+len(v.links) > 0 }
 
 // books is what the audit read of one account.
 type books struct {
@@ -112,12 +133,22 @@ type books struct {
 	version  int64                    // the account item's, read even when the rest cannot be
 	applied  map[string]ledger.Apunte // posted movements by sort key, so an item seen twice counts once
 	holds    map[string]ledger.Apunte // holds by hold id
+	others   map[string]ledger.Apunte // the other records (rejections, releases) by sort key
 	problems map[string]string        // by sort key: items that cannot be read, or in no known state
 	unstable bool                     // it kept moving while it was read again
 }
 
 func newBooks() *books {
-	return &books{applied: map[string]ledger.Apunte{}, holds: map[string]ledger.Apunte{}, problems: map[string]string{}}
+	return &books{applied: map[string]ledger.Apunte{}, holds: map[string]ledger.Apunte{}, others: map[string]ledger.Apunte{}, problems: map[string]string{}}
+}
+
+// estadosOf are the states a record of tipo t may be in: a hold's are its own, every
+// other record is applied or rejected.
+func estadosOf(t movimiento.Tipo) []ledger.Estado {
+	if t == movimiento.Retencion {
+		return []ledger.Estado{ledger.Retenida, ledger.Capturada, ledger.Liberada, ledger.Rechazado}
+	}
+	return []ledger.Estado{ledger.Aplicado, ledger.Rechazado}
 }
 
 // add files one item of the account's partition.
@@ -133,15 +164,28 @@ func (b *books) add(sk string, item versioned.Item) {
 		return
 	}
 	a, err := decodeApunte(item)
+	_, hasSeq := item[attrSeq]
+	_, hasSaldo := item[attrSaldoTras]
+	isHold := a.Movimiento.Tipo == movimiento.Retencion
 	switch {
 	case err != nil:
 		b.problems[sk] = fmt.Sprintf("item %s: %v", sk, err)
 	case !slices.Contains(ledger.Estados, a.Estado):
 		b.problems[sk] = fmt.Sprintf("movement %s has estado %q, which is none of %v", a.Movimiento.ID, a.Estado, ledger.Estados)
+	case !slices.Contains(estadosOf(a.Movimiento.Tipo), a.Estado):
+		b.problems[sk] = fmt.Sprintf("movement %s of tipo %s has estado %s, which is not one of its tipo's", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado)
+	case a.Posted() && !(hasSeq && hasSaldo):
+		b.problems[sk] = fmt.Sprintf("applied movement %s has no %s or no %s", a.Movimiento.ID, attrSeq, attrSaldoTras)
+	case !a.Posted() && (hasSeq || hasSaldo):
+		b.problems[sk] = fmt.Sprintf("movement %s (tipo %s, estado %s) is not applied but has a %s or %s: the statement would list it", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado, attrSeq, attrSaldoTras)
+	case !a.Posted() && a.AnuladoPor != "": // only an applied movement is reversed
+		b.problems[sk] = fmt.Sprintf("movement %s (tipo %s, estado %s) is not applied, yet marked reversed by %s", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado, a.AnuladoPor)
 	case a.Posted():
 		b.applied[sk] = a
-	case a.Movimiento.Tipo == movimiento.Retencion:
+	case isHold:
 		b.holds[a.Movimiento.ID] = a
+	default:
+		b.others[sk] = a
 	}
 }
 
@@ -149,6 +193,7 @@ func (b *books) add(sk string, item versioned.Item) {
 func (b *books) merge(o *books) {
 	maps.Copy(b.applied, o.applied)
 	maps.Copy(b.holds, o.holds)
+	maps.Copy(b.others, o.others)
 	maps.Copy(b.problems, o.problems)
 	if o.hasItem {
 		b.account, b.hasItem = o.account, true
@@ -156,19 +201,22 @@ func (b *books) merge(o *books) {
 	b.version = max(b.version, o.version)
 }
 
-// check lists the invariants the account breaks, holds expiring by now.
-func (b *books) check(now time.Time) []string {
+// check lists the invariants the account breaks, holds expiring by now. The books are
+// judged against the account item: when the account kept changing as it was read, only
+// against the movements it counts (seq up to its movimientos), all written before it was
+// read, and never changed since.
+func (b *books) check(now time.Time) verdict {
 	reasons := slices.Sorted(maps.Values(b.problems))
-	if b.unstable {
-		reasons = append(reasons, fmt.Sprintf("it changed during each of %d attempts to read it from one point of view; audit it again", maxRereads))
-	}
 	applied := slices.SortedFunc(maps.Values(b.applied), func(x, y ledger.Apunte) int { return cmp.Compare(x.Seq, y.Seq) })
+	if b.unstable && b.hasItem {
+		applied = slices.DeleteFunc(applied, func(a ledger.Apunte) bool { return a.Seq > b.account.Movimientos })
+	}
 	n := int64(len(applied))
 	if !b.hasItem {
 		if n > 0 {
 			reasons = append(reasons, fmt.Sprintf("no account item, but %d applied movements", n))
 		}
-		return reasons
+		return verdict{books: reasons}
 	}
 	sum := decimal.Zero
 	for _, a := range applied {
@@ -180,8 +228,6 @@ func (b *books) check(now time.Time) []string {
 	if b.account.Movimientos != n {
 		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", b.account.Movimientos, n))
 	}
-	reasons = append(reasons, b.checkReversals(applied)...)
-	reasons = append(reasons, b.checkHolds(now)...)
 	running := decimal.Zero
 	for i, a := range applied {
 		if want := int64(i + 1); a.Seq != want {
@@ -194,7 +240,7 @@ func (b *books) check(now time.Time) []string {
 			break
 		}
 	}
-	return reasons
+	return verdict{books: reasons, links: append(b.checkReversals(), b.checkHolds(now)...)}
 }
 
 // checkHolds checks that every active hold in the account item is a hold held for that
@@ -230,6 +276,24 @@ func (b *books) checkHolds(now time.Time) []string {
 			if !ok || c.Movimiento.Retencion != id || c.Movimiento.Tipo != movimiento.Cargo || c.Movimiento.Importe.GreaterThan(h.Movimiento.Importe) {
 				reasons = append(reasons, fmt.Sprintf("hold %s is captured by %s, which is no posted capture of it", id, h.CapturadaPor))
 			}
+		case h.Estado == ledger.Liberada:
+			r, ok := b.others[movSK+h.LiberadaPor]
+			if !ok || r.Movimiento.Retencion != id || r.Movimiento.Tipo != movimiento.Liberacion {
+				reasons = append(reasons, fmt.Sprintf("hold %s is released by %s, which is no recorded release of it", id, h.LiberadaPor))
+			}
+		}
+	}
+	// A hold is settled once: every capture and release is the one its hold names.
+	for _, a := range slices.Sorted(maps.Keys(b.applied)) {
+		c := b.applied[a]
+		if id := c.Movimiento.Retencion; id != "" && b.holds[id].CapturadaPor != c.Movimiento.ID {
+			reasons = append(reasons, fmt.Sprintf("capture %s posts against hold %s, which does not name it as its capture", c.Movimiento.ID, id))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.others)) {
+		r := b.others[k]
+		if id := r.Movimiento.Retencion; r.Movimiento.Tipo == movimiento.Liberacion && b.holds[id].LiberadaPor != r.Movimiento.ID {
+			reasons = append(reasons, fmt.Sprintf("release %s frees hold %s, which does not name it as its release", r.Movimiento.ID, id))
 		}
 	}
 	return reasons
@@ -239,8 +303,8 @@ func (b *books) checkHolds(now time.Time) []string {
 // leg without its counterpart. The counterpart is looked up in what the scan read (seen,
 // nil for none) and, if not found there or not matching (the scan may have read the
 // other account before the transfer), read once more, strongly consistent.
-func (b *books) audit(ctx context.Context, db AuditClient, table string, seen map[string]*books, now time.Time) ([]string, error) {
-	reasons := b.check(now)
+func (b *books) audit(ctx context.Context, db AuditClient, table string, seen map[string]*books, now time.Time) (verdict, error) {
+	v := b.check(now)
 	for _, leg := range slices.Sorted(maps.Keys(b.applied)) {
 		a := b.applied[leg]
 		other := a.Contrapartida
@@ -254,16 +318,16 @@ func (b *books) audit(ctx context.Context, db AuditClient, table string, seen ma
 		if !ok || !counterparts(a, counterpart) {
 			out, err := db.GetItem(ctx, getInput(table, movKey(other, a.Movimiento.ID)))
 			if err != nil {
-				return nil, fmt.Errorf("store: audit read of transfer %s on %s: %w", a.Movimiento.ID, other, err)
+				return verdict{}, fmt.Errorf("store: audit read of transfer %s on %s: %w", a.Movimiento.ID, other, err)
 			}
 			counterpart, err = decodeApunte(out.Item)
 			ok = err == nil && len(out.Item) > 0
 		}
 		if !ok || !counterparts(a, counterpart) {
-			reasons = append(reasons, fmt.Sprintf("transfer leg %s has no counterpart on %s (same id and importe, opposite tipo, naming %s)", a.Movimiento.ID, other, a.Movimiento.Cuenta))
+			v.links = append(v.links, fmt.Sprintf("transfer leg %s has no counterpart on %s (same id and importe, opposite tipo, naming %s)", a.Movimiento.ID, other, a.Movimiento.Cuenta))
 		}
 	}
-	return reasons, nil
+	return v, nil
 }
 
 // counterparts reports whether x and y are the two legs of one transfer.
@@ -274,9 +338,10 @@ func counterparts(x, y ledger.Apunte) bool {
 
 // checkReversals checks the reversal links both ways: a reversed movement names a
 // reversal that names it back, and a reversal names a movement it reversed.
-func (b *books) checkReversals(applied []ledger.Apunte) []string {
+func (b *books) checkReversals() []string {
 	var reasons []string
-	for _, a := range applied {
+	for _, k := range slices.Sorted(maps.Keys(b.applied)) {
+		a := b.applied[k]
 		if by := a.AnuladoPor; by != "" {
 			if r, ok := b.applied[movSK+by]; !ok || r.Movimiento.Anula != a.Movimiento.ID {
 				reasons = append(reasons, fmt.Sprintf("movement %s is marked reversed by %s, which is no applied reversal of it", a.Movimiento.ID, by))

@@ -20,11 +20,12 @@ import (
 // "CUENTA#<cuenta>" names one account and "MOV#<id>" never equals the sort key "CUENTA".
 // The items' other attributes are named by their struct tags.
 const (
-	attrPK      = "pk"
-	attrSK      = "sk"
-	attrVersion = "version"
-	attrSeq     = "seq"
-	attrEstado  = "estado"
+	attrPK        = "pk"
+	attrSK        = "sk"
+	attrVersion   = "version"
+	attrSeq       = "seq"
+	attrSaldoTras = "saldo_tras"
+	attrEstado    = "estado"
 	// attrRetenciones is the account's map of active holds, by hold id.
 	attrRetenciones = "retenciones"
 	// attrAnuladoPor, attrCapturadaPor and attrLiberadaPor mark a record with the
