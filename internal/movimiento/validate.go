@@ -180,13 +180,28 @@ func checkMoneda(moneda, importe string) error {
 		return requiredOr("moneda", moneda, rule)
 	}
 	if _, frac, _ := strings.Cut(importe, "."); len(frac) > int(units) {
-		rule := fmt.Sprintf("%s allows at most %d decimals", moneda, units)
-		if units == 0 {
-			rule = moneda + " allows no decimals"
-		}
-		return &FieldError{"importe", importe, rule}
+		return &FieldError{"importe", importe, decimalsRule(moneda, units)}
 	}
 	return nil
+}
+
+// CheckDecimals checks importe, as written (trailing zeros count), against moneda's
+// decimals, as Parse does when a message names its moneda. It is for an importe whose
+// currency is that of the record it refers to: an anulacion's or captura's that omits
+// moneda. A currency no longer active has no rule here.
+func CheckDecimals(importe decimal.Decimal, moneda string) error {
+	units, ok := MinorUnits(moneda)
+	if scale := -importe.Exponent(); ok && scale > units {
+		return &FieldError{"importe", importe.StringFixed(scale), decimalsRule(moneda, units)}
+	}
+	return nil
+}
+
+func decimalsRule(moneda string, units int32) string {
+	if units == 0 {
+		return moneda + " allows no decimals"
+	}
+	return fmt.Sprintf("%s allows at most %d decimals", moneda, units)
 }
 
 // checkConcepto checks concepto's length in characters, and that it has no control

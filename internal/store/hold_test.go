@@ -140,7 +140,7 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "holds 60") {
 		t.Errorf("a capture over the hold = %+v, want permanent", r)
 	}
-	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-fine", "E", "aut-1", "10.001")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "fewer decimals") {
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-fine", "E", "aut-1", "10.001")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "EUR allows at most 2 decimals") {
 		t.Errorf("a capture finer than the hold's currency = %+v, want permanent", r)
 	}
 	for name, m := range map[string]movimiento.Movimiento{
@@ -389,5 +389,28 @@ func TestAuditChecksTheHolds(t *testing.T) {
 	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold aut-1 is held until") ||
 		!strings.Contains(report.Broken[0].Reason, "active hold aut-9") {
 		t.Fatalf("the account's holds swapped for one that was never taken: %+v, %v", report, err)
+	}
+}
+
+// An importe that omits its moneda is in the currency of the record it refers to, and is
+// held to its decimals as a message naming it would be: "15.000" is refused for a EUR
+// hold or original, with moneda or without.
+func TestAnImporteWithoutMonedaKeepsItsRecordsDecimals(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := newClock()
+	svc := clocked(t, env, ledger.Retry, c)
+	apply(t, svc, mov(t, "a", "D", movimiento.Abono, "100.00"))
+	apply(t, svc, mov(t, "pago", "D", movimiento.Cargo, "30.00"))
+	apply(t, svc, hold(t, "aut", "D", "20.00", c.Now().Add(time.Hour)))
+	for _, m := range []movimiento.Movimiento{
+		settleHold(t, movimiento.Captura, "cap", "D", "aut", "15.000"),
+		anulacion(t, "an", "D", "pago", "30.000", ""),
+	} {
+		if r := apply(t, svc, m); !errors.Is(r.Err, movimiento.ErrInvalid) || !strings.Contains(r.Err.Error(), "EUR allows at most 2 decimals") {
+			t.Errorf("%s = %+v, want refused: EUR allows at most 2 decimals", m.ID, r)
+		}
+	}
+	if s, h := retenido(t, env, "D"); s != "70" || h != "20" {
+		t.Errorf("saldo %s retenido %s, want 70 and 20: nothing moved", s, h)
 	}
 }

@@ -278,6 +278,11 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: fmt.Errorf("store: movement %s of cuenta %s %s", o.ID, m.Cuenta, why)}
 	}
+	if original.AnuladoPor != m.ID { // an importe without its moneda is in the original's (a recorded one answers as it is)
+		if err := movimiento.CheckDecimals(m.Importe, o.Moneda); err != nil {
+			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+		}
+	}
 	return original, mark(stored, map[string]string{attrAnuladoPor: m.ID},
 		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor)), nil
 }
@@ -312,6 +317,11 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 	}
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Reason: why}}
+	}
+	if hold.CapturadaPor != m.ID && hold.LiberadaPor != m.ID { // an importe without its moneda is in the hold's (a recorded one answers as it is)
+		if err := movimiento.CheckDecimals(m.Importe, h.Moneda); err != nil {
+			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
+		}
 	}
 	by, state := attrCapturadaPor, ledger.Capturada
 	if m.Tipo == movimiento.Liberacion {
