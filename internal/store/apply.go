@@ -89,6 +89,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 
 	var exists *versioned.ExistsError
 	var changed *versioned.ChangedError
+	var unreadable *versioned.UnreadableError
 	switch {
 	case err == nil:
 		l.remember(p.written, r.Versions)
@@ -131,6 +132,19 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 			records[movID{m.Cuenta, referred(m)}] = rec.Item
 		}
 		return l.still(pending, nil, res, r.Attempts)
+	case errors.As(err, &unreadable):
+		// No retry reads that account: what touches it is permanent. The rest of the
+		// group comes back, to apply in a batch without it.
+		bad := cuentas[unreadable.Index]
+		for _, i := range pending {
+			n := res[i].Attempts + r.Attempts
+			if m := es[i].Mov; m.Cuenta == bad || m.Destino == bad {
+				res[i] = failed(&ledger.PermanentError{Err: fmt.Errorf("store: account %s: %w", bad, err)}, n)
+			} else {
+				res[i] = failed(&ledger.TransientError{Attempts: n, Err: fmt.Errorf("store: the batch touches account %s, which cannot be read: %w", bad, err)}, n)
+			}
+		}
+		return nil
 	default:
 		// Nothing after it may be applied either: that would break the arrival order.
 		return failAll(pending, res, err, r.Attempts)
@@ -189,7 +203,7 @@ func classify(err error, attempts int) error {
 	if errors.Is(err, ledger.ErrPermanent) {
 		return err
 	}
-	if errors.Is(err, versioned.ErrRejected) || errors.Is(err, versioned.ErrInvalidTxn) || errors.Is(err, versioned.ErrUnreadable) {
+	if errors.Is(err, versioned.ErrRejected) || errors.Is(err, versioned.ErrInvalidTxn) {
 		return &ledger.PermanentError{Err: err}
 	}
 	return &ledger.TransientError{Attempts: attempts, Err: err}

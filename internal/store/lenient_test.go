@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -93,8 +94,9 @@ func TestYesterdaysMovementAuditsAndAnswers(t *testing.T) {
 	}
 }
 
-// An account whose version no retry can read is a permanent failure, parked with its
-// reason at once, not retried until the queue gives up.
+// An account whose version no retry can read is a permanent failure for what touches
+// it, parked with its reason at once, not retried until the queue gives up; the rest of
+// its batch comes back, and applies in a batch without it.
 func TestAnUnreadableVersionIsPermanent(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	putYesterday(t, env, "V1", "a", "abono", "10", "EUR", "x")
@@ -108,11 +110,19 @@ func TestAnUnreadableVersionIsPermanent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := movimiento.New(movimiento.Datos{ID: "b", Cuenta: "V1", Tipo: movimiento.Abono, Importe: "1", Moneda: "EUR"})
-	if err != nil {
-		t.Fatal(err)
+	healthy := mov(t, "w", "W1", movimiento.Abono, "5.00")
+	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{
+		{Mov: healthy}, {Mov: traspaso(t, "tr", "W1", "V1", "1.00")}, {Mov: mov(t, "b", "V1", movimiento.Abono, "1.00")},
+	})
+	if !rs[0].Retry() {
+		t.Errorf("a movement of a healthy account in the batch = %+v, want it back", rs[0])
 	}
-	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed {
-		t.Errorf("apply = %+v, want a permanent failure", r)
+	for _, r := range rs[1:] {
+		if !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), `account V1`) || !strings.Contains(r.Err.Error(), `"uno"`) {
+			t.Errorf("a movement touching V1 = %+v, want a permanent failure naming V1 and its version", r)
+		}
+	}
+	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: healthy}); r.Outcome != ledger.Applied {
+		t.Errorf("the healthy movement alone = %+v, want applied", r)
 	}
 }

@@ -19,8 +19,8 @@ var (
 	// ErrRejected: DynamoDB refused the request itself (say, a number beyond 38
 	// digits); retrying it cannot succeed.
 	ErrRejected = errors.New("versioned: request rejected by DynamoDB")
-	// ErrUnreadable: a stored item's version is not a positive integer; retrying cannot
-	// read it either.
+	// ErrUnreadable: a stored item's version is not a positive integer (UnreadableError);
+	// retrying cannot read it either.
 	ErrUnreadable = errors.New("versioned: stored version unreadable")
 	// ErrInvalidTxn: one transaction cannot do what the plan asked (over 100 actions,
 	// an item twice, a record without its key); it was not sent.
@@ -72,3 +72,16 @@ func (e *AttemptsError) Error() string {
 }
 
 func (e *AttemptsError) Unwrap() error { return e.Err }
+
+// UnreadableError is ErrUnreadable for the item at Index among the keys of an Update.
+type UnreadableError struct {
+	Index   int
+	Version any // as stored, decoded leniently
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("%v: item %d has version %#v, want a positive integer", ErrUnreadable, e.Index, e.Version)
+}
+
+// Is makes errors.Is(err, ErrUnreadable) true.
+func (e *UnreadableError) Is(target error) bool { return target == ErrUnreadable }

@@ -241,7 +241,9 @@ func (s *Store) state(items []Item) (State, error) {
 		}
 		var v int64
 		if err := attributevalue.Unmarshal(item[s.table.Version], &v); err != nil || v < 1 {
-			return State{}, fmt.Errorf("%w: stored item has version %v, want a positive integer", ErrUnreadable, item[s.table.Version])
+			var stored any
+			_ = attributevalue.Unmarshal(item[s.table.Version], &stored) // for the error only
+			return State{}, &UnreadableError{Index: i, Version: stored}
 		}
 		st.Versions[i] = v
 	}
