@@ -42,7 +42,8 @@ const (
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
 ledger up --from examples/movimientos.jsonl
-ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stdout, stderr)
+LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
+  ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
 	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes); keeps serving after it")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,10 +27,10 @@ const credentialsTimeout = 10 * time.Second
 const LocalRegion = "us-east-1"
 
 // Load returns the SDK configuration for endpoint ("": AWS, or AWS_ENDPOINT_URL_*). For
-// a loopback endpoint a missing region is LocalRegion, the EC2 metadata service is not
-// probed, and where the chain finds no credentials they are placeholders (moto needs a
-// signature, never checks it); credentials it finds are kept, for a queue in AWS beside
-// a local store. Elsewhere nothing is invented: a missing region or missing credentials
+// a loopback endpoint (given, or in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL) a
+// missing region is LocalRegion, the EC2 metadata service is not probed, and where the
+// chain finds no credentials they are placeholders (moto needs a signature, never
+// checks it); credentials it finds are kept, for a queue in AWS beside a local store. Elsewhere nothing is invented: a missing region or missing credentials
 // is an error that says so. The SDK's own log lines (an IMDS fallback, say) are
 // silenced: what goes wrong is returned.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
@@ -37,6 +38,9 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	local, err := IsLoopback(endpoint)
 	if err != nil {
 		return aws.Config{}, err
+	}
+	if endpoint == "" { // the SDK's own endpoint settings may name a local store too
+		local = envLoopback("AWS_ENDPOINT_URL_DYNAMODB") || envLoopback("AWS_ENDPOINT_URL")
 	}
 	if local {
 		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
@@ -65,6 +69,12 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 		})
 	}
 	return cfg, nil
+}
+
+// envLoopback reports whether the environment variable name holds a loopback URL.
+func envLoopback(name string) bool {
+	local, err := IsLoopback(os.Getenv(name))
+	return err == nil && local
 }
 
 // IsLoopback reports whether endpoint is a URL on the loopback interface. An empty

@@ -75,6 +75,8 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 // Against AWS nothing is invented: a missing region or missing credentials is said at
 // once, in words, not as a failure to reach DynamoDB on the first call.
 func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 	t.Setenv("AWS_PROFILE", "")
@@ -94,5 +96,19 @@ func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
 	if _, err := Load(context.Background(), ""); err != nil {
 		t.Errorf("with both: %v", err)
+	}
+}
+
+// A local store named by the SDK's own endpoint variable needs no account either.
+func TestLoadTreatsALoopbackEndpointVariableAsLocal(t *testing.T) {
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	cfg, err := Load(context.Background(), "")
+	if err != nil || cfg.Region != LocalRegion {
+		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, LocalRegion)
 	}
 }

@@ -193,8 +193,9 @@ func (w *Worker) process(ctx context.Context, arn string, msgs []types.Message) 
 const ackTimeout = 30 * time.Second
 
 // receiveMargin is how long past its long-poll wait a receive may take before the
-// endpoint counts as hung, and the receive is retried.
-const receiveMargin = 10 * time.Second
+// endpoint counts as hung, and the receive is retried. It is generous: a receive given
+// up on may have taken messages, which then wait out their visibility timeout.
+const receiveMargin = time.Minute
 
 func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
 	if len(msgs) == 0 {
