@@ -64,10 +64,10 @@ func newDemoJSON(s demo.Summary) demoJSON {
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", `
-ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
+ledger demo --accounts 50 --movements 2000 --seed 7`, stdout, stderr)
 	accounts := fs.Int("accounts", 20, "accounts in the workload")
-	movements := fs.Int("movements", 1000, "movements in the workload (each delivered at least once)")
-	seed := fs.Uint64("seed", 1, "seed of the workload and of the delivery schedule (same seed, same run)")
+	movements := fs.Int("movements", 1000, "movements in the workload, each delivered at least once (time grows with the square: 5000 take about two minutes)")
+	seed := fs.Uint64("seed", 1, "seed of the workload and of the delivery schedule (same seed, same movements, messages and outcomes; how often each is handled varies)")
 	consumers := fs.Int("consumers", 4, "batches handled concurrently")
 	asJSON := fs.Bool("json", false, "print one JSON document on stdout instead of the human summary")
 	if code, ok := fs.parse(args, 0); !ok {
@@ -76,7 +76,7 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 	for _, f := range []struct {
 		name   string
 		v, max int
-	}{{"--accounts", *accounts, sim.MaxAccounts}, {"--movements", *movements, sim.MaxMovements}, {"--consumers", *consumers, demo.MaxConsumers}} {
+	}{{"--accounts", *accounts, sim.MaxAccounts}, {"--movements", *movements, demo.MaxMovements}, {"--consumers", *consumers, demo.MaxConsumers}} {
 		if f.v < 1 || f.v > f.max {
 			return fs.usageError("%s must be within 1–%d, not %d", f.name, f.max, f.v)
 		}
@@ -105,7 +105,7 @@ ledger demo --accounts 50 --movements 5000 --seed 7`, stdout, stderr)
 func printDemo(w io.Writer, s demo.Summary) {
 	o, k := s.Outcomes, s.Kinds
 	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)
-	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches.\n\n", s.Handled)
+	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches (this count varies from run to run).\n\n", s.Handled)
 	fmt.Fprintf(w, "  applied                %6d\n  duplicate              %6d   recognised, nothing changed\n", o.Applied, o.Duplicate)
 	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
 	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: in the DLQ with the reason\n\n", o.Rejected, o.Failed)

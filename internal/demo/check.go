@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
@@ -96,4 +97,55 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) 
 		}
 	}
 	return balances, wrong, nil
+}
+
+// checkOutcomes compares what the consumer answered each message with what the schedule
+// sent: one application per movement, every duplicate recognised as one, every
+// conflicting replay refused as one, every malformed and refused-by-design message
+// failed, nothing rejected (the demo's policy is retry).
+func checkOutcomes(o consumer.Outcomes, w sim.Workload, s sim.Schedule) []string {
+	var wrong []string
+	for _, c := range []struct {
+		outcome   ledger.Outcome
+		got, want int
+	}{
+		{ledger.Applied, o.Applied, len(w.Movements)},
+		{ledger.Duplicate, o.Duplicate, s.Duplicates},
+		{ledger.ConflictingDuplicate, o.ConflictingDuplicate, s.Conflicting},
+		{ledger.Failed, o.Failed, s.Malformed + len(w.Refused)},
+		{ledger.Rejected, o.Rejected, 0},
+	} {
+		if c.got != c.want {
+			wrong = append(wrong, fmt.Sprintf("%d messages ended %s, not the %d sent to", c.got, c.outcome, c.want))
+		}
+	}
+	return wrong
+}
+
+// checkFreeze checks that the freeze held the frozen account's debits back: some came
+// back while it was frozen, and none was applied before it was unfrozen.
+func checkFreeze(ctx context.Context, r *store.Reader, w sim.Workload, f Freeze) ([]string, error) {
+	if f.Cuenta == "" {
+		return nil, nil
+	}
+	var wrong []string
+	if f.Waited == 0 {
+		wrong = append(wrong, fmt.Sprintf("the freeze of %s held back none of its debits", f.Cuenta))
+	}
+	for _, m := range w.Movements {
+		if m.Cuenta != f.Cuenta || (m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion) {
+			continue
+		}
+		a, err := r.Apunte(ctx, m.Cuenta, m.ID)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound): // check says so
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if !a.Aplicado.Before(f.Desde) && a.Aplicado.Before(f.Desde.Add(f.Frozen)) {
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s was applied at %s, while it was frozen", m.Tipo, m.ID, m.Cuenta, a.Aplicado.UTC().Format(time.RFC3339)))
+		}
+	}
+	return wrong, nil
 }

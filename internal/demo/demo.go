@@ -22,8 +22,14 @@ import (
 )
 
 // MaxConsumers bounds Options.Consumers: each is a goroutine polling the simulated
-// queue, and beyond a few dozen they only wait on each other.
-const MaxConsumers = 64
+// queue, and beyond a few dozen they only wait on each other. MaxMovements bounds
+// Options.Movements: the embedded store copies its table for every transaction, so a
+// run's time grows with the square of its movements (1,000 take seconds, 5,000 about
+// two minutes, 10,000 about ten).
+const (
+	MaxConsumers = 64
+	MaxMovements = 10_000
+)
 
 // Options size the demo. Zero values pick the defaults in brackets.
 type Options struct {
@@ -149,6 +155,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	clock.AdvanceTo(w.Lapse)
 	if c := debtor(w); c != "" {
+		clock.Advance(time.Second) // what came before is stamped before the freeze
 		if err := op.freeze(ctx, c); err != nil {
 			return Summary{}, err
 		}
@@ -169,15 +176,22 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	balances, wrong, err := check(ctx, store.NewReader(client, table), w, clock.Now())
+	reader := store.NewReader(client, table)
+	balances, wrong, err := check(ctx, reader, w, clock.Now())
 	if err != nil {
 		return Summary{}, err
 	}
+	held, err := checkFreeze(ctx, reader, w, frozen)
+	if err != nil {
+		return Summary{}, err
+	}
+	outcomes := counts.Outcomes()
+	wrong = append(append(wrong, held...), checkOutcomes(outcomes, w, schedule)...)
 	s := Summary{
-		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: counts.Outcomes(),
+		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: outcomes,
 		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
-	s.ExactlyOnce = len(wrong) == 0 && s.Outcomes.Applied == len(w.Movements) && report.OK && report.Movements == s.Kinds.Posted()
+	s.ExactlyOnce = len(wrong) == 0 && report.OK && report.Movements == s.Kinds.Posted()
 	s.Elapsed = time.Since(start)
 	return s, nil
 }

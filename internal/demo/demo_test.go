@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
@@ -112,4 +114,62 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 		!strings.Contains(text, w.Movements[0].Cuenta+" has ") {
 		t.Errorf("check found:\n%s\nwant the lost movement and the wrong balance", text)
 	}
+}
+
+// The outcomes must match what was sent: a conflicting replay taken for a duplicate,
+// or a genuine duplicate taken for a conflicting one, is wrong even when every balance
+// is right.
+func TestCheckOutcomesCatchesMisjudgedMessages(t *testing.T) {
+	w, err := sim.Generate(sim.Spec{Accounts: 2, Movements: 40, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.Deliveries(w, sim.Mix{Duplicates: 0.25, Conflicting: 0.05, Malformed: 0.05}, 4)
+	right := consumer.Outcomes{Applied: len(w.Movements), Duplicate: s.Duplicates, ConflictingDuplicate: s.Conflicting, Failed: s.Malformed + len(w.Refused)}
+	if wrong := checkOutcomes(right, w, s); len(wrong) != 0 {
+		t.Fatalf("the outcomes sent: %v", wrong)
+	}
+	misjudged := right
+	misjudged.Duplicate, misjudged.ConflictingDuplicate = right.Duplicate+1, right.ConflictingDuplicate-1
+	if wrong := strings.Join(checkOutcomes(misjudged, w, s), "\n"); !strings.Contains(wrong, "ended conflicting_duplicate, not the 2 sent to") {
+		t.Errorf("a conflicting replay taken for a duplicate: %q", wrong)
+	}
+}
+
+// A freeze that let a debit through, or held none back, is wrong.
+func TestCheckFreezeCatchesADebitAppliedWhileFrozen(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	clock := sim.NewClock()
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	movs := []movimiento.Movimiento{mustMov(t, "a", movimiento.Abono), mustMov(t, "c", movimiento.Cargo)}
+	w := sim.Workload{Movements: movs}
+	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: movs[0]}); err != nil {
+		t.Fatal(err)
+	}
+	desde := clock.Now()
+	clock.Advance(time.Minute)
+	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: movs[1]}); err != nil { // the freeze let it through
+		t.Fatal(err)
+	}
+	r := store.NewReader(env.Client, env.Table())
+	wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: desde, Frozen: frozenFor, Waited: 0})
+	if text := strings.Join(wrong, "\n"); err != nil || !strings.Contains(text, "held back none of its debits") || !strings.Contains(text, "cargo c of F was applied at") {
+		t.Errorf("check found %q, %v; want the debit let through and none held back", text, err)
+	}
+	if wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: clock.Now().Add(time.Second), Frozen: frozenFor, Waited: 1}); err != nil || len(wrong) != 0 {
+		t.Errorf("a freeze after the debit: %v, %v", wrong, err)
+	}
+}
+
+func mustMov(t *testing.T, id string, tipo movimiento.Tipo) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: "F", Tipo: tipo, Importe: "10.00", Moneda: "EUR"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

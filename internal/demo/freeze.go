@@ -15,11 +15,13 @@ import (
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
-// Freeze is what the operator's freeze did: Cuenta ("" for none) was frozen for Frozen
-// of simulated time while the tail was delivered, and Waited of its debits came back
-// meanwhile, to be applied once it was unfrozen.
+// Freeze is what the operator's freeze did: Cuenta ("" for none) was frozen at Desde
+// for Frozen of simulated time while the tail was delivered, and Waited of its debits
+// (movements, however often delivered) came back meanwhile, to be applied once it was
+// unfrozen.
 type Freeze struct {
 	Cuenta string
+	Desde  time.Time
 	Frozen time.Duration
 	Waited int
 }
@@ -37,16 +39,18 @@ type freezer struct {
 
 	mu     sync.Mutex
 	cuenta string
+	desde  time.Time
 	until  time.Time // zero when not frozen
 	err    error
-	waited map[string]bool // message ids of the debits refused while it was frozen
+	waited map[string]bool // the debits refused while it was frozen, by cuenta/id
 }
 
 // freeze freezes account c.
 func (f *freezer) freeze(ctx context.Context, c string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cuenta, f.until = c, f.clock.Now().Add(frozenFor)
+	f.cuenta, f.desde = c, f.clock.Now()
+	f.until = f.desde.Add(frozenFor)
 	return f.set(ctx, true)
 }
 
@@ -68,7 +72,7 @@ func (f *freezer) end(ctx context.Context) (Freeze, error) {
 	if !f.until.IsZero() && f.err == nil {
 		f.err = f.set(ctx, false)
 	}
-	return Freeze{Cuenta: f.cuenta, Frozen: frozenFor, Waited: len(f.waited)}, f.err
+	return Freeze{Cuenta: f.cuenta, Desde: f.desde, Frozen: frozenFor, Waited: len(f.waited)}, f.err
 }
 
 // set freezes or unfreezes the account through store.Ledger.Administrar.
@@ -88,7 +92,7 @@ func (f *freezer) observe(r consumer.Record) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.waited[r.Msg.MessageId] = true
+	f.waited[r.Mov.Cuenta+"/"+r.Mov.ID] = true
 }
 
 // debtor is the account to freeze: of those opened before w's tail, the one with the

@@ -26,10 +26,14 @@ type Mix struct {
 // sent once the clock has passed the workload's Lapse. Late are sent last: the
 // conflicting replays (so that the genuine movement is the one recorded) and the
 // movements refused by design.
+// Duplicates, Conflicting and Malformed count the misbehaving deliveries it carries, each
+// a message of its own.
 type Schedule struct {
 	Deliveries []Message
 	Tail       []Message
 	Late       []Message
+
+	Duplicates, Conflicting, Malformed int
 }
 
 // Deliveries turns w into a schedule with faults, reproducibly from seed.
@@ -51,11 +55,12 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 	for i, m := range w.Movements {
 		deliver(phase(i), Body(m))
 	}
-	for range int(float64(n) * f.Duplicates) {
+	s.Duplicates, s.Malformed = int(float64(n)*f.Duplicates), int(float64(n)*f.Malformed)
+	for range s.Duplicates {
 		i := rng.IntN(n)
 		deliver(phase(i), respell(w.Movements[i], rng))
 	}
-	for i := range int(float64(n) * f.Malformed) {
+	for i := range s.Malformed {
 		deliver(&s.Deliveries, malformed[i%len(malformed)])
 	}
 	for _, ds := range [][]Message{s.Deliveries, s.Tail} {
@@ -65,11 +70,11 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		return m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion
 	})
 	transfer := slices.IndexFunc(amounts, func(m movimiento.Movimiento) bool { return m.Tipo == movimiento.Traspaso })
-	conflicting := int(float64(n) * f.Conflicting)
+	s.Conflicting = int(float64(n) * f.Conflicting)
 	if len(amounts) == 0 {
-		conflicting = 0
+		s.Conflicting = 0
 	}
-	for k := range conflicting {
+	for k := range s.Conflicting {
 		m := amounts[rng.IntN(len(amounts))]
 		if k == 0 && transfer >= 0 {
 			m = amounts[transfer]

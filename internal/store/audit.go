@@ -228,6 +228,12 @@ func (b *books) check(now time.Time) verdict {
 	if b.account.Movimientos != n {
 		reasons = append(reasons, fmt.Sprintf("movimientos is %d, but %d movements are applied", b.account.Movimientos, n))
 	}
+	for _, id := range slices.Sorted(maps.Keys(b.account.Retenciones)) { // every write drops the lapsed ones
+		if r := b.account.Retenciones[id]; !r.Expira.After(b.account.Actualizada) {
+			reasons = append(reasons, fmt.Sprintf("active hold %s lapsed at %s, yet the write at %s kept it", id,
+				r.Expira.UTC().Format(time.RFC3339), b.account.Actualizada.UTC().Format(time.RFC3339)))
+		}
+	}
 	running := decimal.Zero
 	for i, a := range applied {
 		if want := int64(i + 1); a.Seq != want {

@@ -104,6 +104,12 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 			rec["estado"] = s("aplicado")
 			put(t, env, rec)
 		}, "movement h2 of tipo retencion has estado aplicado, which is not one of its tipo's"},
+		{"a lapsed hold a write kept", func(t *testing.T, env *testenv.DynamoDB) {
+			k := get(t, env, "CUENTA#K", "CUENTA")
+			k["retenciones"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"h9": &types.AttributeValueMemberM{
+				Value: map[string]types.AttributeValue{"importe": n("1"), "expira": s("2020-01-01T00:00:00Z")}}}}
+			put(t, env, k)
+		}, "active hold h9 lapsed at 2020-01-01T00:00:00Z, yet the write at"},
 		{"a posted movement without its running balance", func(t *testing.T, env *testenv.DynamoDB) {
 			rec := get(t, env, "CUENTA#K", "MOV#a")
 			delete(rec, "saldo_tras")
