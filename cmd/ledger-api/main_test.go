@@ -97,12 +97,14 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 		{"statement.json", 200, []string{`"id":"interes-12"`, `"id":"pago-8f2c"`, `"seq":3`, `"seq":2`, `"cursor":"`}},
 		{"movement.json", 200, []string{`"id":"pago-8f2c"`, `"estado":"aplicado"`, `"importe":"50.00"`, `"seq":2`, `"saldo_tras":"50.00"`, `"concepto":"Pedido 1234"`}},
 		{"not-found.json", 404, []string{`"error":"not_found"`}},
-		// API Gateway hands over the path decoded: the id's "/" comes back from pathParameters.
+		// Routed on the id with its "/" decoded: it comes back from pathParameters.
 		{"movement-slash.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
 		// Sent encoded twice (%252F), it arrives encoded once.
 		{"movement-slash-twice.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
 		{"post.json", 405, []string{`"error":"method_not_allowed"`}},
 		{"unrouted.json", 404, []string{`"error":"not_found"`, "no such path"}},
+		// A path decoded to a lone "%" is no URL: still the API's own 404, not a failure.
+		{"unrouted-percent.json", 404, []string{`"error":"not_found"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.event, func(t *testing.T) {

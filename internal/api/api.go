@@ -32,7 +32,13 @@ const (
 )
 
 // requestTimeout bounds the reads behind one request, well inside API Gateway's 30 s.
-const requestTimeout = 10 * time.Second
+// answerReserve is kept back from a shorter deadline the request brings (a Lambda
+// invocation's): time to answer a failure with the API's own 500, and log it, before
+// the function is stopped.
+const (
+	requestTimeout = 10 * time.Second
+	answerReserve  = time.Second
+)
 
 // allowed is every route's Allow header: GET, and HEAD, which net/http serves with it.
 const allowed = "GET, HEAD"
@@ -101,7 +107,11 @@ func (s *server) wrap(mux http.Handler) http.Handler {
 			writeError(tw, http.StatusNotFound, codeNotFound, "path is not in canonical form")
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		deadline := time.Now().Add(requestTimeout)
+		if d, ok := r.Context().Deadline(); ok && d.Add(-answerReserve).Before(deadline) {
+			deadline = d.Add(-answerReserve)
+		}
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
 		defer cancel()
 		mux.ServeHTTP(tw, r.WithContext(ctx))
 	})

@@ -522,3 +522,44 @@ func TestHoldsShowInTheAPI(t *testing.T) {
 		t.Errorf("capture = %+v", c)
 	}
 }
+
+// hanging is a table that never answers; it notes the deadline each read was given.
+type hanging struct{ deadline chan time.Time }
+
+func (h hanging) wait(ctx context.Context) error {
+	d, _ := ctx.Deadline()
+	h.deadline <- d
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (h hanging) Cuenta(ctx context.Context, _ string) (cuenta.Cuenta, error) {
+	return cuenta.Cuenta{}, h.wait(ctx)
+}
+
+func (h hanging) Apunte(ctx context.Context, _, _ string) (ledger.Apunte, error) {
+	return ledger.Apunte{}, h.wait(ctx)
+}
+
+func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]ledger.Apunte, bool, error) {
+	return nil, false, h.wait(ctx)
+}
+
+// Under a deadline of its own (a Lambda invocation's), a request whose table does not
+// answer gives up early enough to answer the API's own 500 and log it.
+func TestAHungTableIsAnswered500BeforeTheInvocationsDeadline(t *testing.T) {
+	logs := &testenv.Buffer{}
+	table := hanging{deadline: make(chan time.Time, 1)}
+	h := api.New(table, slog.New(slog.NewJSONHandler(logs, nil)))
+	invocation := time.Now().Add(1500 * time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), invocation)
+	defer cancel()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/cuentas/ES76", nil).WithContext(ctx))
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), `"error":"internal"`) || !strings.Contains(logs.String(), "ES76") {
+		t.Errorf("status %d %s, logs %s; want the API's 500, logged", rec.Code, rec.Body, logs)
+	}
+	if read := <-table.deadline; invocation.Sub(read) < 500*time.Millisecond {
+		t.Errorf("the read may run until %v, %v before the invocation's deadline: no time left to answer", read, invocation.Sub(read))
+	}
+}

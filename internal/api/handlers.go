@@ -44,8 +44,8 @@ func (s *server) extracto(w http.ResponseWriter, r *http.Request, cuenta string)
 		s.fail(w, r, err)
 		return
 	}
-	if len(movs) == 0 && before == 0 {
-		// An empty first page: an unknown account is a 404, not an empty statement.
+	if len(movs) == 0 {
+		// An empty page: an unknown account is a 404, not an empty statement.
 		if _, err := s.reader.Cuenta(r.Context(), cuenta); err != nil {
 			s.readFailed(w, r, err, fmt.Sprintf("account %s not found", cuenta))
 			return
