@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/app"
@@ -30,8 +31,10 @@ var upCommand = command{
 // A line that must come back is delivered at most lineAttempts times, lineRetry apart,
 // doubled each time (about 31 s in all), then dropped with an error line. A batch waits
 // lineBatchPause for more lines, and has lineDeadline, as a Lambda's timeout. localPoll
-// paces the wait for a new table and for due retries once the input is done.
+// paces the wait for a new table and for due retries once the input is done;
+// localMigrate bounds creating the tables on a loopback endpoint, which takes moments.
 const (
+	localMigrate   = time.Minute
 	lineAttempts   = 6
 	lineRetry      = time.Second
 	lineBatchPause = 200 * time.Millisecond
@@ -108,7 +111,7 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 		}
 	} else if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
 		return fs.fail(err)
-	} else if _, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Poll: localPoll}); err != nil {
+	} else if err := migrateLocal(ctx, db, cfg.Tables()); err != nil {
 		return fs.fail(err)
 	}
 	q := app.SQS(awsCfg, *sqsEndpoint)
@@ -176,6 +179,14 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 		return fs.fail(err)
 	}
 	return 0
+}
+
+// migrateLocal creates or updates the tables on a loopback endpoint, within localMigrate.
+func migrateLocal(ctx context.Context, db *dynamodb.Client, tables map[string]string) error {
+	ctx, cancel := context.WithTimeout(ctx, localMigrate)
+	defer cancel()
+	_, err := migrate.Run(ctx, db, migrate.Options{Tables: tables, Poll: localPoll})
+	return err
 }
 
 // feedLines hands r's lines to h as SQS would: in batches of up to ten (fewer when the

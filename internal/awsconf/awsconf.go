@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,8 +20,14 @@ import (
 )
 
 // credentialsTimeout bounds the search for credentials, which may probe the EC2
-// metadata service.
-const credentialsTimeout = 10 * time.Second
+// metadata service. requestTimeout bounds one HTTP request of every client built from
+// Load's configuration (a DynamoDB page of 1 MB takes well under a second, an SQS long
+// poll at most 20 s), so a stalled endpoint fails the attempt, which the SDK retries,
+// even where no context deadline is set.
+const (
+	credentialsTimeout = 10 * time.Second
+	requestTimeout     = time.Minute
+)
 
 // LocalRegion is the region assumed for a loopback endpoint when none is configured:
 // emulators accept any region, but the SDK needs one to sign.
@@ -32,9 +39,12 @@ const LocalRegion = "us-east-1"
 // chain finds no credentials they are placeholders (moto needs a signature, never
 // checks it); credentials it finds are kept, for a queue in AWS beside a local store. Elsewhere nothing is invented: a missing region or missing credentials
 // is an error that says so. The SDK's own log lines (an IMDS fallback, say) are
-// silenced: what goes wrong is returned.
+// silenced: what goes wrong is returned. Every HTTP request has requestTimeout.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
-	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
+	opts := []func(*config.LoadOptions) error{
+		config.WithLogger(logging.Nop{}),
+		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(requestTimeout)),
+	}
 	local, err := IsLoopback(endpoint)
 	if err != nil {
 		return aws.Config{}, err

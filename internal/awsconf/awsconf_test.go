@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -110,5 +112,19 @@ func TestLoadTreatsALoopbackEndpointVariableAsLocal(t *testing.T) {
 	cfg, err := Load(context.Background(), "")
 	if err != nil || cfg.Region != LocalRegion {
 		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, LocalRegion)
+	}
+}
+
+// Every request has a deadline of its own, so a stalled endpoint fails the call even
+// where its context has none (a CLI command's).
+func TestClientsBoundEveryRequest(t *testing.T) {
+	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DynamoDB(cfg, "http://127.0.0.1:1")
+	b, ok := c.Options().HTTPClient.(*awshttp.BuildableClient)
+	if !ok || b.GetTimeout() <= 0 {
+		t.Errorf("HTTP client %T without a request timeout", c.Options().HTTPClient)
 	}
 }

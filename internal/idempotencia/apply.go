@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -210,8 +209,7 @@ func classify(err error) verdict {
 	if errors.As(err, &ccf) {
 		return verdict{kind: refused, item: ccf.Item, err: err}
 	}
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+	if versioned.NeverAccepted(err) {
 		return verdict{kind: rejected, err: fmt.Errorf("idempotencia: request rejected: %w", err)}
 	}
 	return verdict{kind: failed, err: fmt.Errorf("idempotencia: %w", err)}

@@ -39,11 +39,10 @@ func classify(err error, guarded, replaces int) verdict {
 	}
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		var api smithy.APIError
 		switch {
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return verdict{kind: giveUp, err: err}
-		case errors.As(err, &api) && neverAccepted[api.ErrorCode()]:
+		case NeverAccepted(err):
 			return verdict{kind: giveUp, err: fmt.Errorf("%w: %w", ErrRejected, err)}
 		}
 		// The SDK retried throttling, 5xx and connection errors already.
@@ -82,6 +81,14 @@ func classify(err error, guarded, replaces int) verdict {
 		v.kind, v.err = contention, fmt.Errorf("%w: %w", ErrContention, err)
 	}
 	return v
+}
+
+// NeverAccepted reports whether err is DynamoDB refusing the request itself (invalid,
+// unreadable, or a reused ClientRequestToken with other content): retrying it as it
+// is can never succeed. Every writer classifies its failures by it.
+func NeverAccepted(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && neverAccepted[api.ErrorCode()]
 }
 
 // neverAccepted are the error codes of requests DynamoDB can never accept as they are.
