@@ -20,13 +20,10 @@ var consumeCommand = command{
 	run:     runConsume,
 }
 
-// The worker's flag limits: SQS long-polls for at most 20 s, and keeps a message
-// invisible for at most 12 h counted from its receive, which leaves a batch an hour to
-// run before its failures are handed back for at most 11.
-const (
-	maxWait       = 20 * time.Second
-	maxRetryDelay = 11 * time.Hour
-)
+// maxRetryDelay bounds --retry-delay: SQS keeps a message invisible for at most 12 h
+// counted from its receive, which leaves a batch an hour to run before its failures
+// are handed back for at most 11.
+const maxRetryDelay = 11 * time.Hour
 
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", `
@@ -37,9 +34,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: --endpoint)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until the queue's maxReceiveCount, and a queue without a redrive policy is refused)")
-	pollers := fs.Int("pollers", 2, "concurrent receive loops; at most 10 messages in flight each")
-	retryDelay := fs.Duration("retry-delay", 5*time.Second, "visibility timeout given back to a message that must come back (1s–11h)")
-	wait := fs.Duration("wait", maxWait, "long-poll wait per receive (1s–20s)")
+	pollers := fs.Int("pollers", consumer.DefaultPollers, "concurrent receive loops; at most 10 messages in flight each")
+	retryDelay := fs.Duration("retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
+	wait := fs.Duration("wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
 	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages waiting out --retry-delay then stay queued)")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
@@ -51,8 +48,8 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.usageError("--queue-url: %v", config.ValidateQueueURL(*queueURL))
 	case *pollers < 1:
 		return fs.usageError("--pollers must be at least 1, not %d", *pollers)
-	case *wait < time.Second || *wait > maxWait:
-		return fs.usageError("--wait must be within 1s–%v, not %v", maxWait, *wait)
+	case *wait < time.Second || *wait > consumer.MaxWait:
+		return fs.usageError("--wait must be within 1s–%v, not %v", consumer.MaxWait, *wait)
 	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
 		return fs.usageError("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, *retryDelay)
 	}

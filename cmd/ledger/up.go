@@ -38,7 +38,7 @@ const (
 	lineAttempts   = 6
 	lineRetry      = time.Second
 	lineBatchPause = 200 * time.Millisecond
-	lineDeadline   = 30 * time.Second
+	lineDeadline   = consumer.FunctionTimeout
 	localPoll      = 100 * time.Millisecond
 )
 

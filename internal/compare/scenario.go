@@ -17,11 +17,11 @@ import (
 
 // The simulated deployment every scenario runs in.
 const (
-	invocationTimeout = 30 * time.Second      // the Lambda timeout, and so the baseline's in-progress window
-	visibilityTimeout = 6 * invocationTimeout // AWS's recommendation
-	batchStep         = time.Second           // batches of 10 a second apart
-	maxReceive        = 10                    // the redrive policy
-	lateBy            = 2 * time.Hour         // past the baseline's record expiry (idempotencia.DefaultExpiry)
+	invocationTimeout = consumer.FunctionTimeout     // the Lambda timeout, and so the baseline's in-progress window
+	visibilityTimeout = consumer.SimulatedVisibility // AWS's recommendation
+	batchStep         = time.Second                  // batches of 10 a second apart
+	maxReceive        = 10                           // the redrive policy
+	lateBy            = 2 * time.Hour                // past the baseline's record expiry (idempotencia.DefaultExpiry)
 )
 
 // scenario is one situation both strategies are put through; shares are drawn from rngFor.

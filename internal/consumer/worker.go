@@ -24,6 +24,23 @@ type SQSAPI interface {
 	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
 }
 
+// The worker's defaults: DefaultPollers receive loops, each long-polling MaxWait (SQS's
+// maximum), a message that must come back made visible again after DefaultRetryDelay.
+const (
+	DefaultPollers    = 2
+	MaxWait           = 20 * time.Second
+	DefaultRetryDelay = 5 * time.Second
+)
+
+// FunctionTimeout is the deployed consumer's Lambda timeout (template.yaml): the
+// deadline a batch gets where no Lambda gives one (ledger up's lines, the simulations).
+// SimulatedVisibility is the visibility timeout the simulations give their queue, six
+// times it, as AWS recommends for a Lambda's queue.
+const (
+	FunctionTimeout     = 30 * time.Second
+	SimulatedVisibility = 6 * FunctionTimeout
+)
+
 // WorkerOptions tune a Worker. Zero values pick the defaults in brackets.
 type WorkerOptions struct {
 	// QueueURL is the queue to consume (required).
@@ -57,13 +74,13 @@ func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
 		return nil, errors.New("consumer: the worker needs a queue URL")
 	}
 	if opts.Pollers <= 0 {
-		opts.Pollers = 2
+		opts.Pollers = DefaultPollers
 	}
 	if opts.WaitTime <= 0 {
-		opts.WaitTime = 20 * time.Second
+		opts.WaitTime = MaxWait
 	}
 	if opts.RetryDelay <= 0 {
-		opts.RetryDelay = 5 * time.Second
+		opts.RetryDelay = DefaultRetryDelay
 	}
 	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return &Worker{sqs: q, handler: h, opts: opts}, nil

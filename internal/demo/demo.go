@@ -67,10 +67,10 @@ const (
 	// wait for credits from the back of the queue.
 	maxReceive = 100
 	// invocation is a batch's deadline, as a Lambda function's timeout.
-	invocation = 30 * time.Second
+	invocation = consumer.FunctionTimeout
 	// visibility is the queue's visibility timeout, in simulated time: a message that
 	// comes back waits, as on SQS, instead of spinning while its credit is in flight.
-	visibility = 6 * invocation
+	visibility = consumer.SimulatedVisibility
 	// redeliverOneIn: about one batch in this many has a finished message delivered
 	// again, as SQS does when a visibility timeout expires before the delete.
 	redeliverOneIn = 50
