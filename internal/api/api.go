@@ -19,8 +19,12 @@ import (
 // Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
 // matching ledger.ErrNotFound for what is not recorded.
 type Reader interface {
+	// Cuenta is the account id, strongly consistent.
 	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
+	// Apunte is the movement id of cuenta, applied or not, strongly consistent.
 	Apunte(ctx context.Context, cuenta, id string) (ledger.Apunte, error)
+	// Extracto is at most limit (1–MaxLimit) applied movements of cuenta, newest first,
+	// with seq below beforeSeq (0: from the newest); the bool says older ones remain.
 	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]ledger.Apunte, bool, error)
 }
 

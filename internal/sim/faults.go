@@ -35,6 +35,7 @@ const (
 var faultNames = map[Fault]string{InternalError: "5xx", Throttling: "throttling", TransactionConflict: "transaction-conflict",
 	LostResponse: "lost-response", Validation: "validation", ValidationCancelled: "validation-cancelled", NotFound: "not-found"}
 
+// String is the fault's name in reports and flags ("throttling").
 func (f Fault) String() string {
 	if name, ok := faultNames[f]; ok {
 		return name
