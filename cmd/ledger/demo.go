@@ -33,6 +33,7 @@ type demoJSON struct {
 	Refused     int               `json:"refused"`
 	Freeze      freezeJSON        `json:"freeze"`
 	ExactlyOnce bool              `json:"exactly_once"`
+	Wrong       []string          `json:"wrong,omitempty"` // what the ledger recorded otherwise than the workload
 }
 
 // holdsJSON counts the demo's holds by what became of them.
@@ -58,7 +59,7 @@ func newDemoJSON(s demo.Summary) demoJSON {
 		Transfers: k.Transfers, Reversals: k.Reversals,
 		Holds:   holdsJSON{Taken: k.Holds, Captured: k.Captured, PartlyCaptured: k.PartlyCaptured, Released: k.Released, Expired: k.Lapsed},
 		Refused: len(s.Refused), Freeze: freezeJSON{Cuenta: s.Freeze.Cuenta, DebitsWaited: s.Freeze.Waited},
-		ExactlyOnce: s.ExactlyOnce,
+		ExactlyOnce: s.ExactlyOnce, Wrong: s.Wrong,
 	}
 }
 

@@ -163,6 +163,11 @@ func TestCheckFreezeCatchesADebitAppliedWhileFrozen(t *testing.T) {
 	if wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: clock.Now().Add(time.Second), Frozen: frozenFor, Waited: 1}); err != nil || len(wrong) != 0 {
 		t.Errorf("a freeze after the debit: %v, %v", wrong, err)
 	}
+	// Applied once another consumer unfroze the account, in a batch stamped just before.
+	unfrozen := clock.Now().Add(10 * time.Second)
+	if wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: unfrozen.Add(-frozenFor), Frozen: frozenFor, Waited: 1}); err != nil || len(wrong) != 0 {
+		t.Errorf("a debit of a batch that began just before the unfreeze: %v, %v", wrong, err)
+	}
 }
 
 func mustMov(t *testing.T, id string, tipo movimiento.Tipo) movimiento.Movimiento {
