@@ -1,0 +1,151 @@
+package consumer_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
+)
+
+// fakeQueue is an SQS queue in memory: its attributes, messages each received once, and
+// what the worker deleted and handed back (by receipt handle, with the visibility it
+// gave). With refuse, SQS refuses every visibility change entry.
+type fakeQueue struct {
+	mu       sync.Mutex
+	attrs    map[string]string
+	pending  []types.Message
+	deleted  []string
+	released map[string]int32
+	refuse   bool
+}
+
+func (q *fakeQueue) GetQueueAttributes(context.Context, *sqs.GetQueueAttributesInput, ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
+	return &sqs.GetQueueAttributesOutput{Attributes: q.attrs}, nil
+}
+
+func (q *fakeQueue) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(int(in.MaxNumberOfMessages), len(q.pending))
+	out := &sqs.ReceiveMessageOutput{Messages: q.pending[:n]}
+	q.pending = q.pending[n:]
+	return out, nil
+}
+
+func (q *fakeQueue) DeleteMessageBatch(_ context.Context, in *sqs.DeleteMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := &sqs.DeleteMessageBatchOutput{}
+	for _, e := range in.Entries {
+		q.deleted = append(q.deleted, aws.ToString(e.ReceiptHandle))
+		out.Successful = append(out.Successful, types.DeleteMessageBatchResultEntry{Id: e.Id})
+	}
+	return out, nil
+}
+
+func (q *fakeQueue) ChangeMessageVisibilityBatch(_ context.Context, in *sqs.ChangeMessageVisibilityBatchInput, _ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := &sqs.ChangeMessageVisibilityBatchOutput{}
+	for _, e := range in.Entries {
+		if q.refuse {
+			out.Failed = append(out.Failed, types.BatchResultErrorEntry{Id: e.Id, Code: aws.String("InvalidParameterValue"), Message: aws.String("over 12 hours"), SenderFault: true})
+			continue
+		}
+		q.released[aws.ToString(e.ReceiptHandle)] = e.VisibilityTimeout
+	}
+	return out, nil
+}
+
+func newFakeQueue(visibility string, redrive bool, bodies ...string) *fakeQueue {
+	q := &fakeQueue{attrs: map[string]string{"QueueArn": "arn:aws:sqs:eu-west-1:123456789012:movimientos", "VisibilityTimeout": visibility},
+		released: map[string]int32{}}
+	if redrive {
+		q.attrs["RedrivePolicy"] = `{"deadLetterTargetArn":"arn:aws:sqs:eu-west-1:123456789012:movimientos-dlq","maxReceiveCount":"5"}`
+	}
+	for i, b := range bodies {
+		id := "m" + string(rune('1'+i))
+		q.pending = append(q.pending, types.Message{MessageId: aws.String(id), ReceiptHandle: aws.String("rh-" + id), Body: aws.String(b)})
+	}
+	return q
+}
+
+func workerHandler(t *testing.T, parker consumer.Parker) *consumer.Handler {
+	t.Helper()
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: parker})
+}
+
+// The worker refuses, before it receives anything, a queue it would lose a message on
+// (no time to apply) or loop on one forever (nowhere for a message that can never
+// succeed to go).
+func TestTheWorkerRefusesQueuesItCannotConsumeSafely(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		visibility string
+		redrive    bool
+		parker     consumer.Parker
+		refused    string
+	}{
+		{"a visibility timeout too short", "1", true, nil, "visibility timeout is 1s"},
+		{"no redrive policy and no DLQ", "30", false, nil, "no redrive policy and no DLQ"},
+		{"no redrive policy but a DLQ", "30", false, consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, ""},
+		{"a redrive policy", "30", true, nil, ""},
+	} {
+		q := newFakeQueue(tc.visibility, tc.redrive)
+		w, err := consumer.NewWorker(q, workerHandler(t, tc.parker), consumer.WorkerOptions{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Check(context.Background())
+		switch {
+		case tc.refused == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refused != "" && (!errors.Is(err, consumer.ErrUnsafeQueue) || !strings.Contains(err.Error(), tc.refused)):
+			t.Errorf("%s: %v, want refused: %s", tc.name, err, tc.refused)
+		}
+	}
+}
+
+// The worker deletes what is done and hands back, after its retry delay, what must
+// come back; a hand-back SQS refuses is logged, not lost silently.
+func TestTheWorkerDeletesWhatIsDoneAndHandsBackTheRest(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		q := newFakeQueue("30", true, body("a1", "A", "abono", "5.00"), body("c1", "B", "cargo", "1.00"), `not a movement`)
+		q.refuse = refuse
+		logs := &testenv.Buffer{}
+		w, err := consumer.NewWorker(q, workerHandler(t, nil), consumer.WorkerOptions{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos",
+			WaitTime: time.Second, RetryDelay: 7 * time.Second, Drain: true, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(q.deleted) != 1 || q.deleted[0] != "rh-m1" {
+			t.Errorf("refuse %v: deleted %v, want the applied abono's alone", refuse, q.deleted)
+		}
+		switch {
+		case !refuse && (len(q.released) != 2 || q.released["rh-m2"] != 7 || q.released["rh-m3"] != 7):
+			t.Errorf("handed back %v, want the waiting cargo and the unparked body after 7 s", q.released)
+		case refuse && strings.Count(logs.String(), "could not shorten the visibility timeout of one message") != 2:
+			t.Errorf("refused hand-backs not logged: %s", logs)
+		}
+	}
+}
