@@ -1,0 +1,59 @@
+package consumer_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// sent is an SQS that keeps what it is sent.
+type sent struct{ in []*sqs.SendMessageInput }
+
+func (s *sent) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	s.in = append(s.in, in)
+	return &sqs.SendMessageOutput{}, nil
+}
+
+// A parked message is its body unchanged with the reason beside it: the outcome, the
+// error (cut on a character boundary) and the source message id always, then as many of
+// its own attributes as SQS's ten allow, the same ones every time.
+func TestAParkedMessageCarriesItsReasonAndWhatFitsOfItsAttributes(t *testing.T) {
+	own := map[string]events.SQSMessageAttribute{}
+	for i := range 12 {
+		own[fmt.Sprintf("attr-%02d", i)] = events.SQSMessageAttribute{DataType: "String", StringValue: aws.String("v")}
+	}
+	msg := events.SQSMessage{MessageId: "m-1", Body: `{"id":"x"}`, MessageAttributes: own}
+	q := &sent{}
+	p := &consumer.SQSParker{Client: q, QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq"}
+	reason := consumer.Reason{Outcome: ledger.ConflictingDuplicate, Error: strings.Repeat("ñ", 1000)}
+	for range 2 {
+		if err := p.Park(context.Background(), msg, reason); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := q.in[0]
+	attrs := in.MessageAttributes
+	if aws.ToString(in.MessageBody) != msg.Body || len(attrs) != 10 {
+		t.Fatalf("parked body %q with %d attributes, want the body unchanged and 10", aws.ToString(in.MessageBody), len(attrs))
+	}
+	if aws.ToString(attrs[consumer.AttrOutcome].StringValue) != "conflicting_duplicate" || aws.ToString(attrs[consumer.AttrSourceMessageID].StringValue) != "m-1" {
+		t.Errorf("attributes %v lack the outcome or the source message id", attrs)
+	}
+	if e := aws.ToString(attrs[consumer.AttrError].StringValue); len(e) > 1024+len("…") || !utf8.ValidString(e) || !strings.HasSuffix(e, "…") {
+		t.Errorf("error attribute of %d bytes, valid UTF-8 %v: want it cut to 1 KiB on a character boundary", len(e), utf8.ValidString(e))
+	}
+	for name := range attrs {
+		if _, again := q.in[1].MessageAttributes[name]; !again {
+			t.Errorf("attribute %s kept once, not the second time", name)
+		}
+	}
+}
