@@ -71,7 +71,7 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 			}
 		case "moneda":
 			if amount || d.Moneda != "" {
-				err = checkMoneda(d.Moneda, d.Importe)
+				err = checkMoneda(d.Moneda, m.Importe)
 			}
 		case "concepto":
 			err = checkConcepto(d.Concepto)
@@ -168,10 +168,9 @@ func checkImporte(s string) (decimal.Decimal, error) {
 	return decimal.RequireFromString(s), nil
 }
 
-// checkMoneda checks moneda, then the decimals written in importe against it (trailing
-// zeros count: the rule is about the text, never about rounding).
-func checkMoneda(moneda, importe string) error {
-	units, ok := MinorUnits(moneda)
+// checkMoneda checks moneda, then the decimals written in importe against it.
+func checkMoneda(moneda string, importe decimal.Decimal) error {
+	_, ok := MinorUnits(moneda)
 	if !ok {
 		rule := "must be an active ISO 4217 currency code with minor units"
 		if _, upper := MinorUnits(strings.ToUpper(moneda)); upper {
@@ -179,29 +178,25 @@ func checkMoneda(moneda, importe string) error {
 		}
 		return requiredOr("moneda", moneda, rule)
 	}
-	if _, frac, _ := strings.Cut(importe, "."); len(frac) > int(units) {
-		return &FieldError{"importe", importe, decimalsRule(moneda, units)}
-	}
-	return nil
+	return CheckDecimals(importe, moneda)
 }
 
-// CheckDecimals checks importe, as written (trailing zeros count), against moneda's
-// decimals, as Parse does when a message names its moneda. It is for an importe whose
-// currency is that of the record it refers to: an anulacion's or captura's that omits
-// moneda. A currency no longer active has no rule here.
+// CheckDecimals checks importe, as written (trailing zeros count: the rule is about the
+// text, never about rounding), against moneda's decimals. Parse applies it when a
+// message names its moneda; the ledger, to an anulacion's or captura's importe that
+// omits it, in the currency of the record it refers to. A currency no longer active
+// has no rule here.
 func CheckDecimals(importe decimal.Decimal, moneda string) error {
 	units, ok := MinorUnits(moneda)
-	if scale := -importe.Exponent(); ok && scale > units {
-		return &FieldError{"importe", importe.StringFixed(scale), decimalsRule(moneda, units)}
+	scale := -importe.Exponent()
+	if !ok || scale <= units {
+		return nil
 	}
-	return nil
-}
-
-func decimalsRule(moneda string, units int32) string {
+	rule := fmt.Sprintf("%s allows at most %d decimals", moneda, units)
 	if units == 0 {
-		return moneda + " allows no decimals"
+		rule = moneda + " allows no decimals"
 	}
-	return fmt.Sprintf("%s allows at most %d decimals", moneda, units)
+	return &FieldError{"importe", importe.StringFixed(scale), rule}
 }
 
 // checkConcepto checks concepto's length in characters, and that it has no control
