@@ -86,6 +86,15 @@ func checkQueue(ctx context.Context, q *sqs.Client, what, url string) error {
 	return answered(what, "SQS", "GetQueueAttributes", url, err)
 }
 
+// checkQueues checks the queue to consume and, when one is given, the DLQ (named by
+// dlqFrom, a flag or a variable), before a command starts consuming.
+func checkQueues(ctx context.Context, q *sqs.Client, queueURL, dlqFrom, dlq string) error {
+	if err := checkQueue(ctx, q, "--queue-url", queueURL); err != nil || dlq == "" {
+		return err
+	}
+	return checkQueue(ctx, q, dlqFrom, dlq)
+}
+
 // answered is a check's error in one line: what service refused the call on resource,
 // or that it could not be reached; nil when err is.
 func answered(what, service, call, resource string, err error) error {

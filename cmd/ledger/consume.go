@@ -74,13 +74,8 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		*sqsEndpoint = *endpoint
 	}
 	q := app.SQS(awsCfg, *sqsEndpoint)
-	if err := checkQueue(ctx, q, "--queue-url", *queueURL); err != nil {
+	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return fs.fail(err)
-	}
-	if cfg.DLQ != "" {
-		if err := checkQueue(ctx, q, dlqFrom, cfg.DLQ); err != nil {
-			return fs.fail(err)
-		}
 	}
 	tally := &consumer.Tally{}
 	opts := app.LambdaLogs(stderr)

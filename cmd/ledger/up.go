@@ -116,13 +116,8 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	}
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if *queueURL != "" {
-		if err := checkQueue(ctx, q, "--queue-url", *queueURL); err != nil {
+		if err := checkQueues(ctx, q, *queueURL, config.EnvDLQ, cfg.DLQ); err != nil {
 			return fs.fail(err)
-		}
-		if cfg.DLQ != "" {
-			if err := checkQueue(ctx, q, config.EnvDLQ, cfg.DLQ); err != nil {
-				return fs.fail(err)
-			}
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))

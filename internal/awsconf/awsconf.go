@@ -37,9 +37,10 @@ const LocalRegion = "us-east-1"
 // a loopback endpoint (given, or in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL) a
 // missing region is LocalRegion, the EC2 metadata service is not probed, and where the
 // chain finds no credentials they are placeholders (moto needs a signature, never
-// checks it); credentials it finds are kept, for a queue in AWS beside a local store. Elsewhere nothing is invented: a missing region or missing credentials
-// is an error that says so. The SDK's own log lines (an IMDS fallback, say) are
-// silenced: what goes wrong is returned. Every HTTP request has requestTimeout.
+// checks it); credentials it finds are kept, for a queue in AWS beside a local store.
+// Elsewhere nothing is invented: a missing region or missing credentials is an error
+// that says so. The SDK's own log lines (an IMDS fallback, say) are silenced: what goes
+// wrong is returned. Every HTTP request has requestTimeout.
 func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithLogger(logging.Nop{}),

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -256,6 +257,10 @@ func (h *Handler) park(ctx context.Context, r Record) bool {
 
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }
 
+// messageReasons are the transient failures a message brings on itself, which say
+// nothing of the service's health.
+var messageReasons = []error{cuenta.ErrDebitRefused, ledger.ErrWaiting, cuenta.ErrRetencionInactiva}
+
 // nothingProcessed is ErrNothingProcessed when every record failed transiently for a
 // reason outside the messages (not a debit an account refuses, a movement waiting for
 // another, nor a capture of a hold another writer settled or let lapse).
@@ -264,8 +269,8 @@ func nothingProcessed(recs []Record) error {
 		return nil
 	}
 	for _, r := range recs {
-		if !r.Result.Retry() || errors.Is(r.Result.Err, cuenta.ErrDebitRefused) || errors.Is(r.Result.Err, ledger.ErrWaiting) ||
-			errors.Is(r.Result.Err, cuenta.ErrRetencionInactiva) {
+		ownReason := func(reason error) bool { return errors.Is(r.Result.Err, reason) }
+		if !r.Result.Retry() || slices.ContainsFunc(messageReasons, ownReason) {
 			return nil
 		}
 	}

@@ -166,7 +166,6 @@ func (b *books) add(sk string, item versioned.Item) {
 	a, err := decodeApunte(item)
 	_, hasSeq := item[attrSeq]
 	_, hasSaldo := item[attrSaldoTras]
-	isHold := a.Movimiento.Tipo == movimiento.Retencion
 	switch {
 	case err != nil:
 		b.problems[sk] = fmt.Sprintf("item %s: %v", sk, err)
@@ -182,7 +181,7 @@ func (b *books) add(sk string, item versioned.Item) {
 		b.problems[sk] = fmt.Sprintf("movement %s (tipo %s, estado %s) is not applied, yet marked reversed by %s", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado, a.AnuladoPor)
 	case a.Posted():
 		b.applied[sk] = a
-	case isHold:
+	case a.Movimiento.Tipo == movimiento.Retencion:
 		b.holds[a.Movimiento.ID] = a
 	default:
 		b.others[sk] = a
@@ -290,8 +289,8 @@ func (b *books) checkHolds(now time.Time) []string {
 		}
 	}
 	// A hold is settled once: every capture and release is the one its hold names.
-	for _, a := range slices.Sorted(maps.Keys(b.applied)) {
-		c := b.applied[a]
+	for _, k := range slices.Sorted(maps.Keys(b.applied)) {
+		c := b.applied[k]
 		if id := c.Movimiento.Retencion; id != "" && b.holds[id].CapturadaPor != c.Movimiento.ID {
 			reasons = append(reasons, fmt.Sprintf("capture %s posts against hold %s, which does not name it as its capture", c.Movimiento.ID, id))
 		}

@@ -168,9 +168,9 @@ func carryOver(item, prev versioned.Item) {
 	}
 	before := fields(prev[attrRetenciones])
 	for id, hold := range fields(item[attrRetenciones]) {
-		now := fields(hold)
+		now := fields(hold) // the image just marshalled: a map
 		for name, v := range fields(before[id]) {
-			if now != nil && !holdAttrs[name] {
+			if !holdAttrs[name] {
 				now[name] = v
 			}
 		}

@@ -257,9 +257,10 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 		return ledger.Apunte{}, nil, err
 	}
 	o := original.Movimiento
+	recorded := original.AnuladoPor == m.ID // this very reversal is recorded: its record answers
 	var why string
 	switch {
-	case original.AnuladoPor == m.ID: // this very reversal is recorded: its record answers
+	case recorded:
 	case original.AnuladoPor != "":
 		why = "is already reversed by " + original.AnuladoPor
 	case original.Estado != ledger.Aplicado:
@@ -278,10 +279,8 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: fmt.Errorf("store: movement %s of cuenta %s %s", o.ID, m.Cuenta, why)}
 	}
-	if original.AnuladoPor != m.ID { // an importe without its moneda is in the original's (a recorded one answers as it is)
-		if err := movimiento.CheckDecimals(m.Importe, o.Moneda); err != nil {
-			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
-		}
+	if err := movimiento.CheckDecimals(m.Importe, o.Moneda); err != nil && !recorded { // an importe without its moneda is in the original's
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
 	}
 	return original, mark(stored, map[string]string{attrAnuladoPor: m.ID},
 		versioned.Equals(attrEstado, string(ledger.Aplicado)), versioned.Missing(attrAnuladoPor)), nil
@@ -299,9 +298,10 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 		return ledger.Apunte{}, nil, err
 	}
 	h := hold.Movimiento
+	recorded := hold.CapturadaPor == m.ID || hold.LiberadaPor == m.ID // this very message is recorded: its record answers
 	var why string
 	switch {
-	case hold.CapturadaPor == m.ID || hold.LiberadaPor == m.ID: // this very message is recorded: its record answers
+	case recorded:
 	case h.Tipo != movimiento.Retencion:
 		why = "is a " + string(h.Tipo) + ", not a hold"
 	case hold.Estado == ledger.Capturada:
@@ -318,10 +318,8 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 	if why != "" {
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Reason: why}}
 	}
-	if hold.CapturadaPor != m.ID && hold.LiberadaPor != m.ID { // an importe without its moneda is in the hold's (a recorded one answers as it is)
-		if err := movimiento.CheckDecimals(m.Importe, h.Moneda); err != nil {
-			return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
-		}
+	if err := movimiento.CheckDecimals(m.Importe, h.Moneda); err != nil && !recorded { // an importe without its moneda is in the hold's
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
 	}
 	by, state := attrCapturadaPor, ledger.Capturada
 	if m.Tipo == movimiento.Liberacion {
