@@ -33,12 +33,20 @@ func TestIsLoopback(t *testing.T) {
 	}
 }
 
+// noAccount is a machine without an AWS account: no credentials, profile, region or
+// endpoint in the environment or in files, and no instance metadata.
+func noAccount(t *testing.T) {
+	for name, v := range map[string]string{
+		"AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_DYNAMODB": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
+		"AWS_PROFILE": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+	} {
+		t.Setenv(name, v)
+	}
+}
+
 func TestLoadLoopbackNeedsNoAccount(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	noAccount(t)
 	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +68,7 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 	if err := os.WriteFile(file, []byte("[default]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("AWS_ACCESS_KEY_ID", "")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
-	t.Setenv("AWS_PROFILE", "")
+	noAccount(t)
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
 	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
@@ -77,16 +83,7 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 // Against AWS nothing is invented: a missing region or missing credentials is said at
 // once, in words, not as a failure to reach DynamoDB on the first call.
 func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
-	t.Setenv("AWS_ENDPOINT_URL", "")
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
-	t.Setenv("AWS_ACCESS_KEY_ID", "")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
+	noAccount(t)
 	if _, err := Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") {
 		t.Errorf("without a region: %v", err)
 	}
@@ -103,12 +100,8 @@ func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
 
 // A local store named by the SDK's own endpoint variable needs no account either.
 func TestLoadTreatsALoopbackEndpointVariableAsLocal(t *testing.T) {
+	noAccount(t)
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
 	cfg, err := Load(context.Background(), "")
 	if err != nil || cfg.Region != LocalRegion {
 		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, LocalRegion)
