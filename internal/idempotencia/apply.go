@@ -116,7 +116,7 @@ func (s *Service) credit(ctx context.Context, res reservation, debit, credit mov
 // taken decides a delivery whose key was reserved, by the record (ALL_OLD or read back).
 func (s *Service) taken(ctx context.Context, res reservation, m movimiento.Movimiento, item versioned.Item) ledger.Result {
 	if len(item) == 0 {
-		out, err := s.db.GetItem(ctx, getInput(s.cfg.Table, keyOf(res.key)))
+		out, err := s.db.GetItem(ctx, versioned.GetInput(s.cfg.Table, keyOf(res.key)))
 		if v := classify(err); v.kind != done {
 			return fail(v)
 		}

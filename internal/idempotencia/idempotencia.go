@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // Client is the part of the DynamoDB API the baseline uses.
@@ -87,7 +88,7 @@ func New(db Client, cfg Config) (*Service, error) {
 
 // Saldo reads an account's balance and movement count; ok is false if it does not exist.
 func (s *Service) Saldo(ctx context.Context, cuenta string) (saldo decimal.Decimal, movimientos int64, ok bool, err error) {
-	out, err := s.db.GetItem(ctx, getInput(s.cfg.Accounts, accountKey(cuenta)))
+	out, err := s.db.GetItem(ctx, versioned.GetInput(s.cfg.Accounts, accountKey(cuenta)))
 	if v := classify(err); v.kind != done {
 		return decimal.Zero, 0, false, v.err
 	}

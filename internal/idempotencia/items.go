@@ -148,10 +148,6 @@ func releaseInput(table, key string) *dynamodb.DeleteItemInput {
 	return &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: keyOf(key)}
 }
 
-func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
-	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
-}
-
 // decodeRecord reads a stored record of an estado the baseline writes.
 func decodeRecord(item versioned.Item) (record, error) {
 	var r record

@@ -94,7 +94,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 	case err == nil:
 		l.remember(p.written, r.Versions)
 		// A record read as missing may be among those just written: read it again.
-		maps.DeleteFunc(records, func(_ movID, item versioned.Item) bool { return item == nil })
+		maps.DeleteFunc(records, func(_ movID, item versioned.Item) bool { return len(item) == 0 })
 		var again []int
 		for _, d := range p.decisions {
 			m := es[d.entrega].Mov
@@ -185,14 +185,11 @@ func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, rec
 		if _, seen := records[k]; k.id == "" || seen {
 			continue
 		}
-		out, err := l.db.GetItem(ctx, getInput(l.table, movKey(k.cuenta, k.id)))
+		out, err := l.db.GetItem(ctx, versioned.GetInput(l.table, movKey(k.cuenta, k.id)))
 		if err != nil {
 			return fmt.Errorf("store: read movement %s of cuenta %s: %w", k.id, k.cuenta, err)
 		}
-		records[k] = nil
-		if len(out.Item) > 0 {
-			records[k] = out.Item
-		}
+		records[k] = out.Item // empty: not recorded (yet)
 	}
 	return nil
 }

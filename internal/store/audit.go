@@ -321,7 +321,7 @@ func (b *books) audit(ctx context.Context, db AuditClient, table string, seen ma
 			counterpart, ok = s.applied[leg]
 		}
 		if !ok || !counterparts(a, counterpart) {
-			out, err := db.GetItem(ctx, getInput(table, movKey(other, a.Movimiento.ID)))
+			out, err := db.GetItem(ctx, versioned.GetInput(table, movKey(other, a.Movimiento.ID)))
 			if err != nil {
 				return verdict{}, fmt.Errorf("store: audit read of transfer %s on %s: %w", a.Movimiento.ID, other, err)
 			}
@@ -454,7 +454,7 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 				}
 			}
 		}
-		out, err := db.GetItem(ctx, getInput(table, cuentaKey(id)))
+		out, err := db.GetItem(ctx, versioned.GetInput(table, cuentaKey(id)))
 		if err != nil {
 			return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
 		}
@@ -468,9 +468,7 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 
 // versionOf is an account item's version, 0 for none (or one that cannot be read).
 func versionOf(item versioned.Item) int64 {
-	var v struct {
-		Version int64 `dynamodbav:"version"`
-	}
-	_ = attributevalue.UnmarshalMap(item, &v) // an unreadable version reads as 0
-	return v.Version
+	var v int64
+	_ = attributevalue.Unmarshal(item[attrVersion], &v) // an unreadable version reads as 0
+	return v
 }

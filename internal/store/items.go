@@ -89,7 +89,7 @@ type movItem struct {
 	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
 	Contrapartida string            `dynamodbav:"contrapartida,omitempty"`
 	Retencion     string            `dynamodbav:"retencion,omitempty"`
-	Expira        *time.Time        `dynamodbav:"expira,omitempty"`
+	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
 }
@@ -245,18 +245,15 @@ func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 		Anula:         m.Anula,
 		Contrapartida: a.Contrapartida,
 		Retencion:     m.Retencion,
+		Expira:        m.Expira.UTC(),
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
-	}
-	if !m.Expira.IsZero() {
-		expira := m.Expira.UTC()
-		it.Expira = &expira
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
 		it.Seq, it.SaldoTras = a.Seq, &saldo
 	}
-	item, err := attributevalue.MarshalMap(it)
+	item, err := attributevalue.MarshalMapWithOptions(it, func(o *attributevalue.EncoderOptions) { o.OmitEmptyTime = true }) // no expira but a hold's
 	if err != nil {
 		return nil, fmt.Errorf("store: encode movement %s/%s: %w", m.Cuenta, m.ID, err)
 	}
@@ -286,6 +283,7 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 			Fecha:     it.Fecha,
 			Anula:     it.Anula,
 			Retencion: it.Retencion,
+			Expira:    it.Expira,
 		},
 		Huella:        it.Huella,
 		Estado:        ledger.Estado(it.Estado),
@@ -297,9 +295,6 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
-	}
-	if it.Expira != nil {
-		a.Movimiento.Expira = *it.Expira
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

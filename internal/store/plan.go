@@ -332,7 +332,7 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 // verb name it and m's effect on it in the error for a record not recorded (yet).
 func (p *planner) referredRecord(m movimiento.Movimiento, noun, verb string) (versioned.Item, ledger.Apunte, error) {
 	stored := p.records[movID{m.Cuenta, referred(m)}]
-	if stored == nil { // it may be on its way, out of order
+	if len(stored) == 0 { // it may be on its way, out of order
 		return nil, ledger.Apunte{}, &ledger.TransientError{Err: fmt.Errorf("%w: %s %s of cuenta %s, which %s %s, is not recorded (yet)", ledger.ErrWaiting, noun, referred(m), m.Cuenta, m.ID, verb)}
 	}
 	a, err := decodeApunte(stored)

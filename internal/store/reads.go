@@ -44,7 +44,7 @@ func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
 	if !storable(id, "") {
 		return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
 	}
-	out, err := r.db.GetItem(ctx, getInput(r.table, cuentaKey(id)))
+	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, cuentaKey(id)))
 	if err != nil {
 		return cuenta.Cuenta{}, fmt.Errorf("store: read account %s: %w", id, err)
 	}
@@ -61,7 +61,7 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte
 	if !storable(cuentaID, id) {
 		return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: cuentaID, ID: id}
 	}
-	out, err := r.db.GetItem(ctx, getInput(r.table, movKey(cuentaID, id)))
+	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, movKey(cuentaID, id)))
 	if err != nil {
 		return ledger.Apunte{}, fmt.Errorf("store: read movement %s of account %s: %w", id, cuentaID, err)
 	}
@@ -116,11 +116,6 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 		return movs[:limit], true, nil
 	}
 	return movs, false, nil
-}
-
-// getInput is a strongly consistent GetItem of key.
-func getInput(table string, key versioned.Item) *dynamodb.GetItemInput {
-	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
 // partitionQuery queries the partition of account cuentaID: its item, then its movements.

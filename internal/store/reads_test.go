@@ -84,7 +84,7 @@ func keyStrings(item versioned.Item) map[string]string {
 }
 
 func TestGetInputIsStronglyConsistent(t *testing.T) {
-	in := getInput("ledger", cuentaKey("ES76"))
+	in := versioned.GetInput("ledger", cuentaKey("ES76"))
 	if !aws.ToBool(in.ConsistentRead) || aws.ToString(in.TableName) != "ledger" {
 		t.Errorf("input = %+v, want a strongly consistent read of table ledger", in)
 	}

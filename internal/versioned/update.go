@@ -221,15 +221,16 @@ func (s *Store) remember(k itemKey, item Item) {
 
 // get reads an item strongly consistently: a plan must see the last write.
 func (s *Store) get(ctx context.Context, key Item) (Item, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table.Name),
-		Key:            s.table.key(key),
-		ConsistentRead: aws.Bool(true),
-	})
+	out, err := s.db.GetItem(ctx, GetInput(s.table.Name, s.table.key(key)))
 	if err != nil {
 		return nil, fmt.Errorf("versioned: read: %w", err)
 	}
 	return nonEmpty(out.Item), nil
+}
+
+// GetInput is a strongly consistent GetItem of key in table: a reader sees the last write.
+func GetInput(table string, key Item) *dynamodb.GetItemInput {
+	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
 }
 
 // state reads the versions of items.
