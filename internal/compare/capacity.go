@@ -13,11 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// The unit sizes DynamoDB charges by.
-const (
-	writeUnitBytes = 1024
-	readUnitBytes  = 4096
-)
+// writeUnitBytes is the unit size DynamoDB charges writes by.
+const writeUnitBytes = 1024
 
 // units is the capacity a call consumes, from its request; committed says whether its
 // writes took effect. A failed condition is charged, and a cancelled transaction counted
@@ -25,8 +22,11 @@ const (
 // new values, a read as of an item under 4 KB (Result.MaxItemBytes tells if one is not).
 func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 	switch p := in.(type) {
-	case *dynamodb.GetItemInput:
-		return readUnits(0, aws.ToBool(p.ConsistentRead)), 0
+	case *dynamodb.GetItemInput: // one unit, half if eventually consistent
+		if aws.ToBool(p.ConsistentRead) {
+			return 1, 0
+		}
+		return 0.5, 0
 	case *dynamodb.PutItemInput:
 		return 0, m.put(*p.TableName, p.Item, writeUnits, committed)
 	case *dynamodb.UpdateItemInput:
@@ -125,18 +125,7 @@ func numberSize(s string) int {
 }
 
 // writeUnits is what a write of size bytes consumes: a unit per started KB, at least one.
-func writeUnits(size int) float64 { return float64(max(1, ceilDiv(size, writeUnitBytes))) }
+func writeUnits(size int) float64 { return float64(max(1, (size+writeUnitBytes-1)/writeUnitBytes)) }
 
 // transactWriteUnits is a transaction action's units: DynamoDB prepares and commits each.
 func transactWriteUnits(size int) float64 { return 2 * writeUnits(size) }
-
-// readUnits is a read's units: one per started 4 KB, at least one, half if eventual.
-func readUnits(size int, consistent bool) float64 {
-	units := float64(max(1, ceilDiv(size, readUnitBytes)))
-	if !consistent {
-		units /= 2
-	}
-	return units
-}
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -44,17 +46,18 @@ func TestItemSize(t *testing.T) {
 
 func TestUnits(t *testing.T) {
 	kb := 1024
+	read := func(consistent bool) float64 {
+		rcu, _ := (&meter{}).units(&dynamodb.GetItemInput{ConsistentRead: aws.Bool(consistent)}, true)
+		return rcu
+	}
 	cases := []struct {
 		name string
 		got  float64
 		want float64
 	}{
 		// Examples from DynamoDB's "read and write operations" page.
-		{"read 3,500 bytes, strongly consistent", readUnits(3500, true), 1},
-		{"read 8 KB, strongly consistent", readUnits(8*kb, true), 2},
-		{"read 8 KB, eventually consistent", readUnits(8*kb, false), 1},
-		{"read 10 KB rounds up to 12 KB", readUnits(10*kb, true), 3},
-		{"read an item that is not there", readUnits(0, true), 1},
+		{"read under 4 KB, strongly consistent", read(true), 1},
+		{"read under 4 KB, eventually consistent", read(false), 0.5},
 		{"write 2 KB", writeUnits(2 * kb), 2},
 		{"write 2 KB in a transaction", transactWriteUnits(2 * kb), 4},
 		{"write 1.5 KB rounds up", writeUnits(1536), 2},

@@ -4,7 +4,6 @@
 package compare
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,16 +14,16 @@ import (
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
-// Options configure a comparison. Zero values (or below) pick the defaults in brackets.
+// Options configure a comparison; zero values pick the defaults in brackets, if any.
 type Options struct {
 	Scenarios      []string                         // [all, in Names() order]
-	Seed           uint64                           // workload, delivery schedule, faults and crash points [1]
-	RTT            time.Duration                    // every DynamoDB call takes at least this long [0]
-	Movements      int                              // movements per scenario [100]
-	Accounts       int                              // accounts per scenario, hot-account excepted [8]
+	Seed           uint64                           // workload, delivery schedule, faults and crash points
+	RTT            time.Duration                    // every DynamoDB call takes at least this long
+	Movements      int                              // movements per scenario, at least 1
+	Accounts       int                              // accounts per scenario, hot-account excepted, at least 1
 	Endpoint       string                           // DynamoDB endpoint, each run on tables of its own [a fresh embedded store per run]
 	Bench          bool                             // add the throughput benchmark
-	BenchMovements int                              // movements per benchmark run [400]
+	BenchMovements int                              // movements per benchmark run, at least 1 with Bench
 	Progress       func(format string, args ...any) // receives a line per run [nothing]
 }
 
@@ -126,10 +125,6 @@ func (o Options) withDefaults() (Options, error) {
 		o.Scenarios = Names()
 	}
 	o.Scenarios = slices.Compact(o.Scenarios)
-	o.Seed = cmp.Or(o.Seed, 1)
-	o.Movements = cmp.Or(max(o.Movements, 0), 100)
-	o.Accounts = cmp.Or(max(o.Accounts, 0), 8)
-	o.BenchMovements = cmp.Or(max(o.BenchMovements, 0), 400)
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}

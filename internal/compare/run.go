@@ -26,7 +26,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
-	"github.com/ledger-dev/ledger/migrations"
 )
 
 // Run runs every selected scenario for both strategies, each on fresh tables, then the bench.
@@ -57,16 +56,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 
 // rig is one strategy on one store, its calls through the fault injector and the meter.
 type rig struct {
-	store     *backend
-	strategy  ledger.Strategy
-	faults    *sim.Transport
-	meter     *meter
-	consumers int
-	handler   consumer.Options
+	store    *backend
+	strategy ledger.Strategy
+	faults   *sim.Transport
+	meter    *meter
+	handler  consumer.Options
 	// instance makes what one consumer (a Lambda instance) applies with; each consumer
 	// has its own, as each instance has its own cache of the accounts it wrote.
 	instance  func() (*probe, error)
-	instances []*probe // by consumer
+	instances []*probe // by consumer, one per consumer
 	saldo     func(ctx context.Context, cuenta string) (decimal.Decimal, error)
 	clock     *sim.Clock
 	queue     *sim.Queue
@@ -86,7 +84,7 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 	qo.Clock = sim.NewClock()
 	discard := slog.New(slog.DiscardHandler) // the scenarios make no permanent failures to park
 	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{},
-		consumers: max(sc.consumers, 1), handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
+		handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
 	now := qo.Clock.Now
 	if strategy == ledger.Transaction {
 		r.instance = func() (*probe, error) {
@@ -116,7 +114,7 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 			return saldo, err
 		}
 	}
-	r.instances = make([]*probe, r.consumers)
+	r.instances = make([]*probe, max(sc.consumers, 1))
 	for i := range r.instances {
 		var err error
 		if r.instances[i], err = r.instance(); err != nil {
@@ -229,7 +227,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bool) error {
 	var mu sync.Mutex
 	r.queue.Send(msgs...)
-	return r.queue.Drain(ctx, r.consumers, consumer.MaxBatch, func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
+	return r.queue.Drain(ctx, len(r.instances), consumer.MaxBatch, func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
 		inv := &invocation{}
 		opts := r.handler
 		opts.Observer = func(rec consumer.Record) { inv.records = append(inv.records, rec) }
@@ -258,11 +256,7 @@ func (r *rig) drive(ctx context.Context, msgs []sim.Message, again map[string]bo
 
 // expireByTTL models DynamoDB's late TTL: it deletes every other expired item, in key order.
 func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
-	all, err := migrations.All()
-	if err != nil {
-		return err
-	}
-	for _, m := range all {
+	for _, m := range s.all {
 		if m.TTL == "" {
 			continue
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/logging"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/migrate"
@@ -32,6 +31,7 @@ type backend struct {
 	cfg       aws.Config
 	admin     *dynamodb.Client
 	transport http.RoundTripper
+	all       []migrations.Migration
 	tables    map[string]string           // logical → physical
 	indexes   map[string][]migrations.Key // physical → key of each global secondary index
 	loopback  bool                        // an emulator on this machine, not DynamoDB
@@ -60,7 +60,7 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	}
 	s.close = stop
 	if suffix != "" {
-		s.close = s.dropTables
+		s.close = func() { migrate.Drop(s.admin, s.tables) }
 	}
 	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
 		s.close()
@@ -69,33 +69,22 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	return s, nil
 }
 
-// dropTables deletes the run's tables from its endpoint, as far as it can.
-func (s *backend) dropTables() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for _, name := range s.tables {
-		_, _ = s.admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	}
-}
-
 // newStore describes the run's tables (their names plus suffix); it creates nothing.
 func newStore(ctx context.Context, endpoint, suffix string, transport http.RoundTripper) (*backend, error) {
 	cfg, err := awsconf.Load(ctx, endpoint)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Logger = logging.Nop{} // the harness reports what goes wrong; the SDK's warnings are noise
 	s := &backend{endpoint: endpoint, cfg: cfg, transport: transport, close: func() {}}
 	s.loopback, _ = awsconf.IsLoopback(endpoint) // Load has validated the endpoint
 	admin := cfg.Copy()
 	admin.HTTPClient = &http.Client{Transport: transport}
 	s.admin = awsconf.DynamoDB(admin, endpoint)
-	all, err := migrations.All()
-	if err != nil {
+	if s.all, err = migrations.All(); err != nil {
 		return nil, err
 	}
 	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Key{}
-	for _, m := range all {
+	for _, m := range s.all {
 		name := m.Table + suffix
 		s.tables[m.Table] = name
 		for _, ix := range m.Indexes {

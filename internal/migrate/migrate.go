@@ -167,21 +167,26 @@ func active(desc *types.TableDescription) bool {
 
 // record notes that m ran: when it first did, when it last did, with which checksum.
 func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration) error {
-	key, err := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": "MIGRACION"})
-	if err != nil {
-		return err
-	}
-	values, err := attributevalue.MarshalMap(map[string]string{
+	// Maps of strings always marshal.
+	key, _ := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": "MIGRACION"})
+	values, _ := attributevalue.MarshalMap(map[string]string{
 		":t": time.Now().UTC().Format(time.RFC3339Nano), ":h": m.Checksum, ":tabla": m.Table,
 	})
-	if err != nil {
-		return err
-	}
-	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),
 		Key:                       key,
 		UpdateExpression:          aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
 		ExpressionAttributeValues: values,
 	})
 	return err
+}
+
+// Drop deletes tables, as far as it can in 30 s: the throwaway tables a test or a
+// comparison run migrated on a shared endpoint.
+func Drop(db *dynamodb.Client, tables map[string]string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, name := range tables {
+		_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	}
 }

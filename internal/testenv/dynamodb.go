@@ -86,13 +86,7 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 		t.Fatalf("migrate test tables: %v", err)
 	}
 	if env.Backend == External {
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			for _, name := range env.Tables {
-				_, _ = env.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-			}
-		})
+		t.Cleanup(func() { migrate.Drop(env.Client, env.Tables) })
 	}
 	return env
 }
