@@ -31,7 +31,7 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, st
 	if *segments < 1 || *segments > maxAuditSegments {
 		return fs.usageError("--segments must be within 1–%d, not %d", maxAuditSegments, *segments)
 	}
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
 	if code != 0 {
 		return code
 	}

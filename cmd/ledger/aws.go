@@ -21,15 +21,6 @@ import (
 // checkTimeout bounds the check that a command's table is there before it starts.
 const checkTimeout = 10 * time.Second
 
-// dynamoDB is a DynamoDB client for endpoint ("": AWS, or AWS_ENDPOINT_URL_DYNAMODB).
-func dynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
-	cfg, err := awsconf.Load(ctx, endpoint)
-	if err != nil {
-		return nil, err
-	}
-	return awsconf.DynamoDB(cfg, endpoint), nil
-}
-
 // errNoTable is checkTable's error, wrapped, for a table that does not exist.
 var errNoTable = errors.New("no such table")
 
@@ -51,7 +42,7 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 	case errors.As(err, &refused): // it answered: say what, not "cannot reach"
 		return fmt.Errorf("DynamoDB at %s refused DescribeTable on %s: %s: %s", where, table, refused.ErrorCode(), refused.ErrorMessage())
 	case err != nil:
-		return unreachable(where, err)
+		return unreachable("DynamoDB at "+where, err)
 	}
 	return nil
 }
@@ -66,14 +57,14 @@ func checkEndpoint(ctx context.Context, db *dynamodb.Client, table, endpoint str
 	return nil
 }
 
-// unreachable says DynamoDB did not answer at where, with the network's reason when
-// there is one rather than the SDK's whole retry story.
-func unreachable(where string, err error) error {
+// unreachable says who did not answer, with the network's reason when there is one
+// rather than the SDK's whole retry story.
+func unreachable(who string, err error) error {
 	var netErr *net.OpError
 	if errors.As(err, &netErr) {
 		err = netErr
 	}
-	return fmt.Errorf("cannot reach DynamoDB at %s: %w", where, err)
+	return fmt.Errorf("cannot reach %s: %w", who, err)
 }
 
 // checkQueue makes sure SQS answers for the queue at url, named by what (a flag or a
@@ -103,11 +94,7 @@ func answered(what, service, call, resource string, err error) error {
 	case errors.As(err, &refused):
 		return fmt.Errorf("%s: %s refused %s on %s: %s: %s", what, service, call, resource, refused.ErrorCode(), refused.ErrorMessage())
 	case err != nil:
-		var netErr *net.OpError
-		if errors.As(err, &netErr) {
-			err = netErr
-		}
-		return fmt.Errorf("%s: cannot reach %s for %s: %w", what, service, resource, err)
+		return fmt.Errorf("%s: %w", what, unreachable(service+" for "+resource, err))
 	}
 	return nil
 }
@@ -121,8 +108,9 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 }
 
 // openTable reads the environment, connects to DynamoDB at endpoint and checks the
-// table is there. When it fails it has said why, and code is the exit status.
-func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
+// table with check (checkTable, or checkEndpoint). When it fails it has said why, and
+// code is the exit status.
+func (f *flags) openTable(ctx context.Context, table, endpoint string, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
 	cfg, ok := f.envConfig(table)
 	if !ok {
 		return cfg, awsCfg, nil, 2
@@ -132,7 +120,7 @@ func (f *flags) openTable(ctx context.Context, table, endpoint string) (cfg conf
 		return cfg, awsCfg, nil, f.usageError("%v", err)
 	}
 	db = awsconf.DynamoDB(awsCfg, endpoint)
-	if err := checkTable(ctx, db, cfg.Table, endpoint); err != nil {
+	if err := check(ctx, db, cfg.Table, endpoint); err != nil {
 		return cfg, awsCfg, nil, f.fail(err)
 	}
 	return cfg, awsCfg, db, 0

@@ -72,9 +72,9 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		return fs.usageError("--endpoint: %v", err)
 	}
 	if *endpoint != "" {
-		db, err := dynamoDB(ctx, *endpoint)
+		awsCfg, err := awsconf.Load(ctx, *endpoint)
 		if err == nil {
-			err = checkEndpoint(ctx, db, config.DefaultTable, *endpoint) // its own tables are named at run time
+			err = checkEndpoint(ctx, awsconf.DynamoDB(awsCfg, *endpoint), config.DefaultTable, *endpoint) // its own tables are named at run time
 		}
 		if err != nil {
 			return fs.fail(err)

@@ -52,27 +52,21 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.usageError("--wait must be within 1s–%v, not %v", consumer.MaxWait, *wait)
 	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
 		return fs.usageError("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, *retryDelay)
-	}
-	if *dlq != "" {
-		if err := config.ValidateQueueURL(*dlq); err != nil {
-			return fs.usageError("--dlq-url: %v", err)
-		}
+	case config.ValidateQueueURL(*dlq) != nil:
+		return fs.usageError("--dlq-url: %v", config.ValidateQueueURL(*dlq))
 	}
 	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
 		return fs.usageError("--sqs-endpoint: %v", err)
 	}
-	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint, checkTable)
 	if code != 0 {
 		return code
 	}
-	dlqFrom := "--dlq-url"
-	if *dlq == "" {
-		dlqFrom = config.EnvDLQ
+	dlqFrom := config.EnvDLQ
+	if *dlq != "" {
+		dlqFrom, cfg.DLQ = "--dlq-url", *dlq
 	}
-	cfg.DLQ = cmp.Or(*dlq, cfg.DLQ)
-	if *sqsEndpoint == "" {
-		*sqsEndpoint = *endpoint
-	}
+	*sqsEndpoint = cmp.Or(*sqsEndpoint, *endpoint)
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return fs.fail(err)

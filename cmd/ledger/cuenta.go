@@ -71,7 +71,7 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	if *bloquear && *desbloquear {
 		return fs.usageError("give --bloquear or --desbloquear, not both")
 	}
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
 	if code != 0 {
 		return code
 	}

@@ -27,18 +27,11 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 	if *wait <= 0 {
 		return fs.usageError("--wait must be positive, not %v", *wait)
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
-	}
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	db, err := dynamoDB(ctx, *endpoint)
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkEndpoint)
+	if code != 0 {
+		return code
 	}
 	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables()})
 	for _, s := range steps {

@@ -50,7 +50,7 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 		return fs.fail(fmt.Errorf("--addr: %w", err))
 	}
 	defer ln.Close()
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint)
+	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
 	if code != 0 {
 		return code
 	}

@@ -65,10 +65,8 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
 		return fs.usageError("--sqs-endpoint: %v", err)
 	}
-	if *queueURL != "" {
-		if err := config.ValidateQueueURL(*queueURL); err != nil {
-			return fs.usageError("--queue-url: %v", err)
-		}
+	if err := config.ValidateQueueURL(*queueURL); err != nil {
+		return fs.usageError("--queue-url: %v", err)
 	}
 	loopback, err := awsconf.IsLoopback(*endpoint)
 	if err != nil {

@@ -71,9 +71,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	check(EnvInsufficientFunds, err)
 	c.Strategy, err = ledger.ParseStrategy(getenv(EnvStrategy))
 	check(EnvStrategy, err)
-	if c.DLQ != "" {
-		check(EnvDLQ, ValidateQueueURL(c.DLQ))
-	}
+	check(EnvDLQ, ValidateQueueURL(c.DLQ))
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxConcurrency {
@@ -93,10 +91,10 @@ func (c Config) Tables() map[string]string {
 	return map[string]string{"ledger": c.Table, "idempotencia": c.IdempotencyTable}
 }
 
-// ValidateQueueURL checks that u is an http(s) URL with a host, as SQS queue URLs are;
-// whether the queue exists only SQS can say.
+// ValidateQueueURL checks that u, when set, is an http(s) URL with a host, as SQS queue
+// URLs are; whether the queue exists only SQS can say.
 func ValidateQueueURL(u string) error {
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+	if p, err := url.Parse(u); u != "" && (err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "") {
 		return fmt.Errorf("%q is not a queue URL", u)
 	}
 	return nil
