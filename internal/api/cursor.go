@@ -21,12 +21,13 @@ const (
 	cursorCheckLen = 8
 )
 
-// cursorError says why a cursor was refused; Reason reads after "cursor ".
+// cursorError says why a cursor was refused; its text is the 400's message, Reason
+// reads after "cursor ".
 type cursorError struct {
 	Reason string
 }
 
-func (e *cursorError) Error() string { return "api: cursor " + e.Reason }
+func (e *cursorError) Error() string { return "cursor " + e.Reason }
 
 // encodeCursor is the cursor of the page after the one ending at seq on account cuenta
 // (at most maxCuentaBytes).

@@ -17,13 +17,8 @@ const (
 	codeInternal         = "internal"
 )
 
-type errorBody struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-}
-
 func writeError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, errorBody{Error: code, Message: message})
+	writeJSON(w, status, map[string]string{"error": code, "message": message})
 }
 
 // writeJSON answers v with status. The types written here always marshal.

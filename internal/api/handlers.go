@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -82,11 +81,7 @@ func pageParams(query, cuenta string) (limit int, before int64, msg string) {
 		}
 		seq, err := decodeCursor(vs[0], cuenta)
 		if err != nil {
-			msg := "cursor is not valid"
-			if bad := (*cursorError)(nil); errors.As(err, &bad) {
-				msg = "cursor " + bad.Reason
-			}
-			return 0, 0, msg + "; start the statement again without one"
+			return 0, 0, err.Error() + "; start the statement again without one"
 		}
 		before = seq
 	}

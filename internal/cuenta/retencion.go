@@ -81,22 +81,13 @@ func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, erro
 	if _, active := c.Retenciones[id]; !active {
 		return c, fmt.Errorf("%w: cuenta %s does not hold %s", ErrRetencionInactiva, c.ID, id)
 	}
-	if why := motivoCaptura(held, importe, c.Moneda); why != "" {
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: why}
-	}
-	return c.Liberar(id).post(importe.Neg())
-}
-
-// motivoCaptura is why a capture of importe cannot settle a hold of held in moneda (a
-// RetencionError's Reason), or "": it may take at most held, in moneda's decimals.
-func motivoCaptura(held, importe decimal.Decimal, moneda string) string {
 	switch {
 	case importe.GreaterThan(held):
-		return fmt.Sprintf("holds %s; a capture of %s is more", held, importe)
-	case tooPrecise(importe, moneda):
-		return fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", moneda, importe)
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
+	case tooPrecise(importe, c.Moneda):
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", c.Moneda, importe)}
 	}
-	return ""
+	return c.Liberar(id).post(importe.Neg())
 }
 
 // Liberar returns the account without the active hold id, if it has it.

@@ -151,11 +151,8 @@ func IsPlainDecimal(s string) bool { return s != "" && s[0] != '-' && plainDecim
 
 // checkImporte checks importe's notation, sign and significant digits.
 func checkImporte(s string) (decimal.Decimal, error) {
-	if s == "" {
-		return decimal.Zero, &FieldError{Field: "importe", Rule: "is required"}
-	}
 	if !plainDecimal.MatchString(s) {
-		return decimal.Zero, &FieldError{"importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`}
+		return decimal.Zero, requiredOr("importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`)
 	}
 	intPart, frac, _ := strings.Cut(strings.TrimLeft(s, "-0"), ".")
 	n := len(strings.TrimLeft(intPart+strings.TrimRight(frac, "0"), "0")) // significant digits
