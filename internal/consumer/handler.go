@@ -237,10 +237,6 @@ func (h *Handler) timeLeft(ctx context.Context) bool {
 	return !ok || time.Until(deadline) >= h.opts.Reserve
 }
 
-// Parks reports whether the handler parks permanent failures itself; if not, they
-// come back until the queue's redrive policy moves them.
-func (h *Handler) Parks() bool { return h.opts.Parker != nil }
-
 // park sends r's message to the DLQ with its reason, when a Parker is configured, and
 // reports whether it did.
 func (h *Handler) park(ctx context.Context, r Record) bool {

@@ -138,7 +138,7 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 	switch {
 	case visibility < MinVisibility:
 		return "", 0, fmt.Errorf("%w: its visibility timeout is %v, under %v: no batch would have time to apply", ErrUnsafeQueue, visibility, MinVisibility)
-	case out.Attributes[string(types.QueueAttributeNameRedrivePolicy)] == "" && !w.handler.Parks():
+	case out.Attributes[string(types.QueueAttributeNameRedrivePolicy)] == "" && w.handler.opts.Parker == nil:
 		return "", 0, fmt.Errorf("%w: it has no redrive policy and no DLQ is given: a message that can never succeed would come back forever", ErrUnsafeQueue)
 	}
 	return out.Attributes[string(types.QueueAttributeNameQueueArn)], visibility, nil

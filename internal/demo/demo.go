@@ -125,7 +125,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		Observer: func(r consumer.Record) { counts.Observe(r); op.observe(r) }})
 
 	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
-	bar := newProgress(opts.Progress, opts.Terminal, total)
+	bar := &progress{w: opts.Progress, terminal: opts.Terminal, total: max(total, 1)}
 	q := sim.NewQueue(sim.QueueOptions{Clock: clock, Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
 	rngs := make([]*rand.Rand, opts.Consumers)
 	for c := range rngs {

@@ -20,10 +20,6 @@ type progress struct {
 	settled  int
 }
 
-func newProgress(w io.Writer, terminal bool, total int) *progress {
-	return &progress{w: w, terminal: terminal, total: max(total, 1)}
-}
-
 func (p *progress) set(settled int) {
 	if p.w == nil {
 		return

@@ -79,17 +79,12 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		if k == 0 && transfer >= 0 {
 			m = amounts[transfer]
 		}
-		deliver(&s.Late, replay(m))
+		deliver(&s.Late, mustJSON(wire(m, m.Importe.Add(decimal.New(1, -2)).StringFixed(2)))) // m's id, 0.01 more
 	}
 	for _, m := range w.Refused {
 		deliver(&s.Late, Body(m))
 	}
 	return s
-}
-
-// replay is a body reusing m's id for another amount: 0.01 more.
-func replay(m movimiento.Movimiento) string {
-	return mustJSON(wire(m, m.Importe.Add(decimal.New(1, -2)).StringFixed(2)))
 }
 
 // respell is m as another producer (or the same one, retrying) might write it.

@@ -73,11 +73,7 @@ func New(db Client, table Table, opts Options) (*Store, error) {
 	}
 	s := &Store{db: db, table: table, policy: opts.Policy}
 	if opts.CacheSize > 0 {
-		c, err := lru.New[itemKey, Item](opts.CacheSize)
-		if err != nil {
-			return nil, fmt.Errorf("versioned: cache: %w", err)
-		}
-		s.cache = c
+		s.cache, _ = lru.New[itemKey, Item](opts.CacheSize) // fails only for a size under 1
 	}
 	return s, nil
 }
