@@ -90,9 +90,10 @@ func TestServeUsage(t *testing.T) {
 	}{
 		{[]string{"serve", "--port", "80"}, 2, "flag provided but not defined"},
 		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
-		{[]string{"serve", "--table", "x"}, 2, "--table"},
-		{[]string{"serve", "--endpoint", "not a url"}, 2, "endpoint"},
-		{[]string{"serve", "--endpoint", "http://127.0.0.1:1"}, 1, "cannot reach DynamoDB at http://127.0.0.1:1"},
+		// serve takes its port before it checks the table: any free port, not the default.
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--table", "x"}, 2, "--table"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--endpoint", "not a url"}, 2, "endpoint"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--endpoint", "http://127.0.0.1:1"}, 1, "cannot reach DynamoDB at http://127.0.0.1:1"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer
