@@ -67,6 +67,19 @@ func unreachable(who string, err error) error {
 	return fmt.Errorf("cannot reach %s: %w", who, err)
 }
 
+// dlqUsage is --dlq-url's help, for consume and up.
+const dlqUsage = "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until the queue's maxReceiveCount, and a queue without a redrive policy is refused)"
+
+// withDLQ puts --dlq-url, when given, in place of $LEDGER_DLQ_URL, and names which one
+// cfg.DLQ now comes from, for checkQueues' errors.
+func withDLQ(cfg *config.Config, flag string) (from string) {
+	if flag == "" {
+		return config.EnvDLQ
+	}
+	cfg.DLQ = flag
+	return "--dlq-url"
+}
+
 // checkQueue makes sure SQS answers for the queue at url, named by what (a flag or a
 // variable), before a command starts long work on it: a queue that does not exist is
 // one line at start, not a failure on every receive or park.

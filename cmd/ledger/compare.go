@@ -37,7 +37,7 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 	movements := fs.Int("movements", 100, "movements per scenario")
 	accounts := fs.Int("accounts", 8, "accounts per scenario (hot-account always uses one)")
 	bench := fs.Bool("bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
-	benchMovements := fs.Int("bench-movements", 400, "movements per benchmark run (10000 shows the steady state; it takes minutes)")
+	benchMovements := fs.Int("bench-movements", 400, "movements per benchmark run, its warm-up included: the table counts those after it (10000 shows the steady state; it takes minutes)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON document on stdout instead of the tables")
 	htmlFile := fs.String("html", "", "also write a self-contained HTML report to this file")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: a fresh embedded store per run)")

@@ -33,7 +33,7 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: --endpoint)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	dlq := fs.String("dlq-url", "", "park permanent failures on this queue at once (default: $LEDGER_DLQ_URL; none: they come back until the queue's maxReceiveCount, and a queue without a redrive policy is refused)")
+	dlq := fs.String("dlq-url", "", dlqUsage)
 	pollers := fs.Int("pollers", consumer.DefaultPollers, "concurrent receive loops; at most 10 messages in flight each")
 	retryDelay := fs.Duration("retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
 	wait := fs.Duration("wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
@@ -62,10 +62,7 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if code != 0 {
 		return code
 	}
-	dlqFrom := config.EnvDLQ
-	if *dlq != "" {
-		dlqFrom, cfg.DLQ = "--dlq-url", *dlq
-	}
+	dlqFrom := withDLQ(&cfg, *dlq)
 	*sqsEndpoint = cmp.Or(*sqsEndpoint, *endpoint)
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {

@@ -137,7 +137,7 @@ func printDemo(w io.Writer, s demo.Summary) {
 	}
 	fmt.Fprintln(w)
 	if s.Audit.OK {
-		fmt.Fprintf(w, "audit: ok — %d accounts, %d posted movements, every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
+		fmt.Fprintf(w, "audit: ok — %d accounts, %d posted movements (a transfer posts on both accounts; a hold or release, on neither), every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
 	} else {
 		var names []string
 		for _, b := range s.Audit.Broken {

@@ -128,6 +128,13 @@ func (f *flags) parse(args []string, want int) (code int, ok bool) {
 	return 0, true
 }
 
+// given reports whether the command line set the flag name, even to its default.
+func (f *flags) given(name string) bool {
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
 // usageError reports the one thing wrong with the command line and how to get help;
 // it returns 2.
 func (f *flags) usageError(format string, args ...any) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/migrate"
@@ -11,7 +12,7 @@ import (
 
 var migrateCommand = command{
 	name:    "migrate",
-	summary: "create or update the table(s) from migrations/, idempotently",
+	summary: "create or update the ledger and idempotency tables from migrations/, idempotently",
 	run:     runMigrate,
 }
 
@@ -34,9 +35,11 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 		return code
 	}
 	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables()})
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, s := range steps {
-		fmt.Fprintf(stdout, "%-14s table %-20s %s\n", s.Migration, s.Table, s.Action)
+		fmt.Fprintf(tw, "%s\ttable %s\t%s\n", s.Migration, s.Table, s.Action)
 	}
+	tw.Flush()
 	if err != nil {
 		return fs.fail(err)
 	}

@@ -23,6 +23,9 @@ package main
 //     an HTTP GET of URL (quote it when it has ? or &), which must name the address
 //     of a ledger up started earlier in the block.
 //
+//     sleep N
+//     a reader's pause; the check itself waits for ledger up to listen.
+//
 //     Words are split as sh splits them, with '…' and "…" quoting; anything more
 //     (variables, globs, pipes, redirections, other programs) fails the check rather
 //     than being run differently from a shell.
@@ -58,6 +61,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +149,8 @@ func TestReadmeCheckReportsWhatIsWrong(t *testing.T) {
 		{"invalid JSON", "ledger --version\ncurl -s http://127.0.0.1:8080/\n# → {\"a\":…}\n", `x.md:5: # → {"a":…} is not valid JSON`},
 		{"no up", "curl -s http://127.0.0.1:9999/cuentas/ES76\n", "x.md:3: curl -s http://127.0.0.1:9999/cuentas/ES76: no ledger up of this block listens on 127.0.0.1:9999"},
 		{"another program", "echo hello\n", `x.md:3: echo hello: not a command a checked block may run`},
+		{"sleep without seconds", "sleep a while\n", `x.md:3: sleep a while: not a command a checked block may run`},
+		{"sleep with no number", "sleep soon\n", `x.md:3: sleep soon: sleep takes a number of seconds`},
 		{"a variable", "ledger demo --seed $SEED\n", "x.md:3: ledger demo --seed $SEED: $ (a shell feature) is not supported"},
 		{"a glob", "curl -s http://127.0.0.1:8080/cuentas?limit=2\n", "x.md:3: curl -s http://127.0.0.1:8080/cuentas?limit=2: ? (a shell feature) is not supported"},
 		{"background", "ledger demo &\n", "x.md:3: ledger demo &: only ledger up may run in the background (&)"},
@@ -377,8 +383,14 @@ func (c readmeCheck) run(ctx context.Context, b readmeBlock) (errs []error) {
 			if err := c.curl(ctx, s, started); err != nil {
 				errs = append(errs, err)
 			}
+		case len(s.words) == 2 && s.words[0] == "sleep":
+			// A reader's pause for ledger up to start: the check waits for it to listen,
+			// and asks each curl again until it settles.
+			if _, err := strconv.ParseFloat(s.words[1], 64); err != nil {
+				return append(errs, fail("sleep takes a number of seconds"))
+			}
 		default:
-			return append(errs, fail("not a command a checked block may run (ledger, go run ./cmd/ledger, curl -s URL)"))
+			return append(errs, fail("not a command a checked block may run (ledger, go run ./cmd/ledger, curl -s URL, sleep N)"))
 		}
 	}
 	return errs

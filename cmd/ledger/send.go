@@ -66,9 +66,9 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	switch {
 	case (*queueURL == "") == (*topicARN == ""):
 		return fs.usageError("give exactly one of --queue-url and --topic-arn")
-	case (*from == "") == (*generate == 0):
+	case (*from == "") == !fs.given("generate"):
 		return fs.usageError("give exactly one of --from and --generate")
-	case *generate < 0 || *generate > sim.MaxMovements:
+	case fs.given("generate") && (*generate < 1 || *generate > sim.MaxMovements):
 		return fs.usageError("--generate must be within 1–%d, not %d", sim.MaxMovements, *generate)
 	case *accounts < 1 || *accounts > sim.MaxAccounts:
 		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)

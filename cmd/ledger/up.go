@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -43,13 +45,14 @@ const (
 )
 
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
+	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
 ledger up --from examples/movimientos.jsonl
-LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
-  ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos`, stdout, stderr)
+ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
-	from := fs.String("from", "", "consume message bodies from this JSON-lines file ('-' for stdin, read as it comes); keeps serving after it")
+	from := fs.String("from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line has been handled once ('-': stdin, read as it comes, the API at once)")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
+	dlq := fs.String("dlq-url", "", "with --queue-url: "+dlqUsage)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: a loopback --endpoint, else AWS)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
@@ -68,6 +71,12 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	if err := config.ValidateQueueURL(*queueURL); err != nil {
 		return fs.usageError("--queue-url: %v", err)
 	}
+	if err := config.ValidateQueueURL(*dlq); err != nil {
+		return fs.usageError("--dlq-url: %v", err)
+	}
+	if *dlq != "" && *queueURL == "" {
+		return fs.usageError("--dlq-url needs --queue-url: lines of --from that fail are parked in the log")
+	}
 	loopback, err := awsconf.IsLoopback(*endpoint)
 	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
@@ -76,6 +85,7 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	if !ok {
 		return 2
 	}
+	dlqFrom := withDLQ(&cfg, *dlq)
 	// The address is taken before any long work, so a port in use is said at once.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -114,7 +124,7 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	}
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if *queueURL != "" {
-		if err := checkQueues(ctx, q, *queueURL, config.EnvDLQ, cfg.DLQ); err != nil {
+		if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 			return fs.fail(err)
 		}
 	}
@@ -126,8 +136,8 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	}
 	var worker *consumer.Worker
 	if *queueURL != "" {
-		// A message that can never succeed goes to $LEDGER_DLQ_URL when set, else comes
-		// back until the queue's redrive policy moves it to its DLQ.
+		// A message that can never succeed goes to --dlq-url or $LEDGER_DLQ_URL when set,
+		// else comes back until the queue's redrive policy moves it to its DLQ.
 		h, err := handler(cfg, nil)
 		if err != nil {
 			return fs.usageError("%v", err)
@@ -142,7 +152,22 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr) })
+	// A file's balances are in place before the API answers: a request made meanwhile
+	// waits on the listener. Stdin may never end, so its API answers at once.
+	fileDone, handledOnce := make(chan struct{}), func() {}
+	if st, err := os.Stat(*from); *from != "-" && err == nil && st.Mode().IsRegular() {
+		handledOnce = sync.OnceFunc(func() { close(fileDone) })
+	} else {
+		close(fileDone)
+	}
+	g.Go(func() error {
+		select {
+		case <-fileDone:
+		case <-gctx.Done():
+			return nil
+		}
+		return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr)
+	})
 	if *from != "" {
 		// Lines have no queue: a line that can never succeed is parked in the log, never
 		// on a DLQ named in the environment.
@@ -158,7 +183,7 @@ LEDGER_DLQ_URL=http://127.0.0.1:5000/123456789012/movimientos-dlq \
 				return err
 			}
 			defer in.Close()
-			n, err := feedLines(gctx, in, h, logger)
+			n, err := feedLines(gctx, in, h, logger, handledOnce)
 			fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
 			return err
 		})
@@ -183,9 +208,11 @@ func migrateLocal(ctx context.Context, db *dynamodb.Client, tables map[string]st
 }
 
 // feedLines hands r's lines to h as SQS would: in batches of up to ten (fewer when the
-// input pauses), each line a message, those that must come back again later. It
-// returns when the input is done and no retry waits, or when ctx is done.
-func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger) (int, error) {
+// input pauses), each line a message, those that must come back again later. It calls
+// handledOnce when the input is done and each line has been handled once, and returns
+// when no retry waits either, or when ctx is done.
+func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger, handledOnce func()) (int, error) {
+	defer handledOnce() // also when ctx ends it first
 	lines := make(chan line)
 	readErr := make(chan error, 1)
 	go func() {
@@ -215,6 +242,9 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 	var waiting []retry
 	n := 0
 	for open := true; (open || len(waiting) > 0) && ctx.Err() == nil; {
+		if !open {
+			handledOnce() // the batch that found the input's end has been handled
+		}
 		var batch []events.SQSMessage
 		attempts := map[string]int{}
 		now := time.Now()

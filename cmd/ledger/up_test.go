@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -35,44 +36,16 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := testenv.FreeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &testenv.Buffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--from", file}, &stdout, stderr) }()
-
-	var balance struct{ Saldo string }
-	deadline := time.Now().Add(30 * time.Second)
-	for balance.Saldo != "70.50" {
-		if time.Now().After(deadline) {
-			t.Fatalf("balance %q after 30 s, want 70.50; output:\n%s", balance.Saldo, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-		resp, err := http.Get("http://" + addr + "/cuentas/ES76")
-		if err != nil {
-			continue
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&balance)
-		resp.Body.Close()
-	}
-	resp, err := http.Get("http://" + addr + "/cuentas/ES76/movimientos/c1")
+	up := startUp(t, &stdout, "--from", file)
+	up.waitFor(t, "balance 70.50", func() bool { return up.saldo("ES76") == "70.50" })
+	resp, err := http.Get("http://" + up.addr + "/cuentas/ES76/movimientos/c1")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the cargo that came back is not in the ledger: %v %v", resp, err)
 	}
 	resp.Body.Close()
-
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("ledger up did not stop after Ctrl-C")
-	}
-	out := stderr.String()
+	up.stop(t)
+	out := up.stderr.String()
 	if !strings.Contains(out, "msg=parked message_id=line-4") || !strings.Contains(out, `body="not a movement"`) {
 		t.Errorf("log = %.2000q, want the malformed line parked in it under its line number", out)
 	}
@@ -82,6 +55,27 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed, 1 parked") {
 		t.Errorf("stdout = %q, want the outcome summary", summary)
 	}
+}
+
+// A script that starts up on a file and asks at once gets the file's balances, not a
+// 404: the API answers once each line has been handled once.
+func TestUpAnswersOnceTheFileIsHandled(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
+	if err := os.WriteFile(file, []byte(`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100.00","moneda":"EUR"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up := startUp(t, io.Discard, "--from", file)
+	up.waitFor(t, "listening", func() bool {
+		conn, err := net.Dial("tcp", up.addr)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	})
+	if got := up.saldo("ES76"); got != "100.00" {
+		t.Errorf("first answer: saldo %q; want the file's 100.00", got)
+	}
+	up.stop(t)
 }
 
 // up on its embedded store consumes a queue that lives elsewhere: its SQS calls go to
@@ -95,29 +89,80 @@ func TestUpConsumesAQueueBesideTheEmbeddedStore(t *testing.T) {
 	if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String(body)}); err != nil {
 		t.Fatal(err)
 	}
-	addr := testenv.FreeAddr(t)
+	up := startUp(t, io.Discard, "--queue-url", queue.URL)
+	up.waitFor(t, "balance 5.00", func() bool { return up.saldo("ES77") == "5.00" })
+	up.stop(t)
+}
+
+// up's --dlq-url makes a queue without a redrive policy safe to consume, as consume's
+// does: a message that can never succeed is parked there at once, with its reason.
+func TestUpParksOnTheDLQItIsGiven(t *testing.T) {
+	q := newSQS(t)
+	queue := q.NewQueue(t, "up-bare", map[string]string{"VisibilityTimeout": "30"})
+	dlq := q.NewQueue(t, "up-bare-dlq", nil)
+	t.Setenv("AWS_ENDPOINT_URL_SQS", q.Endpoint)
+	if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String("not a movement")}); err != nil {
+		t.Fatal(err)
+	}
+	up := startUp(t, io.Discard, "--queue-url", queue.URL, "--dlq-url", dlq.URL)
+	up.waitFor(t, "a message parked on --dlq-url", func() bool { return q.Count(t, dlq) > 0 })
+	up.stop(t)
+}
+
+// upRun is a ledger up running in the background, on a free port.
+type upRun struct {
+	addr   string
+	stderr *testenv.Buffer
+	done   chan int
+	cancel context.CancelFunc
+}
+
+// startUp starts ledger up with args on a free port; it is stopped when t ends.
+func startUp(t *testing.T, stdout io.Writer, args ...string) *upRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stderr := &testenv.Buffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"up", "--addr", addr, "--queue-url", queue.URL}, io.Discard, stderr) }()
-	var balance struct{ Saldo string }
-	for deadline := time.Now().Add(30 * time.Second); balance.Saldo != "5.00"; time.Sleep(100 * time.Millisecond) {
+	up := &upRun{addr: testenv.FreeAddr(t), stderr: &testenv.Buffer{}, done: make(chan int, 1), cancel: cancel}
+	go func() { up.done <- run(ctx, append([]string{"up", "--addr", up.addr}, args...), stdout, up.stderr) }()
+	t.Cleanup(cancel)
+	return up
+}
+
+// waitFor polls cond for up to 30 s, failing t if up ends first or cond never holds.
+func (up *upRun) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
 		select {
-		case code := <-done:
-			t.Fatalf("ledger up ended, exit %d:\n%s", code, stderr.String())
+		case code := <-up.done:
+			t.Fatalf("ledger up ended, exit %d, before %s:\n%s", code, what, up.stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("balance %q after 30 s, want 5.00:\n%s", balance.Saldo, stderr.String())
-		}
-		if resp, err := http.Get("http://" + addr + "/cuentas/ES77"); err == nil {
-			_ = json.NewDecoder(resp.Body).Decode(&balance)
-			resp.Body.Close()
+			t.Fatalf("no %s after 30 s:\n%s", what, up.stderr.String())
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr.String())
+}
+
+// saldo is the API's balance of cuenta, "" when it does not answer one.
+func (up *upRun) saldo(cuenta string) string {
+	resp, err := http.Get("http://" + up.addr + "/cuentas/" + cuenta)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var c struct{ Saldo string }
+	_ = json.NewDecoder(resp.Body).Decode(&c)
+	return c.Saldo
+}
+
+// stop stops up as Ctrl-C does and fails t unless it exits 0 within 20 s.
+func (up *upRun) stop(t *testing.T) {
+	t.Helper()
+	up.cancel()
+	select {
+	case code := <-up.done:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, up.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ledger up did not stop after Ctrl-C")
 	}
 }
