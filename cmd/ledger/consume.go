@@ -37,7 +37,7 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	pollers := fs.Int("pollers", consumer.DefaultPollers, "concurrent receive loops; at most 10 messages in flight each")
 	retryDelay := fs.Duration("retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
 	wait := fs.Duration("wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
-	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages waiting out --retry-delay then stay queued)")
+	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many)")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
@@ -86,5 +86,11 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.fail(err)
 	}
 	fmt.Fprintf(stdout, "consumed %s: %v\n", *queueURL, tally.Outcomes())
+	if !*drain {
+		return 0
+	}
+	if n, err := unseen(ctx, q, *queueURL); err == nil && n > 0 {
+		fmt.Fprintf(stderr, "ledger consume: the queue answered empty, but holds about %d message(s) no receive could see: in flight (received, not deleted, such as by an interrupted run) or delayed; they come back when their visibility timeout or delay passes\n", n)
+	}
 	return 0
 }

@@ -192,6 +192,29 @@ func TestConsumeDrainsAQueueWithDuplicatesAndMalformedMessages(t *testing.T) {
 	}
 }
 
+// A drain that finds the queue empty while a message is in flight, such as one an
+// interrupted run received, says so: the message is not lost, it comes back later.
+func TestConsumeDrainNamesMessagesInFlight(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	q := newSQS(t)
+	queue, _ := q.NewQueueWithDLQ(t, "inflight", 5)
+	ctx := context.Background()
+	if _, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String(`{"id":"m1","cuenta":"ES01","tipo":"abono","importe":"1.00","moneda":"EUR"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Drain(t, queue, 1, 30*time.Second); len(got) != 1 {
+		t.Fatalf("received %d messages, want the one sent", len(got))
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"consume", "--queue-url", queue.URL, "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint, "--table", env.Table(), "--drain", "--wait", "1s"}
+	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "0 applied") || !strings.Contains(stderr.String(), "holds about 1 message(s) no receive could see") {
+		t.Errorf("stdout %q, stderr %q; want nothing applied and the message in flight named", stdout.String(), stderr.String())
+	}
+}
+
 // consume refuses, in one line and before it receives anything, a queue it would lose
 // or loop on a message with, and queues that are not there.
 func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
