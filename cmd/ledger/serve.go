@@ -74,9 +74,18 @@ func checkAddr(addr string) error {
 	return nil
 }
 
+// exposed reports whether a listener at addr takes connections from other machines.
+func exposed(addr net.Addr) bool {
+	a, ok := addr.(*net.TCPAddr)
+	return ok && !a.IP.IsLoopback()
+}
+
 // serveAPI serves the balance API on ln until ctx is done, then stops, letting requests
 // in flight finish within shutdownGrace.
 func serveAPI(ctx context.Context, ln net.Listener, reader *store.Reader, stderr io.Writer) error {
+	if exposed(ln.Addr()) {
+		fmt.Fprintf(stderr, "warning: the balance API listens on %s, beyond this machine, and has no authentication of its own\n", ln.Addr())
+	}
 	srv := &http.Server{
 		Handler:           api.New(reader, slog.New(slog.NewTextHandler(stderr, nil))),
 		ReadHeaderTimeout: readHeaderTimeout,

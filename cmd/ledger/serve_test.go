@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -106,5 +107,23 @@ func TestServeUsage(t *testing.T) {
 	run(context.Background(), []string{"help"}, &help, &help)
 	if !strings.Contains(help.String(), "serve") {
 		t.Errorf("ledger help does not list serve:\n%s", help.String())
+	}
+}
+
+func TestExposedIsAnyAddressButLoopback(t *testing.T) {
+	cases := []struct {
+		addr net.Addr
+		want bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, false},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, false},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, true}, // 0.0.0.0: every interface
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, true},
+		{&net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 8080}, true},
+	}
+	for _, tc := range cases {
+		if got := exposed(tc.addr); got != tc.want {
+			t.Errorf("exposed(%v) = %v, want %v", tc.addr, got, tc.want)
+		}
 	}
 }
