@@ -28,10 +28,11 @@ func consume(t *testing.T, env *testenv.DynamoDB, q *testSQS, queue testQueue, e
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	stderr := &testenv.Buffer{} // the pollers log concurrently
 	args := append([]string{"consume", "--queue-url", queue.URL, "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint,
 		"--table", env.Table(), "--drain", "--wait", "1s"}, extra...)
-	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+	if code := run(ctx, args, &stdout, stderr); code != 0 {
 		t.Fatalf("ledger consume: exit %d\n%s", code, stderr.String())
 	}
 	var lines []map[string]any
@@ -205,9 +206,10 @@ func TestConsumeDrainNamesMessagesInFlight(t *testing.T) {
 	if got := q.Drain(t, queue, 1, 30*time.Second); len(got) != 1 {
 		t.Fatalf("received %d messages, want the one sent", len(got))
 	}
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	stderr := &testenv.Buffer{} // the pollers log concurrently
 	args := []string{"consume", "--queue-url", queue.URL, "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint, "--table", env.Table(), "--drain", "--wait", "1s"}
-	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+	if code := run(ctx, args, &stdout, stderr); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "0 applied") || !strings.Contains(stderr.String(), "holds about 1 message(s) no receive could see") {
@@ -243,9 +245,10 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var stdout, stderr bytes.Buffer
+		var stdout bytes.Buffer
+		stderr := &testenv.Buffer{}
 		args := append([]string{"consume", "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint, "--table", env.Table(), "--drain", "--wait", "1s"}, tc.args...)
-		code := run(context.Background(), args, &stdout, &stderr)
+		code := run(context.Background(), args, &stdout, stderr)
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.says) || stdout.Len() != 0 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and one line saying %q", tc.name, code, stdout.String(), stderr.String(), tc.says)

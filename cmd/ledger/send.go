@@ -161,6 +161,8 @@ func checkFile(name string) error {
 		return err
 	case st.IsDir():
 		return fmt.Errorf("%s is a directory, not a file of JSON lines", name)
+	case !st.Mode().IsRegular():
+		return nil // a pipe: opening it waits for a writer, and would take its lines
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,5 +195,28 @@ func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 	sent, err = batchSend(context.Background(), bodies, mixed)
 	if sent != len(bodies)-1 || tries["k"] != 1 || tries["l"] != 2 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: InvalidParameterValue: body too big") {
 		t.Fatalf("sent %d, %v, tries k %d l %d; want k given up at once, l sent on its second try", sent, err, tries["k"], tries["l"])
+	}
+}
+
+// A named pipe passes the check without being opened: opening it would wait for a
+// writer, and take that writer's lines from the command that reads it next.
+func TestCheckFileLeavesAPipeUnopened(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "lines")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	checked := make(chan error, 1)
+	go func() { checked <- checkFile(fifo) }()
+	select {
+	case err := <-checked:
+		if err != nil {
+			t.Errorf("checkFile(pipe) = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the open so the goroutine ends with the test.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("checkFile opened the pipe and waited for a writer")
 	}
 }

@@ -50,7 +50,7 @@ ledger up --from examples/movimientos.jsonl
 ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
-	from := fs.String("from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line has been handled once ('-': stdin, read as it comes, the API at once)")
+	from := fs.String("from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line of a regular file has been handled once ('-' for stdin, read as it comes; stdin and pipes are served at once)")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
 	dlq := fs.String("dlq-url", "", "with --queue-url: "+dlqUsage)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
@@ -149,17 +149,21 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 			return fs.fail(err)
 		}
 	}
-	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s); Ctrl-C stops everything\n", ln.Addr(), cfg.Table)
-
-	g, gctx := errgroup.WithContext(ctx)
 	// A file's balances are in place before the API answers: a request made meanwhile
-	// waits on the listener. Stdin may never end, so its API answers at once.
-	fileDone, handledOnce := make(chan struct{}), func() {}
+	// waits on the listener. Stdin and pipes may never end, so their API answers at once.
+	fileDone, handledOnce, when := make(chan struct{}), func() {}, ""
 	if st, err := os.Stat(*from); *from != "-" && err == nil && st.Mode().IsRegular() {
-		handledOnce = sync.OnceFunc(func() { close(fileDone) })
+		when = ", answering once each line of " + *from + " has been handled once"
+		handledOnce = sync.OnceFunc(func() {
+			fmt.Fprintf(stderr, "ledger up: each line of %s handled once; the API answers\n", *from)
+			close(fileDone)
+		})
 	} else {
 		close(fileDone)
 	}
+	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s)%s; Ctrl-C stops everything\n", ln.Addr(), cfg.Table, when)
+
+	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		select {
 		case <-fileDone:
@@ -184,7 +188,9 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 			}
 			defer in.Close()
 			n, err := feedLines(gctx, in, h, logger, handledOnce)
-			fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
+			if gctx.Err() == nil {
+				fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
+			}
 			return err
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -58,10 +59,14 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 }
 
 // A script that starts up on a file and asks at once gets the file's balances, not a
-// 404: the API answers once each line has been handled once.
+// 404 or part of them: the API answers once each line has been handled once.
 func TestUpAnswersOnceTheFileIsHandled(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "movimientos.jsonl")
-	if err := os.WriteFile(file, []byte(`{"id":"a1","cuenta":"ES76","tipo":"abono","importe":"100.00","moneda":"EUR"}`+"\n"), 0o600); err != nil {
+	var lines strings.Builder
+	for i := range 2000 { // batches of ten: many round trips before the last line's
+		fmt.Fprintf(&lines, `{"id":"a%d","cuenta":"ES76","tipo":"abono","importe":"1.00","moneda":"EUR"}`+"\n", i)
+	}
+	if err := os.WriteFile(file, []byte(lines.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	up := startUp(t, io.Discard, "--from", file)
@@ -72,8 +77,8 @@ func TestUpAnswersOnceTheFileIsHandled(t *testing.T) {
 		}
 		return err == nil
 	})
-	if got := up.saldo("ES76"); got != "100.00" {
-		t.Errorf("first answer: saldo %q; want the file's 100.00", got)
+	if got := up.saldo("ES76"); got != "2000.00" {
+		t.Errorf("first answer: saldo %q; want the file's 2000.00", got)
 	}
 	up.stop(t)
 }
@@ -129,7 +134,7 @@ func startUp(t *testing.T, stdout io.Writer, args ...string) *upRun {
 // waitFor polls cond for up to 30 s, failing t if up ends first or cond never holds.
 func (up *upRun) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
 		select {
 		case code := <-up.done:
 			t.Fatalf("ledger up ended, exit %d, before %s:\n%s", code, what, up.stderr.String())
