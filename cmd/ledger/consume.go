@@ -75,9 +75,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil)) // stderr stays JSON lines, as in the Lambda
 	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{
-		QueueURL: *queueURL, Pollers: *pollers, WaitTime: *wait, RetryDelay: *retryDelay, Drain: *drain,
-		Logger: slog.New(slog.NewJSONHandler(stderr, nil)),
+		QueueURL: *queueURL, Pollers: *pollers, WaitTime: *wait, RetryDelay: *retryDelay, Drain: *drain, Logger: logger,
 	})
 	if err != nil {
 		return fs.usageError("%v", err)
@@ -90,7 +90,8 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return 0
 	}
 	if n, err := unseen(ctx, q, *queueURL); err == nil && n > 0 {
-		fmt.Fprintf(stderr, "ledger consume: the queue answered empty, but holds about %d message(s) no receive could see: in flight (received, not deleted, such as by an interrupted run) or delayed; they come back when their visibility timeout or delay passes\n", n)
+		logger.Warn("the queue answered empty, but holds messages no receive could see: in flight (received, not deleted, such as by an interrupted run) or delayed; they come back when their visibility timeout or delay passes",
+			"queue", *queueURL, "unseen", n)
 	}
 	return 0
 }
