@@ -86,8 +86,6 @@ func valueSize(v types.AttributeValue) int {
 		return numberSize(v.Value)
 	case *types.AttributeValueMemberB:
 		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
 	case *types.AttributeValueMemberSS:
 		return sum(v.Value, func(s string) int { return len(s) })
 	case *types.AttributeValueMemberNS:
@@ -99,7 +97,7 @@ func valueSize(v types.AttributeValue) int {
 	case *types.AttributeValueMemberM:
 		return 3 + len(v.Value) + itemSize(v.Value)
 	}
-	return 0
+	return 1 // BOOL and NULL
 }
 
 func sum[T any](xs []T, size func(T) int) int {
