@@ -653,11 +653,14 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 		}
 		for w, threshold := range map[watch]float64{
 			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + dlq + ".QueueName"}: 0,
-			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}:    900,
-			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                                  0,
-			{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                               0,
-			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                       0,
-			{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                   0,
+			// Fires again for a message left 3 days, at least 4 before the DLQ's 14-day
+			// retention, counted from its first send, deletes it.
+			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + dlq + ".QueueName"}:   3 * 24 * 3600,
+			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}: 900,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                               0,
+			{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                            0,
+			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                    0,
+			{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                0,
 		} {
 			p, ok := alarms[w]
 			if !ok {
