@@ -487,6 +487,44 @@ func TestParkingGivesUpBeforeTheDeadline(t *testing.T) {
 	}
 }
 
+// hangingApplier is a table that never answers: ApplyAll waits for its context, noting
+// the deadline it was given.
+type hangingApplier struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (a *hangingApplier) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
+	deadline, _ := ctx.Deadline()
+	a.mu.Lock()
+	a.deadlines = append(a.deadlines, deadline)
+	a.mu.Unlock()
+	<-ctx.Done()
+	out := make([]ledger.Result, len(es))
+	for i := range out {
+		out[i] = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: ctx.Err()}}
+	}
+	return out
+}
+
+// Work in flight is cut off half the reserve before the invocation's deadline, so its
+// records come back instead of dying with the invocation's timeout.
+func TestApplyingGivesUpBeforeTheDeadline(t *testing.T) {
+	a := &hangingApplier{}
+	reserve := 400 * time.Millisecond
+	h := consumer.New(a, consumer.Options{Logger: slog.New(slog.DiscardHandler), Reserve: reserve})
+	deadline := time.Now().Add(2 * time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	resp, _ := h.Handle(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("m1", body("a1", "A", "abono", "1.00"))}})
+	if len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "m1" {
+		t.Errorf("failures = %v, want m1 back", resp.BatchItemFailures)
+	}
+	if len(a.deadlines) != 1 || a.deadlines[0].After(deadline.Add(-reserve/2)) {
+		t.Errorf("applying ran with deadlines %v, want one at least %v before %v", a.deadlines, reserve/2, deadline)
+	}
+}
+
 // failingParker is a DLQ that cannot be reached.
 type failingParker struct{}
 

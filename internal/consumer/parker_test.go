@@ -24,17 +24,19 @@ func (s *sent) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...fun
 }
 
 // A parked message is its body unchanged with the reason beside it: the outcome, the
-// error (cut on a character boundary) and the source message id always, then as many of
-// its own attributes as SQS's ten allow, the same ones every time.
+// error (cut on a character boundary) and the source message id always, whatever its own
+// attributes are called, then as many of them as SQS's ten allow, the same ones every time.
 func TestAParkedMessageCarriesItsReasonAndWhatFitsOfItsAttributes(t *testing.T) {
-	own := map[string]events.SQSMessageAttribute{}
-	for i := range 12 {
-		own[fmt.Sprintf("attr-%02d", i)] = events.SQSMessageAttribute{DataType: "String", StringValue: aws.String("v")}
+	own := map[string]events.SQSMessageAttribute{
+		consumer.AttrOutcome: {DataType: "String", StringValue: aws.String("applied")}, // a sender's, not ours
+	}
+	for i := range 12 { // named after ledger.*, so that the sender's ledger.outcome is met
+		own[fmt.Sprintf("z-%02d", i)] = events.SQSMessageAttribute{DataType: "String", StringValue: aws.String("v")}
 	}
 	msg := events.SQSMessage{MessageId: "m-1", Body: `{"id":"x"}`, MessageAttributes: own}
 	q := &sent{}
 	p := &consumer.SQSParker{Client: q, QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq"}
-	reason := consumer.Reason{Outcome: ledger.ConflictingDuplicate, Error: strings.Repeat("ñ", 1000)}
+	reason := consumer.Reason{Outcome: ledger.ConflictingDuplicate, Error: "x" + strings.Repeat("ñ", 1000)} // byte 1024 is inside a "ñ"
 	for range 2 {
 		if err := p.Park(context.Background(), msg, reason); err != nil {
 			t.Fatal(err)

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -79,21 +83,32 @@ func TestDemoSucceedsAtEverySize(t *testing.T) {
 	}
 }
 
-// The verdict means something: a ledger that applied one movement twice, or a refused
-// one, or lost one, is caught.
+// The verdict means something: a ledger that applied one movement twice, recorded a
+// refused one, lost one, left a hold in the wrong state, a transfer without its credit
+// leg or a reversed movement unmarked, is caught.
 func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	clock := sim.NewClock()
 	w, err := sim.Generate(sim.Spec{Accounts: 2, Movements: 40, Seed: 4, Transfers: transfers, Reversals: 0.1, Holds: holds, Now: clock.Now()})
-	if err != nil || len(w.Refused) == 0 {
-		t.Fatalf("workload: %v, %d refused", err, len(w.Refused))
+	if err != nil {
+		t.Fatal(err)
 	}
+	first := func(ms []movimiento.Movimiento, tipo movimiento.Tipo) movimiento.Movimiento {
+		t.Helper()
+		i := slices.IndexFunc(ms, func(m movimiento.Movimiento) bool { return m.Tipo == tipo })
+		if i < 0 {
+			t.Fatalf("the workload has no %s", tipo)
+		}
+		return ms[i]
+	}
+	captura, traspaso, anulacion := first(w.Movements, movimiento.Captura), first(w.Movements, movimiento.Traspaso), first(w.Movements, movimiento.Anulacion)
+	refused := first(w.Refused, movimiento.Traspaso) // beyond any balance
 	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply := func(m movimiento.Movimiento, id string) {
+	apply := func(svc *store.Ledger, m movimiento.Movimiento, id string) {
 		t.Helper()
 		m.ID = id
 		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
@@ -102,17 +117,47 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 	}
 	last := w.Movements[len(w.Movements)-1]
 	for _, m := range w.Movements[:len(w.Movements)-1] { // the last one lost
-		apply(m, m.ID)
+		if m.ID != captura.ID { // and the capture: its hold is left held
+			apply(svc, m, m.ID)
+		}
 	}
-	apply(w.Movements[0], w.Movements[0].ID+"-again") // the first, an abono, applied twice
+	apply(svc, w.Movements[0], w.Movements[0].ID+"-again") // the first, an abono, applied twice
+	rejecting, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(rejecting, refused, refused.ID) // recorded, as rejected
+	key := func(cuenta, id string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + cuenta}, "sk": &types.AttributeValueMemberS{Value: "MOV#" + id}}
+	}
+	if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table()), Key: key(traspaso.Destino, traspaso.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	reversed, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table()), Key: key(anulacion.Cuenta, anulacion.Anula)})
+	if err != nil || reversed.Item["anulado_por"] == nil {
+		t.Fatalf("the reversed movement: %v, %v", reversed, err)
+	}
+	delete(reversed.Item, "anulado_por") // its reversal's mark lost
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: reversed.Item}); err != nil {
+		t.Fatal(err)
+	}
 	r := store.NewReader(env.Client, env.Table())
 	_, wrong, err := check(ctx, r, w, clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := strings.Join(wrong, "\n"); !strings.Contains(text, last.ID+" of "+last.Cuenta+" is not recorded") ||
-		!strings.Contains(text, w.Movements[0].Cuenta+" has ") {
-		t.Errorf("check found:\n%s\nwant the lost movement and the wrong balance", text)
+	text := strings.Join(wrong, "\n")
+	for _, want := range []string{
+		last.ID + " of " + last.Cuenta + " is not recorded",
+		w.Movements[0].Cuenta + " has ",
+		refused.ID + " of " + refused.Cuenta + " is recorded, but built to be refused",
+		"retencion " + captura.Retencion + " of " + captura.Cuenta + " is retenida, not capturada",
+		"traspaso " + traspaso.ID + " of " + traspaso.Cuenta + ": ",
+		"anulacion " + anulacion.ID + " of " + anulacion.Cuenta + ": " + anulacion.Anula + ` is marked reversed by ""`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("check found:\n%s\nwant %q", text, want)
+		}
 	}
 }
 

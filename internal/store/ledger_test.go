@@ -459,3 +459,34 @@ func TestEmbeddedStoreNumberGap(t *testing.T) {
 		t.Fatalf("minidyn Put stored %s, want the exact value", got)
 	}
 }
+
+// A second delivery of a (cuenta, id) in the same batch is answered as its first: the
+// duplicate of a rejected debit says rejected, with the reason; another content under
+// that id is a conflicting duplicate, whether the first was rejected or itself refused
+// as conflicting with what is stored.
+func TestRepeatsWithinABatchAreAnsweredAsTheirFirst(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Reject)
+	ctx := context.Background()
+	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "a1", "R", movimiento.Abono, "10.00")}); err != nil || r.Outcome != ledger.Applied {
+		t.Fatalf("abono: %+v, %v", r, err)
+	}
+	res := svc.ApplyAll(ctx, []ledger.Entrega{
+		{Mov: mov(t, "c1", "R", movimiento.Cargo, "50.00")}, // beyond the balance: rejected
+		{Mov: mov(t, "c1", "R", movimiento.Cargo, "50.00")},
+		{Mov: mov(t, "c1", "R", movimiento.Cargo, "60.00")},
+		{Mov: mov(t, "a1", "R", movimiento.Abono, "20.00")}, // not the stored a1
+		{Mov: mov(t, "a1", "R", movimiento.Abono, "30.00")},
+	})
+	if res[0].Outcome != ledger.Rejected || res[0].Motivo == "" {
+		t.Fatalf("the debit beyond the balance: %+v", res[0])
+	}
+	if r := res[1]; r.Outcome != ledger.Duplicate || r.Estado != ledger.Rechazado || r.Motivo != res[0].Motivo {
+		t.Errorf("its repeat: %+v, want a duplicate of the rejection, motivo %q", r, res[0].Motivo)
+	}
+	for i, what := range map[int]string{2: "another amount under the rejected debit's id", 3: "another a1", 4: "a third a1"} {
+		if res[i].Outcome != ledger.ConflictingDuplicate {
+			t.Errorf("%s: %+v, want a conflicting duplicate", what, res[i])
+		}
+	}
+}
