@@ -287,7 +287,9 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			}
 			continue
 		}
-		bctx, cancel := context.WithTimeout(ctx, lineDeadline)
+		// A batch begun is finished, as the worker finishes one: Ctrl-C never leaves a
+		// movement written but reported failed.
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lineDeadline)
 		back := h.Settle(bctx, batch)
 		cancel()
 		for _, m := range batch {
