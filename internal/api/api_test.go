@@ -313,6 +313,7 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 		{"GET", "/cuentas/ES76/movimientos?cursor=%27%3B--", 400, "bad_request", "cursor is not base64url"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA", 400, "bad_request", "cursor has an unknown format"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=", 400, "bad_request", "cursor has an unknown format"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA&cursor=AAAA", 400, "bad_request", "cursor must be given once"},
 		{"POST", "/cuentas/ES76", 405, "method_not_allowed", "method POST is not allowed"},
 		{"DELETE", "/cuentas/ES76", 405, "method_not_allowed", "method DELETE is not allowed"},
 		{"POST", "/cuentas/ES76/movimientos", 405, "method_not_allowed", "method POST is not allowed"},

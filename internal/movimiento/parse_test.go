@@ -438,3 +438,19 @@ func FuzzEnvelopes(f *testing.F) {
 		}
 	})
 }
+
+// SQS's 256 KiB is the limit: a body of exactly that size is read, one byte more is not.
+func TestParseTakesBodiesUpToSQSLimit(t *testing.T) {
+	padded := func(size int) []byte {
+		pad := size - len(movement("relleno", `""`))
+		return []byte(movement("relleno", `"`+strings.Repeat("x", pad)+`"`))
+	}
+	if body := padded(maxBody); len(body) != maxBody {
+		t.Fatalf("built %d bytes, want %d", len(body), maxBody)
+	} else if _, err := Parse(body); err != nil {
+		t.Errorf("a %d-byte body: %v", len(body), err)
+	}
+	if _, err := Parse(padded(maxBody + 1)); err == nil || !strings.Contains(err.Error(), "over the 262144-byte limit") {
+		t.Errorf("a body one byte over: %v, want it refused for its size", err)
+	}
+}

@@ -98,31 +98,36 @@ func TestYesterdaysMovementAuditsAndAnswers(t *testing.T) {
 // it, parked with its reason at once, not retried until the queue gives up; the rest of
 // its batch comes back, and applies in a batch without it.
 func TestAnUnreadableVersionIsPermanent(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	putYesterday(t, env, "V1", "a", "abono", "10", "EUR", "x")
-	if _, err := env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-		TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#V1"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
-		UpdateExpression: aws.String("SET version = :v"), ExpressionAttributeValues: item{":v": &types.AttributeValueMemberS{Value: "uno"}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	healthy := mov(t, "w", "W1", movimiento.Abono, "5.00")
-	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{
-		{Mov: healthy}, {Mov: traspaso(t, "tr", "W1", "V1", "1.00")}, {Mov: mov(t, "b", "V1", movimiento.Abono, "1.00")},
-	})
-	if !rs[0].Retry() {
-		t.Errorf("a movement of a healthy account in the batch = %+v, want it back", rs[0])
-	}
-	for _, r := range rs[1:] {
-		if !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), `account V1`) || !strings.Contains(r.Err.Error(), `"uno"`) {
-			t.Errorf("a movement touching V1 = %+v, want a permanent failure naming V1 and its version", r)
+	for bad, shown := range map[types.AttributeValue]string{
+		&types.AttributeValueMemberS{Value: "uno"}: `version "uno"`,
+		&types.AttributeValueMemberN{Value: "0"}:   "version 0,", // versions start at 1
+	} {
+		env := testenv.NewDynamoDB(t)
+		putYesterday(t, env, "V1", "a", "abono", "10", "EUR", "x")
+		if _, err := env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+			TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#V1"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+			UpdateExpression: aws.String("SET version = :v"), ExpressionAttributeValues: item{":v": bad},
+		}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: healthy}); r.Outcome != ledger.Applied {
-		t.Errorf("the healthy movement alone = %+v, want applied", r)
+		svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		healthy := mov(t, "w", "W1", movimiento.Abono, "5.00")
+		rs := svc.ApplyAll(context.Background(), []ledger.Entrega{
+			{Mov: healthy}, {Mov: traspaso(t, "tr", "W1", "V1", "1.00")}, {Mov: mov(t, "b", "V1", movimiento.Abono, "1.00")},
+		})
+		if !rs[0].Retry() {
+			t.Errorf("version %v: a movement of a healthy account in the batch = %+v, want it back", bad, rs[0])
+		}
+		for _, r := range rs[1:] {
+			if !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), `account V1`) || !strings.Contains(r.Err.Error(), shown) {
+				t.Errorf("version %v: a movement touching V1 = %+v, want a permanent failure naming V1 and its version", bad, r)
+			}
+		}
+		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: healthy}); r.Outcome != ledger.Applied {
+			t.Errorf("version %v: the healthy movement alone = %+v, want applied", bad, r)
+		}
 	}
 }

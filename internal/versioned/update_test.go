@@ -249,6 +249,19 @@ func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 	}
 }
 
+// MaxDelay caps every wait, however large BaseDelay grows it.
+func TestBackoffIsCappedAtMaxDelay(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	store := newStore(t, env.ClientVia(ft), env, versioned.Policy{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
+	if res, err := store.Update(ctx, heads, increment("a", "")); err != nil || res.Attempts != 3 {
+		t.Fatalf("two conflicts then success: %+v, %v; want success on attempt 3, after waits of at most 1 ms", res, err)
+	}
+}
+
 func TestBackoffNeverOutlivesTheDeadline(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ft := sim.NewTransport(nil)
