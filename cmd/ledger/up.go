@@ -182,7 +182,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 			return fs.usageError("%v", err)
 		}
 		g.Go(func() error {
-			in, err := openFrom(*from)
+			in, err := openInput(gctx, *from)
 			if err != nil {
 				return err
 			}
@@ -203,6 +203,26 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.fail(err)
 	}
 	return 0
+}
+
+// openInput opens --from, giving up when ctx ends first: opening a named pipe waits for
+// its writer, and Ctrl-C must not.
+func openInput(ctx context.Context, name string) (io.ReadCloser, error) {
+	type opened struct {
+		r   io.ReadCloser
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		r, err := openFrom(name)
+		done <- opened{r, err}
+	}()
+	select {
+	case o := <-done:
+		return o.r, o.err
+	case <-ctx.Done(): // the open goes on, and ends with the process
+		return nil, ctx.Err()
+	}
 }
 
 // migrateLocal creates or updates the tables on a loopback endpoint, within localMigrate.
@@ -288,9 +308,13 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			continue
 		}
 		// A batch begun is finished, as the worker finishes one: Ctrl-C never leaves a
-		// movement written but reported failed.
+		// movement written but reported failed. A second Ctrl-C quits at once (main).
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lineDeadline)
+		noted := context.AfterFunc(ctx, func() {
+			log.Info("stopping: finishing the batch in flight, for at most " + lineDeadline.String() + "; Ctrl-C again quits now")
+		})
 		back := h.Settle(bctx, batch)
+		noted()
 		cancel()
 		for _, m := range batch {
 			if !back[m.MessageId] {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,5 +171,31 @@ func (up *upRun) stop(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("ledger up did not stop after Ctrl-C")
+	}
+}
+
+// Ctrl-C stops up while --from names a pipe no writer has opened yet.
+func TestOpenInputGivesUpOnAPipeWhenStopped(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "lines")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan error, 1)
+	go func() {
+		_, err := openInput(ctx, fifo)
+		opened <- err
+	}()
+	cancel()
+	select {
+	case err := <-opened:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("openInput = %v, want it to give up", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("openInput waited for a writer after Ctrl-C")
+	}
+	if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil { // lets the pending open end
+		f.Close()
 	}
 }
