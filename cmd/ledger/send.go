@@ -271,6 +271,16 @@ func batchSend(ctx context.Context, bodies []string, send func(batch map[string]
 	return sent, nil
 }
 
+// refusals are a batch API's refused entries by id (SQS's and SNS's entry types differ).
+func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[string]batchRefusal {
+	out := make(map[string]batchRefusal, len(failed))
+	for _, e := range failed {
+		id, r := of(e)
+		out[id] = r
+	}
+	return out
+}
+
 // sendSQS sends bodies with SendMessageBatch.
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
 	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
@@ -288,11 +298,9 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		refused := map[string]batchRefusal{}
-		for _, f := range out.Failed {
-			refused[aws.ToString(f.Id)] = batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
-		}
-		return ok, refused, nil
+		return ok, refusals(out.Failed, func(f sqstypes.BatchResultErrorEntry) (string, batchRefusal) {
+			return aws.ToString(f.Id), batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
+		}), nil
 	})
 }
 
@@ -313,10 +321,8 @@ func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []st
 		for _, e := range out.Successful {
 			ok = append(ok, aws.ToString(e.Id))
 		}
-		refused := map[string]batchRefusal{}
-		for _, f := range out.Failed {
-			refused[aws.ToString(f.Id)] = batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
-		}
-		return ok, refused, nil
+		return ok, refusals(out.Failed, func(f snstypes.BatchResultErrorEntry) (string, batchRefusal) {
+			return aws.ToString(f.Id), batchRefusal{aws.ToString(f.Code), aws.ToString(f.Message), f.SenderFault}
+		}), nil
 	})
 }
