@@ -98,11 +98,11 @@ func (c Cuenta) debitable(importe decimal.Decimal) error {
 // no more decimals than the account's currency has.
 func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 	if limite.Sign() < 0 {
-		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: "must not be negative"}
+		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteNegativo, Reason: "must not be negative"}
 	}
 	if tooPrecise(limite, c.Moneda) {
 		units, _ := movimiento.MinorUnits(c.Moneda)
-		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
+		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteDecimales, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
 	}
 	if exceedsPrecision(limite) {
 		return c, &PrecisionError{Cuenta: c.ID, Saldo: limite}

@@ -141,9 +141,9 @@ func TestConLimiteChecksTheLimit(t *testing.T) {
 		}
 	}
 	var le *LimiteError
-	for _, bad := range []string{"-1", "0.001"} {
-		if _, err := c.ConLimite(dec(bad)); !errors.As(err, &le) {
-			t.Errorf("limite %s: err = %v, want a LimiteError", bad, err)
+	for bad, rule := range map[string]Regla{"-1": LimiteNegativo, "0.001": LimiteDecimales} {
+		if _, err := c.ConLimite(dec(bad)); !errors.As(err, &le) || le.Regla != rule {
+			t.Errorf("limite %s: err = %v, want refused: %s", bad, err, rule)
 		}
 	}
 	if c.Limite.Sign() != 0 {
@@ -170,10 +170,10 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 		t.Errorf("capture of 45: %+v, %v; want saldo 55, nothing held", captured, err)
 	}
 	var re *RetencionError
-	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) || !strings.Contains(re.Reason, "a capture of 60.01 is more") {
+	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) || re.Regla != CapturaExcesiva || re.Retencion != "aut" {
 		t.Errorf("a capture over the hold: %v", err)
 	}
-	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.As(err, &re) || !strings.Contains(re.Reason, "fewer decimals than the capture's 10.001") {
+	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.As(err, &re) || re.Regla != DecimalesRetencion {
 		t.Errorf("a capture finer than EUR's cents: %v", err)
 	}
 	lapsed := held.Vigente(now.Add(time.Hour))
@@ -183,9 +183,12 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.Is(err, ErrRetencionInactiva) || !after.Saldo.Equal(dec("100")) {
 		t.Errorf("a capture of a hold already dropped: %+v, %v; want refused, saldo untouched", after, err)
 	}
-	for name, expira := range map[string]time.Time{"now": now, "31 days": now.Add(31 * 24 * time.Hour)} {
-		if _, err := c.Retener("x", dec("1"), "EUR", expira, now); !errors.As(err, &re) {
-			t.Errorf("expira %s: %v, want a RetencionError", name, err)
+	for name, tc := range map[string]struct {
+		expira time.Time
+		rule   Regla
+	}{"now": {now, ExpiraPasada}, "31 days": {now.Add(31 * 24 * time.Hour), ExpiraLejana}} {
+		if _, err := c.Retener("x", dec("1"), "EUR", tc.expira, now); !errors.As(err, &re) || re.Regla != tc.rule {
+			t.Errorf("expira %s: %v, want refused: %s", name, err, tc.rule)
 		}
 	}
 	c.Bloqueada = true

@@ -57,20 +57,73 @@ func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
 // Is makes errors.Is(err, ErrDebitRefused) true.
 func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefused }
 
-// RetencionError reports a hold the account cannot take or settle, and why. It is
-// permanent: no redelivery changes it.
+// Regla names the rule a hold, a reversal or an overdraft limit broke, so callers and
+// tests tell refusals apart by a field, never by their text.
+type Regla string
+
+// The rules of holds, checked when one is taken (Retener) or settled (Capturar, and the
+// store against the hold's record); each is reported by a *RetencionError.
+const (
+	ExpiraPasada          Regla = "expira-pasada"          // expira is at or before the hold is taken
+	ExpiraLejana          Regla = "expira-lejana"          // expira is more than MaxExpira ahead
+	DemasiadasRetenciones Regla = "demasiadas-retenciones" // the account has MaxRetenciones active
+	NoEsRetencion         Regla = "no-es-retencion"        // the movement settled is not a hold
+	NoRetenida            Regla = "no-retenida"            // the hold was refused, so never held
+	YaCapturada           Regla = "ya-capturada"
+	YaLiberada            Regla = "ya-liberada"
+	Vencida               Regla = "vencida" // a capture at or after the hold's expira
+	CapturaExcesiva       Regla = "captura-excesiva"
+	MonedaRetencion       Regla = "moneda-retencion" // the settlement names another currency
+	DecimalesRetencion    Regla = "decimales-retencion"
+)
+
+// The rules of reversals, checked against the original's record; each is reported by
+// an *AnulacionError.
+const (
+	YaAnulado        Regla = "ya-anulado"
+	NoAplicado       Regla = "no-aplicado" // the original was rejected: nothing moved
+	AnulaAnulacion   Regla = "anula-anulacion"
+	AnulaTraspaso    Regla = "anula-traspaso" // a transfer's leg: undoing one leg would unbalance it
+	TipoNoAnulable   Regla = "tipo-no-anulable"
+	ImporteAnulacion Regla = "importe-anulacion" // the reversal names another amount
+	MonedaAnulacion  Regla = "moneda-anulacion"
+)
+
+// The rules of an overdraft limit; each is reported by a *LimiteError.
+const (
+	LimiteNegativo  Regla = "limite-negativo"
+	LimiteDecimales Regla = "limite-decimales"
+)
+
+// RetencionError reports a hold the account cannot take or settle, by which Regla, and
+// why in words. It is permanent: no redelivery changes it.
 type RetencionError struct {
-	Cuenta, Retencion, Reason string
+	Cuenta, Retencion string
+	Regla             Regla
+	Reason            string
 }
 
 func (e *RetencionError) Error() string {
 	return fmt.Sprintf("cuenta %s: hold %s %s", e.Cuenta, e.Retencion, e.Reason)
 }
 
-// LimiteError reports an overdraft limit an operator may not set, and why.
+// AnulacionError reports a reversal its original's record does not allow, by which
+// Regla, and why in words. It is permanent: a record's state only moves forward.
+type AnulacionError struct {
+	Cuenta, Original string
+	Regla            Regla
+	Reason           string
+}
+
+func (e *AnulacionError) Error() string {
+	return fmt.Sprintf("cuenta %s: movement %s %s", e.Cuenta, e.Original, e.Reason)
+}
+
+// LimiteError reports an overdraft limit an operator may not set, by which Regla, and why.
 type LimiteError struct {
 	Cuenta string
 	Limite decimal.Decimal
+	Regla  Regla
 	Reason string
 }
 

@@ -58,11 +58,11 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 	}
 	switch {
 	case !expira.After(now):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: "expires at or before it is taken (" + expira.UTC().Format(time.RFC3339) + ")"}
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: ExpiraPasada, Reason: "expires at or before it is taken (" + expira.UTC().Format(time.RFC3339) + ")"}
 	case expira.Sub(now) > MaxExpira:
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("expires more than %d days ahead", MaxExpira/(24*time.Hour))}
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: ExpiraLejana, Reason: fmt.Sprintf("expires more than %d days ahead", MaxExpira/(24*time.Hour))}
 	case len(c.Retenciones) >= MaxRetenciones:
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("cannot be taken: too many active holds (at most %d)", MaxRetenciones)}
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: DemasiadasRetenciones, Reason: fmt.Sprintf("cannot be taken: too many active holds (at most %d)", MaxRetenciones)}
 	}
 	if err := c.debitable(importe); err != nil {
 		return c, err
@@ -83,9 +83,9 @@ func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, erro
 	}
 	switch {
 	case importe.GreaterThan(held):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: CapturaExcesiva, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
 	case tooPrecise(importe, c.Moneda):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", c.Moneda, importe)}
+		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: DecimalesRetencion, Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", c.Moneda, importe)}
 	}
 	return c.Liberar(id).post(importe.Neg())
 }

@@ -65,7 +65,7 @@ func TestAdministrarRefusesAnUnknownAccountAndWritesNoNoChange(t *testing.T) {
 		t.Fatalf("no change: %+v → %+v, %v; want nothing written", antes, despues, err)
 	}
 	var le *cuenta.LimiteError
-	if _, _, err := svc.Administrar(ctx, "N", conLimite("-5")); !errors.As(err, &le) {
+	if _, _, err := svc.Administrar(ctx, "N", conLimite("-5")); !errors.As(err, &le) || le.Regla != cuenta.LimiteNegativo {
 		t.Fatalf("negative limite: %v, want a LimiteError", err)
 	}
 }

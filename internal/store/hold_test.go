@@ -116,14 +116,15 @@ func TestAHoldReservesFundsUntilItIsCapturedOrReleased(t *testing.T) {
 	}
 	for name, tc := range map[string]struct {
 		m    movimiento.Movimiento
-		want string
+		rule cuenta.Regla
+		by   string
 	}{
-		"a second capture under another id": {settleHold(t, movimiento.Captura, "cap-x", "H", "aut-1", ""), "already captured by cap-1"},
-		"a capture of a released hold":      {settleHold(t, movimiento.Captura, "cap-y", "H", "aut-2", ""), "already released by lib-2"},
-		"a release of a captured hold":      {settleHold(t, movimiento.Liberacion, "lib-z", "H", "aut-1", ""), "already captured by cap-1"},
+		"a second capture under another id": {settleHold(t, movimiento.Captura, "cap-x", "H", "aut-1", ""), cuenta.YaCapturada, "cap-1"},
+		"a capture of a released hold":      {settleHold(t, movimiento.Captura, "cap-y", "H", "aut-2", ""), cuenta.YaLiberada, "lib-2"},
+		"a release of a captured hold":      {settleHold(t, movimiento.Liberacion, "lib-z", "H", "aut-1", ""), cuenta.YaCapturada, "cap-1"},
 	} {
-		if r := apply(t, svc, tc.m); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), tc.want) {
-			t.Errorf("%s = %+v, want permanent: %s", name, r, tc.want)
+		if r := apply(t, svc, tc.m); !refusedFor(r, tc.rule) || !strings.HasSuffix(r.Err.Error(), " by "+tc.by) {
+			t.Errorf("%s = %+v, want refused: %s by %s", name, r, tc.rule, tc.by)
 		}
 	}
 	assertAccount(t, env, "H", "75", 5, 2)
@@ -137,20 +138,23 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	hour := c.Now().Add(time.Hour)
 	apply(t, svc, hold(t, "aut-1", "E", "60.00", hour))
 
-	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "holds 60") {
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-big", "E", "aut-1", "60.01")); !refusedFor(r, cuenta.CapturaExcesiva) {
 		t.Errorf("a capture over the hold = %+v, want permanent", r)
 	}
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-fine", "E", "aut-1", "10.001")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "EUR allows at most 2 decimals") {
 		t.Errorf("a capture finer than the hold's currency = %+v, want permanent", r)
 	}
-	for name, m := range map[string]movimiento.Movimiento{
-		"expira in the past":      hold(t, "aut-p", "E", "1.00", c.Now().Add(-time.Minute)),
-		"expira beyond 30 days":   hold(t, "aut-f", "E", "1.00", c.Now().Add(31*24*time.Hour)),
-		"a hold of another":       settleHold(t, movimiento.Captura, "cap-a", "E", "a", ""),
-		"another currency's hold": mustNew(t, movimiento.Datos{ID: "cap-u", Cuenta: "E", Tipo: movimiento.Captura, Retencion: "aut-1", Importe: "1", Moneda: "USD"}),
+	for name, tc := range map[string]struct {
+		m    movimiento.Movimiento
+		want cuenta.Regla
+	}{
+		"expira in the past":      {hold(t, "aut-p", "E", "1.00", c.Now().Add(-time.Minute)), cuenta.ExpiraPasada},
+		"expira beyond 30 days":   {hold(t, "aut-f", "E", "1.00", c.Now().Add(31*24*time.Hour)), cuenta.ExpiraLejana},
+		"a hold of another":       {settleHold(t, movimiento.Captura, "cap-a", "E", "a", ""), cuenta.NoEsRetencion},
+		"another currency's hold": {mustNew(t, movimiento.Datos{ID: "cap-u", Cuenta: "E", Tipo: movimiento.Captura, Retencion: "aut-1", Importe: "1", Moneda: "USD"}), cuenta.MonedaRetencion},
 	} {
-		if r := apply(t, svc, m); !errors.Is(r.Err, ledger.ErrPermanent) {
-			t.Errorf("%s = %+v, want permanent", name, r)
+		if r := apply(t, svc, tc.m); !refusedFor(r, tc.want) {
+			t.Errorf("%s = %+v, want refused: %s", name, r, tc.want)
 		}
 	}
 	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-w", "E", "aut-soon", "")); r.Outcome != ledger.Failed || !r.Retry() || !errors.Is(r.Err, ledger.ErrWaiting) {
@@ -158,7 +162,7 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 	}
 
 	c.Advance(2 * time.Hour) // aut-1 has expired: the next write drops it
-	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-late", "E", "aut-1", "")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "expired") {
+	if r := apply(t, svc, settleHold(t, movimiento.Captura, "cap-late", "E", "aut-1", "")); !refusedFor(r, cuenta.Vencida) {
 		t.Errorf("a capture after expira = %+v, want refused: expired", r)
 	}
 	if r := apply(t, svc, mov(t, "b", "E", movimiento.Cargo, "100.00")); r.Outcome != ledger.Applied {
@@ -200,7 +204,7 @@ func TestACaptureOfAHoldAnotherWriterDroppedIsRefused(t *testing.T) {
 		t.Errorf("the capture's error counts %v attempts, its result %d", r.Err, r.Attempts)
 	}
 	early.AdvanceTo(expira)
-	if r := apply(t, behind, capture); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "expired") {
+	if r := apply(t, behind, capture); !refusedFor(r, cuenta.Vencida) {
 		t.Errorf("the capture redelivered at expira = %+v, want refused: expired", r)
 	}
 	if s, h := retenido(t, env, "Y"); s != "10.01" || h != "0" {
@@ -243,7 +247,7 @@ func TestACaptureThatLostARaceNamesTheWinner(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := apply(t, loser, settleHold(t, movimiento.Captura, "cap", "W", "aut", ""))
-	if !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "already released by lib") {
+	if !refusedFor(r, cuenta.YaLiberada) || !strings.Contains(r.Err.Error(), "already released by lib") {
 		t.Errorf("the capture = %+v, want refused: already released by lib", r)
 	}
 	if s, h := retenido(t, env, "W"); s != "100" || h != "0" {
@@ -329,9 +333,9 @@ func TestCaptureAndReleaseRace(t *testing.T) {
 			t.Fatalf("round %d: %+v, want one applied", round, results)
 		}
 		loser := results[1-winner]
-		want := map[int]string{0: "already captured by cap", 1: "already released by lib"}[winner]
-		if !errors.Is(loser.Err, ledger.ErrPermanent) || !strings.Contains(loser.Err.Error(), want) {
-			t.Fatalf("round %d: loser = %+v, want permanent: %s", round, loser, want)
+		want := map[int]cuenta.Regla{0: cuenta.YaCapturada, 1: cuenta.YaLiberada}[winner]
+		if !refusedFor(loser, want) || !strings.HasSuffix(loser.Err.Error(), " by "+msgs[winner].ID) {
+			t.Fatalf("round %d: loser = %+v, want refused: %s by %s", round, loser, want, msgs[winner].ID)
 		}
 		s, h := retenido(t, env, "R")
 		if want := map[int]string{0: "60", 1: "100"}[winner]; s != want || h != "0" {
@@ -355,7 +359,7 @@ func TestAnAccountHoldsAtMost200(t *testing.T) {
 			t.Fatalf("hold %d = %+v", i, r)
 		}
 	}
-	if r := results[cuenta.MaxRetenciones]; !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "too many active holds") {
+	if r := results[cuenta.MaxRetenciones]; !refusedFor(r, cuenta.DemasiadasRetenciones) {
 		t.Fatalf("hold 201 = %+v, want permanent: too many active holds", r)
 	}
 	if _, h := retenido(t, env, "M"); !decimal.RequireFromString(h).Equal(decimal.NewFromInt(int64(cuenta.MaxRetenciones))) {

@@ -258,26 +258,27 @@ func (p *planner) reversal(m movimiento.Movimiento) (ledger.Apunte, *versioned.R
 	}
 	o := original.Movimiento
 	recorded := original.AnuladoPor == m.ID // this very reversal is recorded: its record answers
+	var rule cuenta.Regla
 	var why string
 	switch {
 	case recorded:
 	case original.AnuladoPor != "":
-		why = "is already reversed by " + original.AnuladoPor
+		rule, why = cuenta.YaAnulado, "is already reversed by "+original.AnuladoPor
 	case original.Estado != ledger.Aplicado:
-		why = "was not applied (estado " + string(original.Estado) + "): there is nothing to reverse"
+		rule, why = cuenta.NoAplicado, "was not applied (estado "+string(original.Estado)+"): there is nothing to reverse"
 	case o.Anula != "":
-		why = "is itself the reversal of " + o.Anula
+		rule, why = cuenta.AnulaAnulacion, "is itself the reversal of "+o.Anula
 	case original.Contrapartida != "":
-		why = "is a leg of a transfer with " + original.Contrapartida + ", which a reversal does not undo"
+		rule, why = cuenta.AnulaTraspaso, "is a leg of a transfer with "+original.Contrapartida+", which a reversal does not undo"
 	case o.Tipo != movimiento.Abono && o.Tipo != movimiento.Cargo:
-		why = "is a " + string(o.Tipo) + ", which a reversal does not undo"
+		rule, why = cuenta.TipoNoAnulable, "is a "+string(o.Tipo)+", which a reversal does not undo"
 	case !m.Importe.IsZero() && !m.Importe.Equal(o.Importe):
-		why = fmt.Sprintf("has importe %s, not the %s the reversal says", o.Importe, m.Importe)
+		rule, why = cuenta.ImporteAnulacion, fmt.Sprintf("has importe %s, not the %s the reversal says", o.Importe, m.Importe)
 	case m.Moneda != "" && m.Moneda != o.Moneda:
-		why = fmt.Sprintf("is in %s, not the %s the reversal says", o.Moneda, m.Moneda)
+		rule, why = cuenta.MonedaAnulacion, fmt.Sprintf("is in %s, not the %s the reversal says", o.Moneda, m.Moneda)
 	}
-	if why != "" {
-		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: fmt.Errorf("store: movement %s of cuenta %s %s", o.ID, m.Cuenta, why)}
+	if rule != "" {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.AnulacionError{Cuenta: m.Cuenta, Original: o.ID, Regla: rule, Reason: why}}
 	}
 	if err := movimiento.CheckDecimals(m.Importe, o.Moneda); err != nil && !recorded { // an importe without its moneda is in the original's
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
@@ -299,24 +300,25 @@ func (p *planner) settlement(m movimiento.Movimiento) (ledger.Apunte, *versioned
 	}
 	h := hold.Movimiento
 	recorded := hold.CapturadaPor == m.ID || hold.LiberadaPor == m.ID // this very message is recorded: its record answers
+	var rule cuenta.Regla
 	var why string
 	switch {
 	case recorded:
 	case h.Tipo != movimiento.Retencion:
-		why = "is a " + string(h.Tipo) + ", not a hold"
+		rule, why = cuenta.NoEsRetencion, "is a "+string(h.Tipo)+", not a hold"
 	case hold.Estado == ledger.Capturada:
-		why = "is already captured by " + hold.CapturadaPor
+		rule, why = cuenta.YaCapturada, "is already captured by "+hold.CapturadaPor
 	case hold.Estado == ledger.Liberada:
-		why = "is already released by " + hold.LiberadaPor
+		rule, why = cuenta.YaLiberada, "is already released by "+hold.LiberadaPor
 	case hold.Estado != ledger.Retenida:
-		why = "was not held (estado " + string(hold.Estado) + ")"
+		rule, why = cuenta.NoRetenida, "was not held (estado "+string(hold.Estado)+")"
 	case m.Tipo == movimiento.Captura && !h.Expira.After(p.now):
-		why = "expired at " + h.Expira.UTC().Format(time.RFC3339) + "; it can no longer be captured"
+		rule, why = cuenta.Vencida, "expired at "+h.Expira.UTC().Format(time.RFC3339)+"; it can no longer be captured"
 	case m.Moneda != "" && m.Moneda != h.Moneda:
-		why = fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
+		rule, why = cuenta.MonedaRetencion, fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
 	}
-	if why != "" {
-		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Reason: why}}
+	if rule != "" {
+		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: &cuenta.RetencionError{Cuenta: m.Cuenta, Retencion: h.ID, Regla: rule, Reason: why}}
 	}
 	if err := movimiento.CheckDecimals(m.Importe, h.Moneda); err != nil && !recorded { // an importe without its moneda is in the hold's
 		return ledger.Apunte{}, nil, &ledger.PermanentError{Err: err}
