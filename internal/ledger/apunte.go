@@ -72,9 +72,9 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	if e.ID == "" {
-		return fmt.Sprintf("ledger: account %s not found", e.Cuenta)
+		return fmt.Sprintf("account %s not found", e.Cuenta)
 	}
-	return fmt.Sprintf("ledger: movement %s of account %s not found", e.ID, e.Cuenta)
+	return fmt.Sprintf("movement %s of account %s not found", e.ID, e.Cuenta)
 }
 
 // Is makes errors.Is(err, ErrNotFound) true.
