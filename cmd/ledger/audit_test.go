@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,8 +47,13 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 		}
 		return code, r, human.String()
 	}
-	if code, r, _ := audit(); code != 0 || !r.OK {
-		t.Fatalf("healthy table: exit %d, %+v", code, r)
+	cuentas := map[string]bool{}
+	for _, m := range w.Movements {
+		cuentas[m.Cuenta] = true
+	}
+	if code, r, human := audit(); code != 0 || !r.OK || r.Accounts != len(cuentas) || r.Movements == 0 ||
+		!strings.Contains(human, fmt.Sprintf("%d accounts, %d applied movements", r.Accounts, r.Movements)) {
+		t.Fatalf("healthy table: exit %d, %+v, %q; want 0 and the %d accounts counted alike in JSON and text", code, r, human, len(cuentas))
 	}
 
 	// Corrupt one balance; delete one movement of another account.

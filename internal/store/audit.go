@@ -28,15 +28,16 @@ type AuditClient interface {
 	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
-// AuditReport is the verdict on a whole table. Movements counts applied movements;
-// Broken lists every account that breaks an invariant, sorted by account. Unverified
-// lists the accounts that kept changing while they were read again, whose books
-// (balance, count, seq, saldo_tras) passed but whose links between records (reversals,
-// holds) could not be read from one point of view: audit them again.
+// AuditReport is the verdict on a whole table. Accounts counts account items read and
+// Movements applied movements; Broken lists every account that breaks an invariant,
+// sorted by account. Unverified lists the accounts that kept changing while they were
+// read again, whose books (balance, count, seq, saldo_tras) passed but whose links
+// between records (reversals, holds) could not be read from one point of view: audit
+// them again.
 type AuditReport struct {
 	OK         bool     `json:"ok"`
-	Accounts   int      `json:"-"`
-	Movements  int      `json:"-"`
+	Accounts   int      `json:"accounts"`
+	Movements  int      `json:"movements"`
 	Broken     []Broken `json:"broken"`
 	Unverified []Broken `json:"unverified,omitempty"`
 }
