@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -185,6 +186,11 @@ func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 	g.SetLimit(h.opts.Concurrency)
 	for _, group := range ledger.Groups(entregas) {
 		g.Go(func() error {
+			defer h.recovered(ctx, func(err error) {
+				for _, j := range group {
+					recs[valid[j]].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: err}}
+				}
+			})
 			if !h.timeLeft(ctx) {
 				for _, j := range group {
 					recs[valid[j]].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errNotStarted}}
@@ -244,11 +250,23 @@ func (h *Handler) park(ctx context.Context, r Record) bool {
 		return false
 	}
 	reason := Reason{Outcome: r.Result.Outcome, Error: r.Result.Err.Error()}
+	defer h.recovered(ctx, func(error) {}) // a park that panicked returns false: not parked
 	if err := h.opts.Parker.Park(ctx, r.Msg, reason); err != nil {
 		h.opts.Logger.ErrorContext(ctx, "park failed; the message will come back", "message_id", r.Msg.MessageId, "error", err.Error())
 		return false
 	}
 	return true
+}
+
+// recovered, deferred in a goroutine of the batch, turns a panic there into fail's
+// records coming back, logged with the stack, rather than the end of the process,
+// which would bring back the whole batch and spend every message's receive count.
+func (h *Handler) recovered(ctx context.Context, fail func(error)) {
+	if p := recover(); p != nil {
+		err := fmt.Errorf("consumer: panic: %v", p)
+		h.opts.Logger.ErrorContext(ctx, "recovered a panic; its messages will come back", "error", err.Error(), "stack", string(debug.Stack()))
+		fail(err)
+	}
 }
 
 func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }

@@ -565,3 +565,42 @@ func TestManyAccountsConcurrently(t *testing.T) {
 		t.Errorf("saldo C0 = %s, want 4", got)
 	}
 }
+
+// panicking is a table, or a DLQ, with a bug: it panics on the movement id boom.
+type panicking struct{ consumer.Applier }
+
+func (p panicking) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
+	for _, e := range es {
+		if e.Mov.ID == "boom" {
+			panic("boom")
+		}
+	}
+	return p.Applier.ApplyAll(ctx, es)
+}
+
+func (panicking) Park(context.Context, events.SQSMessage, consumer.Reason) error { panic("boom") }
+
+// A panic while applying one group, or while parking one message, brings back only its
+// own messages, logged: the rest of the batch is applied and acknowledged, and the
+// process lives on.
+func TestAPanicBringsBackOnlyItsOwnMessages(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &testenv.Buffer{}
+	h := consumer.New(panicking{svc}, consumer.Options{Logger: slog.New(slog.NewJSONHandler(out, nil)), Parker: panicking{}})
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		msg("m1", body("a1", "A", "abono", "1.00")), msg("m2", body("boom", "B", "abono", "1.00")), msg("m3", `not a movement`)}})
+	if err != nil || !slices.Equal(failures(resp), []string{"m2", "m3"}) {
+		t.Fatalf("back = %v, err = %v; want m2 (its apply panicked) and m3 (its park panicked)", failures(resp), err)
+	}
+	f := &fixture{env: env}
+	if s := f.saldo(t, "A"); s != "1" {
+		t.Errorf("saldo of A = %s, want 1: the group that did not panic is applied", s)
+	}
+	if n := strings.Count(out.String(), "recovered a panic"); n != 2 {
+		t.Errorf("log names %d recovered panics, want 2:\n%s", n, out.String())
+	}
+}
