@@ -84,21 +84,31 @@ func withDLQ(cfg *config.Config, flag string) (from string) {
 
 // checkQueue makes sure SQS answers for the queue at url, named by what (a flag or a
 // variable), before a command starts long work on it: a queue that does not exist is
-// one line at start, not a failure on every receive or park.
-func checkQueue(ctx context.Context, q *sqs.Client, what, url string) error {
+// one line at start, not a failure on every receive or park. It returns the queue's ARN.
+func checkQueue(ctx context.Context, q *sqs.Client, what, url string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	_, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url)})
-	return answered(what, "SQS", "GetQueueAttributes", url, err)
+	out, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		return "", answered(what, "SQS", "GetQueueAttributes", url, err)
+	}
+	return out.Attributes[string(sqstypes.QueueAttributeNameQueueArn)], nil
 }
 
 // checkQueues checks the queue to consume and, when one is given, the DLQ (named by
-// dlqFrom, a flag or a variable), before a command starts consuming.
+// dlqFrom, a flag or a variable), before a command starts consuming. The DLQ may not be
+// the queue itself, under any URL: a parked message would come back as a new one, forever.
 func checkQueues(ctx context.Context, q *sqs.Client, queueURL, dlqFrom, dlq string) error {
-	if err := checkQueue(ctx, q, "--queue-url", queueURL); err != nil || dlq == "" {
+	arn, err := checkQueue(ctx, q, "--queue-url", queueURL)
+	if err != nil || dlq == "" {
 		return err
 	}
-	return checkQueue(ctx, q, dlqFrom, dlq)
+	dlqARN, err := checkQueue(ctx, q, dlqFrom, dlq)
+	if err == nil && dlqARN == arn {
+		err = fmt.Errorf("%s: %s is the queue --queue-url consumes: a message parked there would come back as a new one, forever", dlqFrom, arn)
+	}
+	return err
 }
 
 // answered is a check's error in one line: what service refused the call on resource,

@@ -227,6 +227,7 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 	hasty := q.NewQueue(t, "hasty", map[string]string{"VisibilityTimeout": "1",
 		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"3"}`})
 	missing := withDLQ.URL + "-no-such-queue"
+	loop := q.NewQueue(t, "loop", nil)
 	cases := []struct {
 		name  string
 		args  []string
@@ -237,6 +238,7 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 		{"a visibility timeout too short to apply", []string{"--queue-url", hasty.URL}, "its visibility timeout is 1s", true},
 		{"a DLQ that does not exist", []string{"--queue-url", withDLQ.URL, "--dlq-url", missing}, "--dlq-url: SQS refused GetQueueAttributes", true},
 		{"a queue that does not exist", []string{"--queue-url", missing}, "--queue-url: SQS refused GetQueueAttributes", false},
+		{"the queue itself as its DLQ", []string{"--queue-url", loop.URL, "--dlq-url", loop.URL}, "--dlq-url: " + loop.ARN + " is the queue --queue-url consumes", true},
 	}
 	for _, tc := range cases {
 		queue := tc.args[1]
@@ -248,7 +250,9 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 		var stdout bytes.Buffer
 		stderr := &testenv.Buffer{}
 		args := append([]string{"consume", "--endpoint", env.Endpoint, "--sqs-endpoint", q.Endpoint, "--table", env.Table(), "--drain", "--wait", "1s"}, tc.args...)
-		code := run(context.Background(), args, &stdout, stderr)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a refused queue ends at once; one consumed may loop
+		code := run(ctx, args, &stdout, stderr)
+		cancel()
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.says) || stdout.Len() != 0 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and one line saying %q", tc.name, code, stdout.String(), stderr.String(), tc.says)

@@ -111,7 +111,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	// The destination must answer before the bodies are read or generated.
 	q, t := app.SQS(awsCfg, *endpoint), app.SNS(awsCfg, *endpoint)
 	if *queueURL != "" {
-		err = checkQueue(ctx, q, "--queue-url", *queueURL)
+		_, err = checkQueue(ctx, q, "--queue-url", *queueURL)
 	} else {
 		err = checkTopic(ctx, t, *topicARN)
 	}
