@@ -45,15 +45,13 @@ func handler(r api.Reader, logs io.Writer) func(context.Context, events.APIGatew
 // routedPath is the request's path rebuilt from its route and path parameters, each
 // percent-encoded again. An HTTP API hands the function rawPath decoded, so a movement
 // id holding "/" (sent as %2F) would otherwise split into two segments, and an id "."
-// would be cleaned away. The $default route has no parameters: its rawPath stands,
-// with a "%" that starts no escape encoded, so that the handler answers it 404.
+// would be cleaned away. The $default route has no parameters: its rawPath is encoded
+// whole, so that one decoded to a lone "%" or a control character is still a URL, and
+// the handler answers it 404.
 func routedPath(ev events.APIGatewayV2HTTPRequest) string {
 	_, route, ok := strings.Cut(ev.RouteKey, " ")
 	if !ok || len(ev.PathParameters) == 0 {
-		if _, err := url.PathUnescape(ev.RawPath); err != nil {
-			return strings.ReplaceAll(ev.RawPath, "%", "%25")
-		}
-		return ev.RawPath
+		return (&url.URL{Path: ev.RawPath}).EscapedPath()
 	}
 	segments := strings.Split(route, "/")
 	for i, seg := range segments {

@@ -89,26 +89,33 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 	h := handler(store.NewReader(env.Client, env.Table()), &logs)
 
 	cases := []struct {
-		event  string
-		status int
-		want   []string // fragments of the body
+		event   string
+		status  int
+		want    []string // fragments of the body
+		rawPath string   // when set, the event's path, as API Gateway decoded it
 	}{
-		{"balance.json", 200, []string{`"cuenta":"` + cta + `"`, `"saldo":"50.25"`, `"moneda":"EUR"`, `"movimientos":3`}},
-		{"statement.json", 200, []string{`"id":"interes-12"`, `"id":"pago-8f2c"`, `"seq":3`, `"seq":2`, `"cursor":"`}},
-		{"movement.json", 200, []string{`"id":"pago-8f2c"`, `"estado":"aplicado"`, `"importe":"50.00"`, `"seq":2`, `"saldo_tras":"50.00"`, `"concepto":"Pedido 1234"`}},
-		{"not-found.json", 404, []string{`"error":"not_found"`}},
+		{"balance.json", 200, []string{`"cuenta":"` + cta + `"`, `"saldo":"50.25"`, `"moneda":"EUR"`, `"movimientos":3`}, ""},
+		{"statement.json", 200, []string{`"id":"interes-12"`, `"id":"pago-8f2c"`, `"seq":3`, `"seq":2`, `"cursor":"`}, ""},
+		{"movement.json", 200, []string{`"id":"pago-8f2c"`, `"estado":"aplicado"`, `"importe":"50.00"`, `"seq":2`, `"saldo_tras":"50.00"`, `"concepto":"Pedido 1234"`}, ""},
+		{"not-found.json", 404, []string{`"error":"not_found"`}, ""},
 		// Routed on the id with its "/" decoded: it comes back from pathParameters.
-		{"movement-slash.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
+		{"movement-slash.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}, ""},
 		// Sent encoded twice (%252F), it arrives encoded once.
-		{"movement-slash-twice.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}},
-		{"post.json", 405, []string{`"error":"method_not_allowed"`}},
-		{"unrouted.json", 404, []string{`"error":"not_found"`, "no such path"}},
+		{"movement-slash-twice.json", 200, []string{`"id":"ref/2026/7"`, `"importe":"7.00"`}, ""},
+		{"post.json", 405, []string{`"error":"method_not_allowed"`}, ""},
+		{"unrouted.json", 404, []string{`"error":"not_found"`, "no such path"}, ""},
 		// A path decoded to a lone "%" is no URL: still the API's own 404, not a failure.
-		{"unrouted-percent.json", 404, []string{`"error":"not_found"`}},
+		{"unrouted-percent.json", 404, []string{`"error":"not_found"`}, ""},
+		// Sent as %7F and %09, decoded to control characters: no URL either.
+		{"unrouted.json", 404, []string{`"error":"not_found"`}, "/saldos\x7f"},
+		{"unrouted.json", 404, []string{`"error":"not_found"`}, "/saldos/a\tb"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.event, func(t *testing.T) {
+		t.Run(tc.event+tc.rawPath, func(t *testing.T) {
 			ev := event(t, tc.event)
+			if tc.rawPath != "" {
+				ev.RawPath, ev.RequestContext.HTTP.Path = tc.rawPath, tc.rawPath
+			}
 			resp, err := h(context.Background(), ev)
 			if err != nil {
 				t.Fatal(err)
