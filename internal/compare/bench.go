@@ -16,7 +16,14 @@ var (
 	benchConsumers = []int{1, 10}
 )
 
+// MinBenchMovements is the fewest movements a benchmark run takes: its warm-up, at
+// least one batch of consumer.MaxBatch, and one movement to measure.
+const MinBenchMovements = consumer.MaxBatch + 1
+
 func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
+	if opts.BenchMovements < MinBenchMovements {
+		return nil, fmt.Errorf("compare: a benchmark run takes at least %d movements, not %d", MinBenchMovements, opts.BenchMovements)
+	}
 	var out []BenchResult
 	for _, c := range benchCases {
 		for _, consumers := range benchConsumers {

@@ -23,7 +23,7 @@ type Options struct {
 	Accounts       int                              // accounts per scenario, hot-account excepted, at least 1
 	Endpoint       string                           // DynamoDB endpoint, each run on tables of its own [a fresh embedded store per run]
 	Bench          bool                             // add the throughput benchmark
-	BenchMovements int                              // movements per benchmark run, at least 1 with Bench
+	BenchMovements int                              // movements per benchmark run, at least MinBenchMovements with Bench
 	Progress       func(format string, args ...any) // receives a line per run [nothing]
 }
 

@@ -157,6 +157,9 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 	for c := range consumers {
 		g.Go(func() error {
 			for batches := 0; ; {
+				if ctx.Err() != nil { // failures come straight back while ctx is done: stop
+					return fmt.Errorf("sim: the queue did not drain: %w", ctx.Err())
+				}
 				q.mu.Lock()
 				bound := q.sent * q.opts.MaxReceive
 				q.mu.Unlock()
@@ -170,7 +173,6 @@ func (q *Queue) Drain(ctx context.Context, consumers, batchSize int, handle Hand
 				if len(batch) == 0 { // others are in flight; their failures may come back
 					select {
 					case <-ctx.Done():
-						return fmt.Errorf("sim: the queue did not drain: %w", ctx.Err())
 					case <-time.After(inFlightPause):
 					}
 					continue

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -101,5 +102,29 @@ func TestDrainEndsWhenEveryMessageIsSettled(t *testing.T) {
 	}
 	if handled.Load() != 27 || !slices.Equal(ids(q.Dead()), []string{"c"}) {
 		t.Errorf("handled %d receipts, dead %v; want 25 + 2 retries of c, and c dead", handled.Load(), ids(q.Dead()))
+	}
+}
+
+// Drain stops when ctx is done, even while every batch fails and comes straight back:
+// an interrupted run ends at once, rather than after each message's last receive.
+func TestDrainStopsWhenCancelledWhileBatchesComeBack(t *testing.T) {
+	q := NewQueue(QueueOptions{MaxReceive: 1000})
+	for i := range 25 {
+		q.Send(Message{ID: string(rune('a' + i))})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var handled atomic.Int64
+	err := q.Drain(ctx, 3, 10, func(_ context.Context, _ int, batch []events.SQSMessage) map[string]bool {
+		handled.Add(int64(len(batch)))
+		cancel()
+		back := map[string]bool{}
+		for _, m := range batch {
+			back[m.MessageId] = true
+		}
+		return back
+	})
+	if !errors.Is(err, context.Canceled) || handled.Load() > 3*10 {
+		t.Errorf("Drain = %v after %d receipts; want it cancelled within the batches in flight (at most 30)", err, handled.Load())
 	}
 }
