@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -49,8 +52,8 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		return fs.usageError("--movements must be within 1–%d, not %d", sim.MaxMovements, *movements)
 	case *accounts < 1 || *accounts > sim.MaxAccounts:
 		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)
-	case *benchMovements < 1 || *benchMovements > sim.MaxMovements:
-		return fs.usageError("--bench-movements must be within 1–%d, not %d", sim.MaxMovements, *benchMovements)
+	case *benchMovements < compare.MinBenchMovements || *benchMovements > sim.MaxMovements:
+		return fs.usageError("--bench-movements must be within %d–%d, not %d", compare.MinBenchMovements, sim.MaxMovements, *benchMovements)
 	case *seed == 0:
 		return fs.usageError("--seed must be at least 1")
 	case *rtt < 0 || *rtt > maxRTT:
@@ -80,12 +83,22 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 			return fs.fail(err)
 		}
 	}
+	// A path that cannot be written is said now, not after the run. The report is written
+	// beside it and renamed into place once whole: a run that fails keeps the last one.
 	var html *os.File
-	if *htmlFile != "" { // a path that cannot be written is said now, not after the run
-		var err error
-		if html, err = os.Create(*htmlFile); err != nil {
-			return fs.usageError("--html: %v", err)
+	if *htmlFile != "" {
+		dir, base := filepath.Split(*htmlFile)
+		if st, err := os.Stat(*htmlFile); err == nil && st.IsDir() {
+			return fs.usageError("--html: %s is a directory", *htmlFile)
 		}
+		var err error
+		if html, err = os.CreateTemp(cmp.Or(dir, "."), "."+base+".*"); err != nil {
+			if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err // the path is the temporary file's: name the directory instead
+			}
+			return fs.usageError("--html: cannot write in %s: %v", cmp.Or(dir, "."), err)
+		}
+		defer os.Remove(html.Name()) // nothing once renamed
 		defer html.Close()
 	}
 	rep, err := compare.Run(ctx, compare.Options{
@@ -108,7 +121,13 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		if err := compare.WriteHTML(html, rep); err != nil {
 			return fs.fail(err)
 		}
+		if err := html.Chmod(0o644); err != nil {
+			return fs.fail(err)
+		}
 		if err := html.Close(); err != nil {
+			return fs.fail(err)
+		}
+		if err := os.Rename(html.Name(), *htmlFile); err != nil {
 			return fs.fail(err)
 		}
 		fmt.Fprintf(stderr, "ledger compare: HTML report in %s\n", *htmlFile)

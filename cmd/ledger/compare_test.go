@@ -76,6 +76,11 @@ func TestCompareCommandRefusesAnUnknownScenario(t *testing.T) {
 	if code := run(context.Background(), []string{"compare", "--scenarios", "duplicates,nonsense"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "nonsense") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the scenario", code, stderr.String())
 	}
+	// Ten movements are all warm-up: nothing would be left to measure.
+	stderr.Reset()
+	if code := run(context.Background(), []string{"compare", "--bench", "--bench-movements", "10"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--bench-movements must be within 11–") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --bench-movements", code, stderr.String())
+	}
 }
 
 // An endpoint that does not answer is one line at start, before any scenario runs.
@@ -87,5 +92,28 @@ func TestCompareCommandChecksTheEndpointFirst(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+// An interrupted run says so in one line and keeps the last HTML report: the new one
+// replaces it only once whole.
+func TestAnInterruptedCompareKeepsTheLastReport(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "compare.html")
+	if err := os.WriteFile(page, []byte("the last report"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"compare", "--scenarios", "duplicates", "--html", page}, &stdout, &stderr)
+	if code != 1 || stderr.String() != "ledger compare: interrupted\n" {
+		t.Errorf("exit %d, stderr %q; want 1 and one line saying it was interrupted", code, stderr.String())
+	}
+	if kept, err := os.ReadFile(page); err != nil || string(kept) != "the last report" {
+		t.Errorf("report after the interrupted run: %q, %v; want the last one", kept, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("%d files in the report's directory, want the report alone", len(left))
 	}
 }

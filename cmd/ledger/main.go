@@ -146,9 +146,14 @@ func (f *flags) usageError(format string, args ...any) int {
 
 // fail reports a failure in one line; it returns exit code 1.
 func (f *flags) fail(err error) int {
+	if errors.Is(err, context.Canceled) { // Ctrl-C: the one thing to say
+		err = errInterrupted
+	}
 	fmt.Fprintf(f.stderr, "ledger %s: %v\n", f.name, err)
 	return 1
 }
+
+var errInterrupted = errors.New("interrupted")
 
 // envConfig reads the environment's configuration, with --table (when given)
 // overriding LEDGER_TABLE. ok is false after it has reported a bad value: exit 2.
