@@ -46,6 +46,9 @@ func indexUpdates(m migrations.Migration, table string, desc *types.TableDescrip
 			return aws.ToString(g.IndexName) == ix.Name
 		})
 		if i < 0 {
+			if provisioned(desc) && m.Billing != string(types.BillingModeProvisioned) {
+				return nil, fmt.Errorf("table %s is billed PROVISIONED: its new index %s would need capacity, which migration %s (%s) does not set; switch the table to on-demand, or add the index by hand", table, ix.Name, m.Name, m.Billing)
+			}
 			g := gsi(ix)
 			out = append(out, &dynamodb.UpdateTableInput{
 				TableName:            aws.String(table),
@@ -65,6 +68,15 @@ func indexUpdates(m migrations.Migration, table string, desc *types.TableDescrip
 		}
 	}
 	return out, nil
+}
+
+// provisioned reports whether desc is billed for provisioned capacity: DescribeTable
+// omits BillingModeSummary for a table that was never switched, but gives it capacity.
+func provisioned(desc *types.TableDescription) bool {
+	if desc.BillingModeSummary != nil {
+		return desc.BillingModeSummary.BillingMode == types.BillingModeProvisioned
+	}
+	return desc.ProvisionedThroughput != nil && aws.ToInt64(desc.ProvisionedThroughput.ReadCapacityUnits) > 0
 }
 
 func gsi(ix migrations.Index) types.GlobalSecondaryIndex {

@@ -56,6 +56,27 @@ func TestIndexUpdates(t *testing.T) {
 		t.Fatalf("missing index: %+v, %v; want one create of por_seq", u, err)
 	}
 
+	// A provisioned table, as DescribeTable shows one switched to it and one always on it:
+	// its new index would need capacity the migration does not give.
+	for name, billed := range map[string]*types.TableDescription{
+		"switched": {BillingModeSummary: &types.BillingModeSummary{BillingMode: types.BillingModeProvisioned}},
+		"always":   {ProvisionedThroughput: &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}},
+	} {
+		billed.KeySchema = ours.KeySchema
+		if _, err := indexUpdates(ledgerDef, "x", billed); err == nil || !strings.Contains(err.Error(), "table x is billed PROVISIONED: its new index por_seq would need capacity") {
+			t.Errorf("%s provisioned, without the index: %v, want refused", name, err)
+		}
+		billed.GlobalSecondaryIndexes = []types.GlobalSecondaryIndexDescription{seqIndex}
+		if u, err := indexUpdates(ledgerDef, "x", billed); err != nil || len(u) != 0 {
+			t.Errorf("%s provisioned, with the index: %d updates, %v; want it accepted as it is", name, len(u), err)
+		}
+	}
+	onDemand := table(ours.KeySchema)
+	onDemand.ProvisionedThroughput = &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0)}
+	if u, err := indexUpdates(ledgerDef, "x", onDemand); err != nil || len(u) != 1 {
+		t.Errorf("on demand, as DescribeTable shows it (capacity 0): %d updates, %v; want the index created", len(u), err)
+	}
+
 	hashOnly := []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}
 	if _, err := indexUpdates(ledgerDef, "x", table(hashOnly)); err == nil {
 		t.Error("a table with another key was accepted")
