@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
 )
@@ -79,8 +80,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Concurrency = n
 	}
-	if err := errors.Join(errs...); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	if len(errs) > 0 { // on one line, as a Lambda logs it and a command reports it
+		text := make([]string, len(errs))
+		for i, err := range errs {
+			text[i] = err.Error()
+		}
+		return Config{}, errors.New("config: " + strings.Join(text, "; "))
 	}
 	return c, nil
 }

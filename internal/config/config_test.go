@@ -35,6 +35,9 @@ func TestReportsEveryProblemAtOnce(t *testing.T) {
 			t.Errorf("err = %v, want %s named", err, name)
 		}
 	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q, want one line: a Lambda logs each line apart", err)
+	}
 }
 
 func TestValidateTable(t *testing.T) {
