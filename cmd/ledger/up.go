@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -187,9 +188,9 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 				return err
 			}
 			defer in.Close()
-			n, err := feedLines(gctx, in, h, logger, handledOnce)
+			n, skipped, err := feedLines(gctx, in, h, logger, handledOnce)
 			if gctx.Err() == nil {
-				fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v); still serving\n", n, *from, tally.Outcomes())
+				fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v), %d skipped (over %d bytes); still serving\n", n, *from, tally.Outcomes(), skipped, maxLine)
 			}
 			return err
 		})
@@ -236,17 +237,19 @@ func migrateLocal(ctx context.Context, db *dynamodb.Client, tables map[string]st
 // feedLines hands r's lines to h as SQS would: in batches of up to ten (fewer when the
 // input pauses), each line a message, those that must come back again later. It calls
 // handledOnce when the input is done and each line has been handled once, and returns
-// when no retry waits either, or when ctx is done.
-func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger, handledOnce func()) (int, error) {
+// when no retry waits either, or when ctx is done, with the lines handled and skipped.
+func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger, handledOnce func()) (n, skipped int, err error) {
 	defer handledOnce() // also when ctx ends it first
 	lines := make(chan line)
 	readErr := make(chan error, 1)
+	var long atomic.Int64 // lines over maxLine, counted by the reader
 	go func() {
 		defer close(lines)
 		for l, err := range readLines(r) {
 			switch {
 			case errors.Is(err, errLongLine): // no queue would take it: it is parked here
 				log.Error("skipped a line no queue would take", "error", err)
+				long.Add(1)
 				continue
 			case err != nil:
 				readErr <- err
@@ -266,7 +269,6 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		due      time.Time
 	}
 	var waiting []retry
-	n := 0
 	for open := true; (open || len(waiting) > 0) && ctx.Err() == nil; {
 		if !open {
 			handledOnce() // the batch that found the input's end has been handled
@@ -298,7 +300,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			case <-pause:
 				break collect
 			case <-ctx.Done():
-				return n, nil
+				return n, int(long.Load()), nil
 			}
 		}
 		if len(batch) == 0 {
@@ -330,8 +332,8 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 	}
 	select {
 	case err := <-readErr:
-		return n, err
+		return n, int(long.Load()), err
 	default:
-		return n, nil
+		return n, int(long.Load()), nil
 	}
 }

@@ -47,13 +47,14 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 		t.Fatalf("the cargo that came back is not in the ledger: %v %v", resp, err)
 	}
 	resp.Body.Close()
+	up.waitFor(t, "the file's summary", func() bool { return strings.Contains(up.stderr.String(), "still serving") })
 	up.stop(t)
 	out := up.stderr.String()
 	if !strings.Contains(out, "msg=parked message_id=line-4") || !strings.Contains(out, `body="not a movement"`) {
 		t.Errorf("log = %.2000q, want the malformed line parked in it under its line number", out)
 	}
-	if !strings.Contains(out, "line 6 is over 262144 bytes") {
-		t.Errorf("log = %.2000q, want the long line named", out)
+	if !strings.Contains(out, "line 6 is over 262144 bytes") || !strings.Contains(out, "5 lines from "+file+" handled (") || !strings.Contains(out, "), 1 skipped (over 262144 bytes)") {
+		t.Errorf("log = %.2000q, want the long line named, and counted apart from the 5 handled", out)
 	}
 	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed, 1 parked") {
 		t.Errorf("stdout = %q, want the outcome summary", summary)
