@@ -40,6 +40,14 @@ const (
 // maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
 const maxDuplicates = 10
 
+// The most bytes of message bodies one batch call takes in all: beyond it the API
+// refuses the whole call. SendMessageBatch takes 1 MiB; PublishBatch takes the topic's
+// MaximumMessageSize, 256 KiB unless raised.
+const (
+	sqsBatchBytes = 1 << 20
+	snsBatchBytes = 256 << 10
+)
+
 // callTimeout bounds one SendMessageBatch or PublishBatch call, the SDK's own retries
 // included: an endpoint that takes the connection and never answers fails the send.
 const callTimeout = 30 * time.Second
@@ -225,16 +233,33 @@ type batchRefusal struct {
 
 func (r batchRefusal) String() string { return r.code + ": " + r.message }
 
-// batchSend sends bodies ten at a time (the batch APIs' limit) through send, which
-// returns the ids of the entries it accepted and why it refused the others; refused
-// entries go again, sendBackoff apart and doubling, at most sendAttempts times in all,
-// except those refused for the sender's fault. It reports the first refusal it gave up on.
-func batchSend(ctx context.Context, bodies []string, send func(batch map[string]string) (accepted []string, refused map[string]batchRefusal, err error)) (int, error) {
+// batches splits bodies, in order, into batches of at most consumer.MaxBatch messages
+// and maxBytes bytes in all: the batch APIs' limits. A body is at most maxLine bytes,
+// which each API's maxBytes holds.
+func batches(bodies []string, maxBytes int) [][]string {
+	var out [][]string
+	size := 0
+	for _, b := range bodies {
+		if n := len(out); n == 0 || len(out[n-1]) == consumer.MaxBatch || size+len(b) > maxBytes {
+			out, size = append(out, nil), 0
+		}
+		out[len(out)-1] = append(out[len(out)-1], b)
+		size += len(b)
+	}
+	return out
+}
+
+// batchSend sends bodies in batches of at most maxBytes (see batches) through send,
+// which returns the ids of the entries it accepted and why it refused the others;
+// refused entries go again, sendBackoff apart and doubling, at most sendAttempts times
+// in all, except those refused for the sender's fault. It reports the first refusal it
+// gave up on.
+func batchSend(ctx context.Context, bodies []string, maxBytes int, send func(batch map[string]string) (accepted []string, refused map[string]batchRefusal, err error)) (int, error) {
 	sent := 0
 	var given []batchRefusal // refusals given up on
-	for start := 0; start < len(bodies); start += consumer.MaxBatch {
+	for _, batch := range batches(bodies, maxBytes) {
 		pending := map[string]string{}
-		for i, b := range bodies[start:min(start+consumer.MaxBatch, len(bodies))] {
+		for i, b := range batch {
 			pending[strconv.Itoa(i)] = b
 		}
 		for attempt := 1; len(pending) > 0; attempt++ {
@@ -283,7 +308,7 @@ func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[str
 
 // sendSQS sends bodies with SendMessageBatch.
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
+	return batchSend(ctx, bodies, sqsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
@@ -306,7 +331,7 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 
 // publishSNS publishes bodies with PublishBatch.
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
+	return batchSend(ctx, bodies, snsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
 		for id, b := range batch {
 			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,28 @@ func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "sent 50 of 50") {
 		t.Errorf("stdout = %q", stdout.String())
+	}
+}
+
+// Lines near the size limit are sent too: ten of them would be over a batch call's
+// bytes, so they go in smaller batches.
+func TestSendLargeLinesToAQueue(t *testing.T) {
+	q := newSQS(t)
+	queue := q.NewQueue(t, "send-large", nil)
+	var lines strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&lines, `{"id":"big-%d","concepto":"%s"}`+"\n", i, strings.Repeat("x", 110<<10))
+	}
+	file := filepath.Join(t.TempDir(), "large.jsonl")
+	if err := os.WriteFile(file, []byte(lines.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--from", file}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "sent 12 of 12") {
+		t.Fatalf("exit %d, stdout %q, stderr %s; want all 12 sent", code, stdout.String(), stderr.String())
+	}
+	if msgs := q.Drain(t, queue, 100, 30*time.Second); len(msgs) != 12 {
+		t.Errorf("%d messages on the queue, want 12", len(msgs))
 	}
 }
 
@@ -175,11 +198,11 @@ func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 		}, tries
 	}
 	flaky, tries := refusing(func(body string, try int) (batchRefusal, bool) { return throttled, body == "c" && try == 1 })
-	if sent, err := batchSend(context.Background(), bodies, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
+	if sent, err := batchSend(context.Background(), bodies, sqsBatchBytes, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
 		t.Fatalf("sent %d, %v, tries %v; want all sent, c twice, the rest once", sent, err, tries)
 	}
 	stubborn, tries := refusing(func(body string, _ int) (batchRefusal, bool) { return throttled, body == "k" })
-	sent, err := batchSend(context.Background(), bodies, stubborn)
+	sent, err := batchSend(context.Background(), bodies, sqsBatchBytes, stubborn)
 	if sent != len(bodies)-1 || tries["k"] != sendAttempts || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: ThrottlingException: slow down") {
 		t.Fatalf("sent %d, %v, k tried %d times; want all but k sent and k's reason named", sent, err, tries["k"])
 	}
@@ -192,7 +215,7 @@ func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 		}
 		return batchRefusal{}, false
 	})
-	sent, err = batchSend(context.Background(), bodies, mixed)
+	sent, err = batchSend(context.Background(), bodies, sqsBatchBytes, mixed)
 	if sent != len(bodies)-1 || tries["k"] != 1 || tries["l"] != 2 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: InvalidParameterValue: body too big") {
 		t.Fatalf("sent %d, %v, tries k %d l %d; want k given up at once, l sent on its second try", sent, err, tries["k"], tries["l"])
 	}
@@ -218,5 +241,39 @@ func TestCheckFileLeavesAPipeUnopened(t *testing.T) {
 			f.Close()
 		}
 		t.Fatal("checkFile opened the pipe and waited for a writer")
+	}
+}
+
+// A batch call is refused whole beyond ten messages or its API's bytes in all, so
+// bodies are cut into batches under both, in order: a file of legal lines is sendable.
+func TestBatchesKeepUnderBothLimits(t *testing.T) {
+	big := strings.Repeat("x", maxLine) // the largest line there may be
+	third := strings.Repeat("y", snsBatchBytes/3)
+	cases := []struct {
+		name     string
+		bodies   []string
+		maxBytes int
+		sizes    []int // messages per batch
+	}{
+		{"small bodies: ten a batch", slices.Repeat([]string{"a"}, 23), sqsBatchBytes, []int{10, 10, 3}},
+		{"four largest lines fill SQS's MiB", slices.Repeat([]string{big}, 9), sqsBatchBytes, []int{4, 4, 1}},
+		{"one largest line fills SNS's 256 KiB", []string{big, "a", big}, snsBatchBytes, []int{1, 1, 1}},
+		{"three thirds fit SNS's, a fourth does not", slices.Repeat([]string{third}, 4), snsBatchBytes, []int{3, 1}},
+		{"nothing", nil, sqsBatchBytes, nil},
+	}
+	for _, tc := range cases {
+		got := batches(tc.bodies, tc.maxBytes)
+		var sizes []int
+		var again []string
+		for _, b := range got {
+			sizes = append(sizes, len(b))
+			again = append(again, b...)
+			if n := len(strings.Join(b, "")); n > tc.maxBytes {
+				t.Errorf("%s: a batch of %d bytes, over %d", tc.name, n, tc.maxBytes)
+			}
+		}
+		if !slices.Equal(sizes, tc.sizes) || !slices.Equal(again, tc.bodies) {
+			t.Errorf("%s: batches of %v, want %v, every body once and in order", tc.name, sizes, tc.sizes)
+		}
 	}
 }
