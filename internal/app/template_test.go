@@ -555,7 +555,9 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 
 // With CreateTopic, the topic feeds the queue and the queue's policy lets it, and
 // only it, send — as one Allow, denying no one: producers of the account keep sending
-// directly under their IAM policies. Without it, none of that exists.
+// directly under their IAM policies. What the queue refuses goes to the DLQ, which the
+// same Allow lets the topic reach: SNS drops an undeliverable message otherwise.
+// Without CreateTopic, none of that exists.
 func TestTopicFeedsTheQueue(t *testing.T) {
 	tpl := load(t)
 	for _, raw := range []string{"true", "false"} {
@@ -575,8 +577,12 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 		if sub["RawMessageDelivery"] != raw {
 			t.Errorf("RawMessageDelivery = %v, want the parameter's %s", sub["RawMessageDelivery"], raw)
 		}
-		if got := Strings(pol["Queues"]); !slices.Equal(got, []string{"!Ref " + queue}) {
-			t.Errorf("queue policy applies to %v, want %s", got, queue)
+		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+		if got := Symbol(get(sub, "RedrivePolicy", "deadLetterTargetArn")); got != "!GetAtt "+dlq+".Arn" {
+			t.Errorf("subscription's deadLetterTargetArn = %s, want the queue's DLQ %s", got, dlq)
+		}
+		if got := Strings(pol["Queues"]); !slices.Equal(got, []string{"!Ref " + queue, "!Ref " + dlq}) {
+			t.Errorf("queue policy applies to %v, want %s and %s", got, queue, dlq)
 		}
 		statements := asList(get(pol, "PolicyDocument", "Statement"))
 		if len(statements) != 1 {
@@ -585,9 +591,9 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 		st := statements[0]
 		if get(st, "Effect") != "Allow" || get(st, "Principal", "Service") != "sns.amazonaws.com" ||
 			!slices.Equal(Strings(get(st, "Action")), []string{"sqs:SendMessage"}) ||
-			Symbol(get(st, "Resource")) != "!GetAtt "+queue+".Arn" ||
+			!slices.Equal(Strings(get(st, "Resource")), []string{"!GetAtt " + queue + ".Arn", "!GetAtt " + dlq + ".Arn"}) ||
 			target(get(st, "Condition", "ArnEquals", "aws:SourceArn")) != topic {
-			t.Errorf("queue policy statement = %v, want SNS allowed sqs:SendMessage on %s only when aws:SourceArn is %s", st, queue, topic)
+			t.Errorf("queue policy statement = %v, want SNS allowed sqs:SendMessage on %s and %s only when aws:SourceArn is %s", st, queue, dlq, topic)
 		}
 		out, err := e.Outputs()
 		if err != nil {
