@@ -62,7 +62,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
 	generate := fs.Int("generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
 	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
-	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates")
+	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones")
 	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
 	transfers := fs.Float64("transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
 	reversals := fs.Float64("reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
@@ -126,7 +126,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	if err != nil {
 		return fs.fail(err)
 	}
-	spec := sim.Spec{Accounts: *accounts, Movements: *generate, Seed: *seed, Transfers: *transfers, Reversals: *reversals, Holds: *holds}
+	spec := sim.Spec{Accounts: *accounts, Movements: *generate, Seed: *seed, Transfers: *transfers, Reversals: *reversals, Holds: *holds, Now: time.Now()}
 	bodies, err := sendBodies(*from, spec, *duplicates)
 	if err != nil {
 		return fs.fail(err)
@@ -180,11 +180,12 @@ func checkFile(name string) error {
 }
 
 // sendBodies reads the message bodies from a JSON-lines file or, when spec has
-// movements, generates those meant to apply (holds expiring from now on) with their
-// duplicates.
+// movements, generates those meant to apply with their duplicates. Holds expire from
+// the start of spec.Now's UTC day on, so a day's runs of one seed send the very same
+// movements: a run again is duplicates, never conflicting ones.
 func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error) {
 	if spec.Movements > 0 {
-		spec.Now = time.Now()
+		spec.Now = spec.Now.UTC().Truncate(24 * time.Hour)
 		w, err := sim.Generate(spec)
 		if err != nil {
 			return nil, err

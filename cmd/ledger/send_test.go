@@ -134,7 +134,7 @@ func TestSendRefusesAmbiguousFlags(t *testing.T) {
 // A generated workload can hold every kind of movement: each body is a valid movement,
 // holds expire from now on, and those built to be refused stay home.
 func TestSendGeneratesEveryKind(t *testing.T) {
-	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Reversals: 0.1, Holds: 0.2}
+	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Reversals: 0.1, Holds: 0.2, Now: time.Now()}
 	bodies, err := sendBodies("", spec, 0.25)
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +157,25 @@ func TestSendGeneratesEveryKind(t *testing.T) {
 		if tipos[tipo] == 0 {
 			t.Errorf("no %s among %v", tipo, tipos)
 		}
+	}
+}
+
+// Run again the same UTC day, a seed sends the very same bodies, holds' expira
+// included: the ledger sees duplicates, not conflicting ones to park as producer bugs.
+func TestSendGeneratesTheSameMovementsAllDay(t *testing.T) {
+	day := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	spec := sim.Spec{Accounts: 4, Movements: 100, Seed: 5, Holds: 0.3}
+	var runs [2][]string
+	for i, at := range []time.Time{day.Add(5 * time.Minute), day.Add(23*time.Hour + 55*time.Minute)} {
+		spec.Now = at
+		bodies, err := sendBodies("", spec, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = bodies
+	}
+	if !slices.Equal(runs[0], runs[1]) || !slices.ContainsFunc(runs[0], func(b string) bool { return strings.Contains(b, `"expira"`) }) {
+		t.Errorf("a morning's and a night's run differ, or hold nothing: %d and %d bodies", len(runs[0]), len(runs[1]))
 	}
 }
 
