@@ -63,6 +63,32 @@ func TestNewAcceptsLimits(t *testing.T) {
 	}
 }
 
+// fecha is RFC 3339's date-time, neither looser nor stricter: it is served back as sent,
+// and the API's contract calls it a date-time.
+func TestFechaIsRFC3339(t *testing.T) {
+	for fecha, ok := range map[string]bool{
+		"2026-12-02T10:15:00Z":              true,
+		"2026-12-02t10:15:00z":              true, // RFC 3339 allows lower case
+		"2026-12-02T10:15:00.5-23:59":       true,
+		"2026-12-02T10:15:00,5Z":            false, // ISO 8601's comma, not RFC 3339's
+		"2026-12-02T10:15:00+24:00":         false,
+		"2026-12-02T10:15:00+01":            false,
+		"2026-12-02 10:15:00Z":              false,
+		"2026-12-02T10:15:00.Z":             false,
+		"2026-02-30T10:15:00Z":              false,
+		"2016-12-31T23:59:60Z":              false, // a leap second: time.Time cannot hold it
+		"2026-12-02T10:15:00Z\n":            false,
+		"+2026-12-02T10:15:00Z":             false,
+		"2026-12-02T10:15:00.123456789123Z": true,
+	} {
+		d := datos()
+		d.Fecha = fecha
+		if _, err := New(d); (err == nil) != ok || (err != nil && fieldOf(err) != "fecha") {
+			t.Errorf("fecha %q: %v, want accepted %v", fecha, err, ok)
+		}
+	}
+}
+
 // TestNewReportsFirstProblemInFieldOrder: with several problems, the earliest
 // field in id, cuenta, tipo, importe, moneda, scale, concepto, fecha wins.
 func TestNewReportsFirstProblemInFieldOrder(t *testing.T) {

@@ -212,13 +212,18 @@ func checkConcepto(s string) error {
 	return nil
 }
 
-// checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed).
+// rfc3339 is RFC 3339's date-time, which time.Parse alone reads otherwise: it takes a
+// comma before the fraction and an offset of 24 hours, and refuses a lower-case t or z.
+var rfc3339 = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+
+// checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed; a leap
+// second is not, as Go's time cannot hold one).
 func checkTime(field, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
+	t, err := time.Parse(time.RFC3339, strings.ToUpper(s))
+	if err != nil || !rfc3339.MatchString(s) {
 		return time.Time{}, &FieldError{field, s, `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`}
 	}
 	return t, nil
