@@ -1,14 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -83,23 +81,24 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 			return fs.fail(err)
 		}
 	}
-	// A path that cannot be written is said now, not after the run. The report is written
-	// beside it and renamed into place once whole: a run that fails keeps the last one.
+	// A path that cannot be written is said now, not after the run. The file is emptied
+	// only once the report is ready, so a run that fails keeps the last one.
 	var html *os.File
+	wrote := false
 	if *htmlFile != "" {
-		dir, base := filepath.Split(*htmlFile)
-		if st, err := os.Stat(*htmlFile); err == nil && st.IsDir() {
-			return fs.usageError("--html: %s is a directory", *htmlFile)
+		_, err := os.Stat(*htmlFile)
+		created := errors.Is(err, os.ErrNotExist)
+		if html, err = os.OpenFile(*htmlFile, os.O_WRONLY|os.O_CREATE, 0o666); err != nil {
+			return fs.usageError("--html: %v", err)
 		}
-		var err error
-		if html, err = os.CreateTemp(cmp.Or(dir, "."), "."+base+".*"); err != nil {
-			if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-				err = pe.Err // the path is the temporary file's: name the directory instead
-			}
-			return fs.usageError("--html: cannot write in %s: %v", cmp.Or(dir, "."), err)
-		}
-		defer os.Remove(html.Name()) // nothing once renamed
 		defer html.Close()
+		if created {
+			defer func() {
+				if !wrote {
+					os.Remove(*htmlFile)
+				}
+			}()
+		}
 	}
 	rep, err := compare.Run(ctx, compare.Options{
 		Scenarios: names, Seed: *seed, RTT: *rtt, Movements: *movements, Accounts: *accounts,
@@ -118,16 +117,18 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		return fs.fail(err)
 	}
 	if html != nil {
+		wrote = true
+		if st, err := html.Stat(); err != nil {
+			return fs.fail(err)
+		} else if st.Mode().IsRegular() { // a pipe or a device takes the report as it comes
+			if err := html.Truncate(0); err != nil {
+				return fs.fail(err)
+			}
+		}
 		if err := compare.WriteHTML(html, rep); err != nil {
 			return fs.fail(err)
 		}
-		if err := html.Chmod(0o644); err != nil {
-			return fs.fail(err)
-		}
 		if err := html.Close(); err != nil {
-			return fs.fail(err)
-		}
-		if err := os.Rename(html.Name(), *htmlFile); err != nil {
 			return fs.fail(err)
 		}
 		fmt.Fprintf(stderr, "ledger compare: HTML report in %s\n", *htmlFile)

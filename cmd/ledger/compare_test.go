@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,13 @@ import (
 
 func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	page := filepath.Join(t.TempDir(), "compare.html")
+	dir := t.TempDir()
+	page, link := filepath.Join(dir, "compare.html"), filepath.Join(dir, "latest.html")
+	if err := os.Symlink(page, link); err != nil { // the report goes where the link points
+		t.Fatal(err)
+	}
 	code := run(context.Background(), []string{"compare", "--scenarios", "messageid-key,hot-account", "--movements", "12", "--accounts", "3",
-		"--rtt", "0s", "--bench", "--bench-movements", "20", "--json", "--html", page}, &stdout, &stderr)
+		"--rtt", "0s", "--bench", "--bench-movements", "20", "--json", "--html", link}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -69,6 +74,11 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 	if err != nil || !bytes.Contains(html, []byte("<svg")) {
 		t.Errorf("HTML report: %v, %d bytes", err, len(html))
 	}
+	if st, err := os.Lstat(link); err != nil {
+		t.Error(err)
+	} else if st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--html's symlink is now a %v file; want it left a link to the report", st.Mode())
+	}
 }
 
 func TestCompareCommandRefusesAnUnknownScenario(t *testing.T) {
@@ -115,5 +125,12 @@ func TestAnInterruptedCompareKeepsTheLastReport(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 1 {
 		t.Errorf("%d files in the report's directory, want the report alone", len(left))
+	}
+	fresh := filepath.Join(dir, "new.html") // none yet: none after a failed run either
+	if code := run(ctx, []string{"compare", "--scenarios", "duplicates", "--html", fresh}, &stdout, &stderr); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a new --html path after a failed run: %v, want no file", err)
 	}
 }

@@ -45,7 +45,7 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"up", "--from", "no-such-file.jsonl"}, "--from: stat no-such-file.jsonl"},
 		{[]string{"up", "--addr", "bogus"}, "--addr: address bogus: missing port in address"},
 		{[]string{"up", "--endpoint", "::not a url"}, "--endpoint: awsconf: endpoint"},
-		{[]string{"compare", "--html", "/no/such/dir/r.html"}, "--html: cannot write in /no/such/dir/: no such file or directory"},
+		{[]string{"compare", "--html", "/no/such/dir/r.html"}, "--html: open /no/such/dir/r.html: no such file or directory"},
 		{[]string{"compare", "--endpoint", "::not a url"}, `--endpoint: awsconf: endpoint "::not a url": want a URL`},
 		{[]string{"compare", "--bench-movements", "0"}, "--bench-movements must be within 11–1000000, not 0"},
 		{[]string{"compare", "--movements", "2"}, "--movements must be at least 3 for crash-between-legs, not 2"},

@@ -37,6 +37,9 @@ const (
 	sendBackoff  = 200 * time.Millisecond
 )
 
+// day is a UTC calendar day, by which generated holds expire.
+const day = 24 * time.Hour
+
 // maxDuplicates bounds --duplicates: ten extra deliveries per movement is plenty.
 const maxDuplicates = 10
 
@@ -180,12 +183,13 @@ func checkFile(name string) error {
 }
 
 // sendBodies reads the message bodies from a JSON-lines file or, when spec has
-// movements, generates those meant to apply with their duplicates. Holds expire from
-// the start of spec.Now's UTC day on, so a day's runs of one seed send the very same
-// movements: a run again is duplicates, never conflicting ones.
+// movements, generates those meant to apply with their duplicates. Holds expire counted
+// from the start of the UTC day after spec.Now's, so a day's runs of one seed send the
+// very same movements (a run again is duplicates, never conflicting ones), and each
+// hold has at least a day to be taken.
 func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error) {
 	if spec.Movements > 0 {
-		spec.Now = spec.Now.UTC().Truncate(24 * time.Hour)
+		spec.Now = spec.Now.UTC().Truncate(day).Add(day)
 		w, err := sim.Generate(spec)
 		if err != nil {
 			return nil, err
