@@ -83,8 +83,12 @@ func TestFechaIsRFC3339(t *testing.T) {
 	} {
 		d := datos()
 		d.Fecha = fecha
-		if _, err := New(d); (err == nil) != ok || (err != nil && fieldOf(err) != "fecha") {
+		m, err := New(d)
+		if (err == nil) != ok || (err != nil && fieldOf(err) != "fecha") {
 			t.Errorf("fecha %q: %v, want accepted %v", fecha, err, ok)
+		}
+		if want := strings.ToUpper(fecha); err == nil && m.Fecha != want { // served as a date-time readers take
+			t.Errorf("fecha %q kept as %q, want %q", fecha, m.Fecha, want)
 		}
 	}
 }

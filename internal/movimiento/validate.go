@@ -77,6 +77,7 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 			err = checkConcepto(d.Concepto)
 		case "fecha":
 			_, err = checkTime(f, d.Fecha)
+			m.Fecha = strings.ToUpper(d.Fecha) // RFC 3339 allows a t and a z; readers expect T and Z
 		case "destino":
 			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
 				err = &FieldError{f, d.Destino, "must differ from cuenta"}
