@@ -110,6 +110,16 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 				Value: map[string]types.AttributeValue{"importe": n("1"), "expira": s("2020-01-01T00:00:00Z")}}}}
 			put(t, env, k)
 		}, "active hold h9 lapsed at 2020-01-01T00:00:00Z, yet the write at"},
+		{"a record of a tipo the ledger never stores", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec["tipo"] = s("traspaso") // a transfer is stored as its legs, an abono and a cargo
+			put(t, env, rec)
+		}, `movement rj has tipo "traspaso", which is none the ledger stores`},
+		{"a record in another currency", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec["moneda"] = s("USD")
+			put(t, env, rec)
+		}, "movement rj is in USD, but the account is in EUR"},
 		{"a posted movement without its running balance", func(t *testing.T, env *testenv.DynamoDB) {
 			rec := get(t, env, "CUENTA#K", "MOV#a")
 			delete(rec, "saldo_tras")

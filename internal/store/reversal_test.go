@@ -199,6 +199,40 @@ func TestAuditChecksTheReversalLinks(t *testing.T) {
 	}
 }
 
+// A reversal that does not undo its original (another amount, the same direction) is
+// broken even with the balance and the statement made to agree with it.
+func TestAuditChecksWhatAReversalUndoes(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	for name, tc := range map[string]struct {
+		tipo, importe, saldo string
+	}{
+		"a second cargo":  {"cargo", "10", "80"},     // 100 − 10 − 10
+		"another importe": {"abono", "1000", "1090"}, // 100 − 10 + 1000
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := testenv.NewDynamoDB(t)
+			svc := newService(t, env, ledger.Retry)
+			apply(t, svc, mov(t, "a", "K", movimiento.Abono, "100.00"))
+			apply(t, svc, mov(t, "p", "K", movimiento.Cargo, "10.00"))
+			apply(t, svc, anulacion(t, "an-p", "K", "p", "", ""))
+			if report := audit(t, env); !report.OK {
+				t.Fatalf("healthy reversal: %+v", report)
+			}
+			rev := get(t, env, "CUENTA#K", "MOV#an-p")
+			rev["tipo"], rev["importe"], rev["saldo_tras"] = s(tc.tipo), n(tc.importe), n(tc.saldo)
+			put(t, env, rev)
+			k := get(t, env, "CUENTA#K", "CUENTA")
+			k["saldo"] = n(tc.saldo)
+			put(t, env, k)
+			report := audit(t, env)
+			if report.OK || len(report.Broken) != 1 || !strings.Contains(report.Broken[0].Reason, "reversal an-p moves") {
+				t.Errorf("audit = %+v, want K broken: the reversal does not undo p", report)
+			}
+		})
+	}
+}
+
 // Two reversals of one movement in one batch: the first is applied, the second refused
 // naming it, in two transactions — the second is planned on the original as the first
 // left it, not as it was read.

@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -216,5 +218,38 @@ func TestAuditFindsALoneTransferLeg(t *testing.T) {
 	}
 	if !strings.Contains(l1, "transfer leg tr has no counterpart on L2") {
 		t.Errorf("L1's reason = %q, want its lone leg named", l1)
+	}
+}
+
+// gets counts the table's GetItem calls.
+type gets struct {
+	*dynamodb.Client
+	n atomic.Int64
+}
+
+func (g *gets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	g.n.Add(1)
+	return g.Client.GetItem(ctx, in, opts...)
+}
+
+// An account read again (it looked broken) still finds its transfer legs' counterparts
+// in what the scan read: a busy account's thousands of legs are not read one by one.
+func TestAuditReadsNoTransferLegTwice(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	apply(t, svc, mov(t, "a", "H", movimiento.Abono, "100.00"))
+	for i := range 20 {
+		apply(t, svc, traspaso(t, fmt.Sprintf("tr-%d", i), "H", fmt.Sprintf("X%d", i%3), "1.00"))
+	}
+	k := get(t, env, "CUENTA#H", "CUENTA")
+	k["saldo"] = &types.AttributeValueMemberN{Value: "1000"}
+	put(t, env, k)
+	db := &gets{Client: env.Client}
+	report, err := store.Audit(context.Background(), db, env.Table(), store.AuditOptions{})
+	if err != nil || report.OK || len(report.Broken) != 1 || report.Broken[0].Cuenta != "H" {
+		t.Fatalf("audit = %+v, %v; want H broken for its saldo", report, err)
+	}
+	if n := db.n.Load(); n != 1 { // the account's version, once its partition is read again
+		t.Errorf("%d GetItem calls, want 1: the legs were read by the scan", n)
 	}
 }
