@@ -234,7 +234,8 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 		says  string
 		clean bool // nothing may be left behind: the queue holds its message still
 	}{
-		{"no redrive policy and no DLQ", []string{"--queue-url", bare.URL}, "no redrive policy and no DLQ is given", true},
+		{"no redrive policy and no DLQ", []string{"--queue-url", bare.URL}, "no redrive policy", true},
+		{"no redrive policy, a DLQ for what can never succeed", []string{"--queue-url", bare.URL, "--dlq-url", dlq.URL}, "no redrive policy", false},
 		{"a visibility timeout too short to apply", []string{"--queue-url", hasty.URL}, "its visibility timeout is 1s", true},
 		{"a DLQ that does not exist", []string{"--queue-url", withDLQ.URL, "--dlq-url", missing}, "--dlq-url: SQS refused GetQueueAttributes", true},
 		{"a queue that does not exist", []string{"--queue-url", missing}, "--queue-url: SQS refused GetQueueAttributes", false},

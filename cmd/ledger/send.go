@@ -65,7 +65,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
 	generate := fs.Int("generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
 	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
-	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones")
+	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones (on a later day one seed's holds expire later, so they would be conflicting duplicates: take another seed)")
 	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
 	transfers := fs.Float64("transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
 	reversals := fs.Float64("reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")

@@ -102,12 +102,11 @@ func TestUpConsumesAQueueBesideTheEmbeddedStore(t *testing.T) {
 	up.stop(t)
 }
 
-// up's --dlq-url makes a queue without a redrive policy safe to consume, as consume's
-// does: a message that can never succeed is parked there at once, with its reason.
+// up's --dlq-url parks a message that can never succeed there at once, as consume's
+// does, rather than after the queue's maxReceiveCount receives (each 30 s apart here).
 func TestUpParksOnTheDLQItIsGiven(t *testing.T) {
 	q := newSQS(t)
-	queue := q.NewQueue(t, "up-bare", map[string]string{"VisibilityTimeout": "30"})
-	dlq := q.NewQueue(t, "up-bare-dlq", nil)
+	queue, dlq := q.NewQueueWithDLQ(t, "up-park", 5)
 	t.Setenv("AWS_ENDPOINT_URL_SQS", q.Endpoint)
 	if _, err := q.SQS.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(queue.URL), MessageBody: aws.String("not a movement")}); err != nil {
 		t.Fatal(err)

@@ -138,8 +138,10 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 	switch {
 	case visibility < MinVisibility:
 		return "", 0, fmt.Errorf("%w: its visibility timeout is %v, under %v: no batch would have time to apply", ErrUnsafeQueue, visibility, MinVisibility)
-	case out.Attributes[string(types.QueueAttributeNameRedrivePolicy)] == "" && w.handler.opts.Parker == nil:
-		return "", 0, fmt.Errorf("%w: it has no redrive policy and no DLQ is given: a message that can never succeed would come back forever", ErrUnsafeQueue)
+	case out.Attributes[string(types.QueueAttributeNameRedrivePolicy)] == "":
+		// A DLQ given takes only permanent failures: a debit waiting for funds, or a park
+		// that fails, would still come back forever.
+		return "", 0, fmt.Errorf("%w: it has no redrive policy: a message that keeps failing would come back forever; give it a DLQ and a maxReceiveCount", ErrUnsafeQueue)
 	}
 	return out.Attributes[string(types.QueueAttributeNameQueueArn)], visibility, nil
 }

@@ -93,8 +93,8 @@ func workerHandler(t *testing.T, parker consumer.Parker) *consumer.Handler {
 }
 
 // The worker refuses, before it receives anything, a queue it would lose a message on
-// (no time to apply) or loop on one forever (nowhere for a message that can never
-// succeed to go).
+// (no time to apply) or loop on one forever: without a redrive policy a message that
+// keeps failing has nowhere to go, a DLQ given for permanent failures or not.
 func TestTheWorkerRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -104,8 +104,8 @@ func TestTheWorkerRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 		refused    string
 	}{
 		{"a visibility timeout too short", "1", true, nil, "visibility timeout is 1s"},
-		{"no redrive policy and no DLQ", "30", false, nil, "no redrive policy and no DLQ"},
-		{"no redrive policy but a DLQ", "30", false, consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, ""},
+		{"no redrive policy and no DLQ", "30", false, nil, "no redrive policy"},
+		{"no redrive policy but a DLQ for what can never succeed", "30", false, consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, "no redrive policy"},
 		{"a redrive policy", "30", true, nil, ""},
 	} {
 		q := newFakeQueue(tc.visibility, tc.redrive)
