@@ -155,9 +155,12 @@ func (f *flags) openTable(ctx context.Context, table, endpoint string, check fun
 	if !ok {
 		return cfg, awsCfg, nil, 2
 	}
-	awsCfg, err := awsconf.Load(ctx, endpoint)
+	if _, err := awsconf.IsLoopback(endpoint); err != nil {
+		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)
+	}
+	awsCfg, err := awsconf.Load(ctx, endpoint) // what fails now is the environment, not the command line
 	if err != nil {
-		return cfg, awsCfg, nil, f.usageError("%v", err)
+		return cfg, awsCfg, nil, f.fail(err)
 	}
 	db = awsconf.DynamoDB(awsCfg, endpoint)
 	if err := check(ctx, db, cfg.Table, endpoint); err != nil {

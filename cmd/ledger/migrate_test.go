@@ -87,6 +87,25 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 	}
 }
 
+// An AWS environment without a region or credentials is no usage error: the command
+// line is right. It fails (exit 1) in one line that says what to set, offering no help.
+func TestAMissingAWSAccountIsAFailure(t *testing.T) {
+	for name, v := range map[string]string{
+		"AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_DYNAMODB": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
+		"AWS_PROFILE": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+	} {
+		t.Setenv(name, v)
+	}
+	for _, args := range [][]string{{"audit"}, {"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, {"up", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), args, &out, &errOut)
+		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "no AWS region: set AWS_REGION") {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming AWS_REGION", args, code, errOut.String())
+		}
+	}
+}
+
 func TestHelpShowsAnExample(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"migrate", "--help"}, &out, &errOut); code != 0 {

@@ -117,7 +117,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
-		return fs.usageError("%v", err)
+		return fs.fail(err)
 	}
 	// The destination must answer before the bodies are read or generated.
 	q, t := app.SQS(awsCfg, *endpoint), app.SNS(awsCfg, *endpoint)

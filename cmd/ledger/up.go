@@ -109,7 +109,7 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	}
 	awsCfg, err := awsconf.Load(ctx, *endpoint)
 	if err != nil {
-		return fs.usageError("%v", err)
+		return fs.fail(err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
 	// A local DynamoDB gets its tables here; anywhere else they are 'ledger migrate's
