@@ -98,8 +98,8 @@ var ErrUnsafeQueue = errors.New("consumer: the queue cannot be consumed safely")
 // Run consumes until ctx is cancelled, then stops receiving, finishes the batches in
 // flight (each bounded by the queue's visibility timeout) and returns. It refuses
 // (ErrUnsafeQueue) a visibility timeout under MinVisibility, and a queue without a
-// redrive policy when the handler parks nothing: a message that can never succeed would
-// come back forever.
+// redrive policy: a message that keeps failing would come back forever, whether the
+// handler parks permanent failures or not.
 func (w *Worker) Run(ctx context.Context) error {
 	arn, visibility, err := w.queueAttributes(ctx)
 	if err != nil {
