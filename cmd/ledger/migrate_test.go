@@ -90,13 +90,7 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 // An AWS environment without a region or credentials is no usage error: the command
 // line is right. It fails (exit 1) in one line that says what to set, offering no help.
 func TestAMissingAWSAccountIsAFailure(t *testing.T) {
-	for name, v := range map[string]string{
-		"AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_DYNAMODB": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
-		"AWS_PROFILE": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_EC2_METADATA_DISABLED": "true",
-		"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
-	} {
-		t.Setenv(name, v)
-	}
+	testenv.NoAWSAccount(t)
 	for _, args := range [][]string{{"audit"}, {"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, {"up", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, &out, &errOut)

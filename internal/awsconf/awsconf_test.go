@@ -1,4 +1,4 @@
-package awsconf
+package awsconf_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -21,38 +23,26 @@ func TestIsLoopback(t *testing.T) {
 		"http://10.0.0.5:8000":                     false,
 	}
 	for endpoint, want := range cases {
-		got, err := IsLoopback(endpoint)
+		got, err := awsconf.IsLoopback(endpoint)
 		if err != nil || got != want {
-			t.Errorf("IsLoopback(%q) = %v, %v; want %v", endpoint, got, err, want)
+			t.Errorf("awsconf.IsLoopback(%q) = %v, %v; want %v", endpoint, got, err, want)
 		}
 	}
 	for _, bad := range []string{"127.0.0.1:8000", "ftp://127.0.0.1", "::"} {
-		if _, err := IsLoopback(bad); err == nil {
-			t.Errorf("IsLoopback(%q) accepted a malformed endpoint", bad)
+		if _, err := awsconf.IsLoopback(bad); err == nil {
+			t.Errorf("awsconf.IsLoopback(%q) accepted a malformed endpoint", bad)
 		}
-	}
-}
-
-// noAccount is a machine without an AWS account: no credentials, profile, region or
-// endpoint in the environment or in files, and no instance metadata.
-func noAccount(t *testing.T) {
-	for name, v := range map[string]string{
-		"AWS_ENDPOINT_URL": "", "AWS_ENDPOINT_URL_DYNAMODB": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
-		"AWS_PROFILE": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_EC2_METADATA_DISABLED": "true",
-		"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
-	} {
-		t.Setenv(name, v)
 	}
 }
 
 func TestLoadLoopbackNeedsNoAccount(t *testing.T) {
-	noAccount(t)
-	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	testenv.NoAWSAccount(t)
+	cfg, err := awsconf.Load(context.Background(), "http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Region != LocalRegion {
-		t.Errorf("region = %q, want %q", cfg.Region, LocalRegion)
+	if cfg.Region != awsconf.LocalRegion {
+		t.Errorf("region = %q, want %q", cfg.Region, awsconf.LocalRegion)
 	}
 	creds, err := cfg.Credentials.Retrieve(context.Background())
 	if err != nil || creds.AccessKeyID == "" {
@@ -68,10 +58,10 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 	if err := os.WriteFile(file, []byte("[default]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	noAccount(t)
+	testenv.NoAWSAccount(t)
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
-	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	cfg, err := awsconf.Load(context.Background(), "http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,39 +73,39 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 // Against AWS nothing is invented: a missing region or missing credentials is said at
 // once, in words, not as a failure to reach DynamoDB on the first call.
 func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
-	noAccount(t)
-	if _, err := Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") {
+	testenv.NoAWSAccount(t)
+	if _, err := awsconf.Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") {
 		t.Errorf("without a region: %v", err)
 	}
 	t.Setenv("AWS_REGION", "eu-west-1")
-	if _, err := Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS credentials found") {
+	if _, err := awsconf.Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS credentials found") {
 		t.Errorf("without credentials: %v", err)
 	}
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
-	if _, err := Load(context.Background(), ""); err != nil {
+	if _, err := awsconf.Load(context.Background(), ""); err != nil {
 		t.Errorf("with both: %v", err)
 	}
 }
 
 // A local store named by the SDK's own endpoint variable needs no account either.
 func TestLoadTreatsALoopbackEndpointVariableAsLocal(t *testing.T) {
-	noAccount(t)
+	testenv.NoAWSAccount(t)
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1")
-	cfg, err := Load(context.Background(), "")
-	if err != nil || cfg.Region != LocalRegion {
-		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, LocalRegion)
+	cfg, err := awsconf.Load(context.Background(), "")
+	if err != nil || cfg.Region != awsconf.LocalRegion {
+		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, awsconf.LocalRegion)
 	}
 }
 
 // Every request has a deadline of its own, so a stalled endpoint fails the call even
 // where its context has none (a CLI command's).
 func TestClientsBoundEveryRequest(t *testing.T) {
-	cfg, err := Load(context.Background(), "http://127.0.0.1:1")
+	cfg, err := awsconf.Load(context.Background(), "http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := DynamoDB(cfg, "http://127.0.0.1:1")
+	c := awsconf.DynamoDB(cfg, "http://127.0.0.1:1")
 	b, ok := c.Options().HTTPClient.(*awshttp.BuildableClient)
 	if !ok || b.GetTimeout() <= 0 {
 		t.Errorf("HTTP client %T without a request timeout", c.Options().HTTPClient)
