@@ -54,10 +54,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var errs []error
+	var problems []string // on one line, as a Lambda logs them and a command reports them
 	check := func(env string, err error) {
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", env, err))
+			problems = append(problems, env+": "+err.Error())
 		}
 	}
 	c := Config{
@@ -76,16 +76,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxConcurrency {
-			errs = append(errs, fmt.Errorf("%s: %q: want an integer from 1 to %d", EnvConcurrency, v, maxConcurrency))
+			check(EnvConcurrency, fmt.Errorf("%q: want an integer from 1 to %d", v, maxConcurrency))
 		}
 		c.Concurrency = n
 	}
-	if len(errs) > 0 { // on one line, as a Lambda logs it and a command reports it
-		text := make([]string, len(errs))
-		for i, err := range errs {
-			text[i] = err.Error()
-		}
-		return Config{}, errors.New("config: " + strings.Join(text, "; "))
+	if len(problems) > 0 {
+		return Config{}, errors.New("config: " + strings.Join(problems, "; "))
 	}
 	return c, nil
 }
