@@ -39,8 +39,9 @@ var own = map[Tipo]string{
 
 // New validates d and returns its movement, or the first problem in field order as a
 // *FieldError. Importe and moneda are required for abono, cargo, traspaso and
-// retencion, optional for anulacion and captura; liberacion takes no importe. Without
-// moneda, importe's scale is the ledger's to check, as is whether expira lies ahead.
+// retencion; moneda is optional for anulacion, captura and liberacion, importe for
+// anulacion and captura, and liberacion takes no importe. Without moneda, importe's
+// scale is the ledger's to check, as is whether expira lies ahead.
 func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
 
 // validate is New; wrongType, when not nil, is a JSON type problem Parse found,
