@@ -91,7 +91,7 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	}
 	report := AuditReport{OK: true, Broken: []Broken{}, Unverified: []Broken{}}
 	for id, b := range accounts {
-		if b.hasItem {
+		if _, unreadable := b.problems[cuentaSK]; b.hasItem || unreadable {
 			report.Accounts++
 		}
 		report.Movements += len(b.applied)
@@ -167,7 +167,7 @@ func (b *books) add(sk string, item versioned.Item) {
 		b.version = versionOf(item)
 		c, _, err := decodeCuenta(item)
 		if err != nil {
-			b.problems[sk] = fmt.Sprintf("account item: %v", err)
+			b.problems[sk] = fmt.Sprintf("account item unreadable: %v", err)
 			return
 		}
 		b.account, b.hasItem = c, true
@@ -185,8 +185,6 @@ func (b *books) add(sk string, item versioned.Item) {
 		b.problems[sk] = fmt.Sprintf("movement %s has estado %q, which is none of %v", a.Movimiento.ID, a.Estado, ledger.Estados)
 	case !slices.Contains(estadosOf(a.Movimiento.Tipo), a.Estado):
 		b.problems[sk] = fmt.Sprintf("movement %s of tipo %s has estado %s, which is not one of its tipo's", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado)
-	case a.Posted() && !(hasSeq && hasSaldo):
-		b.problems[sk] = fmt.Sprintf("applied movement %s has no %s or no %s", a.Movimiento.ID, attrSeq, attrSaldoTras)
 	case !a.Posted() && (hasSeq || hasSaldo):
 		b.problems[sk] = fmt.Sprintf("movement %s (tipo %s, estado %s) is not applied but has a %s or %s: the statement would list it", a.Movimiento.ID, a.Movimiento.Tipo, a.Estado, attrSeq, attrSaldoTras)
 	case !a.Posted() && a.AnuladoPor != "": // only an applied movement is reversed
@@ -224,7 +222,7 @@ func (b *books) check(now time.Time) verdict {
 	}
 	n := int64(len(applied))
 	if !b.hasItem {
-		if n > 0 {
+		if _, unreadable := b.problems[cuentaSK]; n > 0 && !unreadable {
 			reasons = append(reasons, fmt.Sprintf("no account item, but %d applied movements", n))
 		}
 		return verdict{books: reasons}

@@ -124,7 +124,7 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 			rec := get(t, env, "CUENTA#K", "MOV#a")
 			delete(rec, "saldo_tras")
 			put(t, env, rec)
-		}, "applied movement a has no seq or no saldo_tras"},
+		}, "applied movement K/a has no saldo_tras"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := linkedLedger(t)

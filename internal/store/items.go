@@ -25,6 +25,10 @@ const (
 	attrVersion   = "version"
 	attrSeq       = "seq"
 	attrSaldoTras = "saldo_tras"
+	attrSaldo     = "saldo"
+	attrMoneda    = "moneda"
+	attrMovs      = "movimientos"
+	attrImporte   = "importe"
 	attrEstado    = "estado"
 	// attrRetenciones is the account's map of active holds, by hold id.
 	attrRetenciones = "retenciones"
@@ -92,6 +96,24 @@ type movItem struct {
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+}
+
+// requiredCuenta and requiredPosted are the attributes every release wrote on an account
+// and on a posted movement. Read as zero, a missing one would be made-up money or a
+// made-up count, so an item without one is unreadable rather than read leniently.
+var (
+	requiredCuenta = []string{attrMoneda, attrSaldo, attrMovs}
+	requiredPosted = []string{attrImporte, attrSeq, attrSaldoTras}
+)
+
+// lacking is the first of names item holds no value for (absent or NULL), or "".
+func lacking(item versioned.Item, names []string) string {
+	for _, name := range names {
+		if _, null := item[name].(*types.AttributeValueMemberNULL); item[name] == nil || null {
+			return name
+		}
+	}
+	return ""
 }
 
 // accountAttrs and holdAttrs are the attributes cuentaItem and retencionItem know. Every
@@ -198,6 +220,9 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 	if !isAccount || id == "" || it.SK != cuentaSK {
 		return cuenta.Cuenta{}, false, fmt.Errorf("store: item %q/%q is not an account", it.PK, it.SK)
 	}
+	if name := lacking(item, requiredCuenta); name != "" {
+		return cuenta.Cuenta{}, false, fmt.Errorf("store: account %s has no %s", id, name)
+	}
 	return cuenta.Cuenta{
 		ID:        id,
 		Moneda:    it.Moneda,
@@ -298,6 +323,9 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal
+	}
+	if name := lacking(item, requiredPosted); a.Posted() && name != "" {
+		return ledger.Apunte{}, fmt.Errorf("store: applied movement %s/%s has no %s", cuentaID, id, name)
 	}
 	return a, nil
 }

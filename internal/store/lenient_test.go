@@ -131,3 +131,34 @@ func TestAnUnreadableVersionIsPermanent(t *testing.T) {
 		}
 	}
 }
+
+// An item without what every release wrote on it (an account's saldo, a posted
+// movement's importe) is unreadable, not read as zero: nothing applies on top of a
+// made-up balance, no reversal undoes a made-up amount, and reads say what is missing.
+func TestAnItemMissingItsMoneyIsNotReadAsZero(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	putYesterday(t, env, "S1", "a", "abono", "10", "EUR", "x")
+	putYesterday(t, env, "S2", "a", "abono", "10", "EUR", "x")
+	for _, drop := range []struct{ pk, sk, attr string }{{"CUENTA#S1", "CUENTA", "saldo"}, {"CUENTA#S2", "MOV#a", "importe"}} {
+		it := get(t, env, drop.pk, drop.sk)
+		delete(it, drop.attr)
+		put(t, env, it)
+	}
+	svc := newService(t, env, ledger.Retry)
+	if r := apply(t, svc, mov(t, "b", "S1", movimiento.Abono, "1.00")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "account S1 has no saldo") {
+		t.Errorf("a credit of an account without saldo = %+v, want a permanent failure naming saldo", r)
+	}
+	if _, err := store.NewReader(env.Client, env.Table()).Cuenta(ctx, "S1"); err == nil || !strings.Contains(err.Error(), "has no saldo") {
+		t.Errorf("reading the account without saldo: %v, want an error naming saldo", err)
+	}
+	if r := apply(t, svc, anulacion(t, "rev", "S2", "a", "", "")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "has no importe") {
+		t.Errorf("a reversal of a movement without importe = %+v, want a permanent failure naming importe", r)
+	}
+	assertAccount(t, env, "S2", "10", 1, 1)
+	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	if err != nil || report.Accounts != 2 || len(report.Broken) != 2 ||
+		report.Broken[0].Reason != "account item unreadable: store: account S1 has no saldo" || !strings.Contains(report.Broken[1].Reason, "applied movement S2/a has no importe") {
+		t.Errorf("audit = %+v, %v; want both accounts counted, S1's item unreadable and S2's movement without importe", report, err)
+	}
+}
