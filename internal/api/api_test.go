@@ -451,7 +451,8 @@ func TestAccountOperationsTransfersAndReversalsShowInTheAPI(t *testing.T) {
 // counts); a hold looked up by id shows what became of it, expirada once past expira.
 // An account and a movement recorded under id rules since tightened (a space) are
 // still found: today's message rules never hide yesterday's ledger. A later release's
-// record is answered as recorded.
+// record is answered as recorded, and a fecha an older release stored in a spelling
+// beside RFC 3339 is served as the date-time the contract promises.
 func TestIdsRecordedUnderOlderRulesAreFound(t *testing.T) {
 	f := newFixture(t)
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -460,7 +461,8 @@ func TestIdsRecordedUnderOlderRulesAreFound(t *testing.T) {
 		{"pk": s("CUENTA#HR 01"), "sk": s("CUENTA"), "saldo": n("5"), "moneda": s("EUR"), "version": n("1"), "movimientos": n("1"),
 			"limite": n("0"), "creada": s("2024-01-01T00:00:00Z"), "actualizada": s("2024-01-01T00:00:00Z")},
 		{"pk": s("CUENTA#HR 01"), "sk": s("MOV#pago viejo"), "tipo": s("abono"), "importe": n("5"), "moneda": s("EUR"), "huella": s("x"),
-			"estado": s("aplicado"), "seq": n("1"), "saldo_tras": n("5"), "aplicado": s("2024-01-01T00:00:00Z"), "origen": s("msg-0")},
+			"estado": s("aplicado"), "seq": n("1"), "saldo_tras": n("5"), "aplicado": s("2024-01-01T00:00:00Z"), "origen": s("msg-0"),
+			"fecha": s("2024-01-01T10:15:00,5+24:00")},
 		// A later release's kind of record, with an estado this one does not know.
 		{"pk": s("CUENTA#HR 01"), "sk": s("MOV#ajuste-1"), "tipo": s("ajuste"), "importe": n("1"), "moneda": s("EUR"), "huella": s("y"),
 			"estado": s("pendiente"), "aplicado": s("2024-01-02T00:00:00Z")},
@@ -472,7 +474,7 @@ func TestIdsRecordedUnderOlderRulesAreFound(t *testing.T) {
 	for path, want := range map[string]string{
 		"/cuentas/HR%2001":                          `"saldo":"5.00"`,
 		"/cuentas/HR%2001/movimientos":              `"id":"pago viejo"`,
-		"/cuentas/HR%2001/movimientos/pago%20viejo": `"estado":"aplicado"`,
+		"/cuentas/HR%2001/movimientos/pago%20viejo": `"fecha":"2023-12-31T10:15:00.5Z"`,
 		"/cuentas/HR%2001/movimientos/ajuste-1":     `"estado":"pendiente"`,
 	} {
 		if r := f.get(t, path); r.status != http.StatusOK || !strings.Contains(string(r.body), want) {

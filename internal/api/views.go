@@ -86,7 +86,7 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 		Importe:  movimiento.Texto(m.Importe, m.Moneda),
 		Moneda:   m.Moneda,
 		Concepto: m.Concepto,
-		Fecha:    m.Fecha,
+		Fecha:    movimiento.Fecha(m.Fecha), // as stored, unless an older release stored another spelling
 		Estado:   string(a.EstadoAt(now)),
 		Aplicado: timestamp(a.Aplicado),
 

@@ -77,8 +77,9 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 		case "concepto":
 			err = checkConcepto(d.Concepto)
 		case "fecha":
-			_, err = checkTime(f, d.Fecha)
-			m.Fecha = strings.ToUpper(d.Fecha) // RFC 3339 allows a t and a z; readers expect T and Z
+			if _, err = checkTime(f, d.Fecha); err == nil {
+				m.Fecha = Fecha(d.Fecha)
+			}
 		case "destino":
 			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
 				err = &FieldError{f, d.Destino, "must differ from cuenta"}
@@ -214,19 +215,35 @@ func checkConcepto(s string) error {
 	return nil
 }
 
-// rfc3339 is RFC 3339's date-time, which time.Parse alone reads otherwise: it takes a
-// comma before the fraction and an offset of 24 hours, and refuses a lower-case t or z.
-var rfc3339 = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+// rfc3339 is RFC 3339's date-time in upper case, which readers of the API expect.
+var rfc3339 = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
 
 // checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed; a leap
-// second is not, as Go's time cannot hold one).
+// second is not, as Go's time cannot hold one). It also reads the two spellings Go's
+// parser takes beyond RFC 3339, a comma before the fraction and an offset of 24 hours,
+// as every earlier release did: a redelivery of what one recorded is still answered.
 func checkTime(field, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
 	t, err := time.Parse(time.RFC3339, strings.ToUpper(s))
-	if err != nil || !rfc3339.MatchString(s) {
+	if s != "" && err != nil {
 		return time.Time{}, &FieldError{field, s, `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`}
 	}
 	return t, nil
+}
+
+// Fecha is the date s (as a message or an older release's record has it) in RFC 3339's
+// upper-case grammar, as it is stored and served: a "t" or "z" upper-cased, a comma
+// before the fraction made a point, an offset of 24 hours rewritten as the same instant
+// in UTC. It is "" when s is not a time.
+func Fecha(s string) string {
+	u := strings.ToUpper(s)
+	t, err := time.Parse(time.RFC3339, u)
+	switch {
+	case err != nil:
+		return ""
+	case rfc3339.MatchString(u):
+		return u
+	case rfc3339.MatchString(strings.Replace(u, ",", ".", 1)):
+		return strings.Replace(u, ",", ".", 1)
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
