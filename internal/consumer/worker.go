@@ -56,7 +56,9 @@ type WorkerOptions struct {
 	// Logger receives the worker's own lines [slog.Default()].
 	Logger *slog.Logger
 	// Drain stops each receive loop at its first empty receive; messages invisible then
-	// (being retried) stay queued.
+	// (being retried) stay queued. A drain also gives up, failing, after
+	// MaxDrainReceiveFailures receives in a row fail: a run meant to end must not retry
+	// a lost endpoint, a deleted queue or refused credentials forever.
 	Drain bool
 }
 
@@ -85,6 +87,10 @@ func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
 	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return &Worker{sqs: q, handler: h, opts: opts}, nil
 }
+
+// MaxDrainReceiveFailures is how many receives in a row a drain lets fail, RetryDelay
+// apart, before it gives up: long enough to ride out an endpoint's restart.
+const MaxDrainReceiveFailures = 5
 
 // MinVisibility is the shortest visibility timeout the worker consumes under: a batch's
 // deadline is the queue's visibility timeout, and the handler keeps Options.Reserve of
@@ -149,6 +155,7 @@ func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility ti
 // poll is one receive loop until ctx is cancelled. A batch already received is finished
 // under its own deadline (the visibility timeout), so a shutdown never abandons it.
 func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration) error {
+	failures := 0 // receives in a row that failed
 	for ctx.Err() == nil {
 		receiveCtx, cancel := context.WithTimeout(ctx, w.opts.WaitTime+receiveMargin)
 		out, err := w.sqs.ReceiveMessage(receiveCtx, &sqs.ReceiveMessageInput{
@@ -163,6 +170,9 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 			if ctx.Err() != nil {
 				return nil
 			}
+			if failures++; w.opts.Drain && failures == MaxDrainReceiveFailures {
+				return fmt.Errorf("consumer: receive from %s failed %d times in a row: %w", w.opts.QueueURL, failures, err)
+			}
 			w.opts.Logger.WarnContext(ctx, "receive failed; retrying", "queue", w.opts.QueueURL, "error", err.Error())
 			select {
 			case <-ctx.Done():
@@ -171,6 +181,7 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 			}
 			continue
 		}
+		failures = 0
 		if len(out.Messages) == 0 {
 			if w.opts.Drain {
 				return nil

@@ -21,7 +21,8 @@ import (
 
 // fakeQueue is an SQS queue in memory: its attributes, messages each received once, and
 // what the worker deleted and handed back (by receipt handle, with the visibility it
-// gave). With refuse, SQS refuses every visibility change entry.
+// gave). With refuse, SQS refuses every visibility change entry; while down is above
+// zero, a receive fails and takes one from it.
 type fakeQueue struct {
 	mu       sync.Mutex
 	attrs    map[string]string
@@ -29,6 +30,8 @@ type fakeQueue struct {
 	deleted  []string
 	released map[string]int32
 	refuse   bool
+	down     int
+	receives int
 }
 
 func (q *fakeQueue) GetQueueAttributes(context.Context, *sqs.GetQueueAttributesInput, ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
@@ -38,6 +41,11 @@ func (q *fakeQueue) GetQueueAttributes(context.Context, *sqs.GetQueueAttributesI
 func (q *fakeQueue) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.receives++
+	if q.down > 0 {
+		q.down--
+		return nil, errors.New("connection refused")
+	}
 	n := min(int(in.MaxNumberOfMessages), len(q.pending))
 	out := &sqs.ReceiveMessageOutput{Messages: q.pending[:n]}
 	q.pending = q.pending[n:]
@@ -146,6 +154,31 @@ func TestTheWorkerDeletesWhatIsDoneAndHandsBackTheRest(t *testing.T) {
 			t.Errorf("handed back %v, want the waiting cargo and the unparked body after 7 s", q.released)
 		case refuse && strings.Count(logs.String(), "could not shorten the visibility timeout of one message") != 2:
 			t.Errorf("refused hand-backs not logged: %s", logs)
+		}
+	}
+}
+
+// A drain rides out a few failed receives, but gives up, failing and naming the queue,
+// when they keep failing: a run meant to end does not retry a lost endpoint forever.
+func TestADrainGivesUpOnAQueueItCannotReceiveFrom(t *testing.T) {
+	for _, tc := range []struct {
+		down    int
+		fails   bool
+		applied int
+	}{
+		{consumer.MaxDrainReceiveFailures - 1, false, 1},
+		{consumer.MaxDrainReceiveFailures, true, 0},
+	} {
+		q := newFakeQueue("30", true, body("a1", "A", "abono", "5.00"))
+		q.down = tc.down
+		w, err := consumer.NewWorker(q, workerHandler(t, nil), consumer.WorkerOptions{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos",
+			Pollers: 1, WaitTime: time.Second, RetryDelay: time.Millisecond, Drain: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Run(context.Background())
+		if failed := err != nil && strings.Contains(err.Error(), "movimientos failed 5 times in a row: connection refused"); failed != tc.fails || len(q.deleted) != tc.applied {
+			t.Errorf("%d receives failing: Run = %v after %d receives, %d deleted; want failed %v, %d deleted", tc.down, err, q.receives, len(q.deleted), tc.fails, tc.applied)
 		}
 	}
 }
