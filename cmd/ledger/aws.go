@@ -151,9 +151,9 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 // table with check (checkTable, or checkEndpoint). When it fails it has said why, and
 // code is the exit status.
 func (f *flags) openTable(ctx context.Context, table, endpoint string, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
-	cfg, ok := f.envConfig(table)
-	if !ok {
-		return cfg, awsCfg, nil, 2
+	cfg, code = f.envConfig(table)
+	if code != 0 {
+		return cfg, awsCfg, nil, code
 	}
 	if _, err := awsconf.IsLoopback(endpoint); err != nil {
 		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)

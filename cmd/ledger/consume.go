@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,19 +24,23 @@ var consumeCommand = command{
 // are handed back for at most 11.
 const maxRetryDelay = 11 * time.Hour
 
+// maxPollers bounds --pollers: 64 loops hold up to 640 messages in flight, more than one
+// process applies within their visibility timeouts; run more processes instead.
+const maxPollers = 64
+
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "the movements queue (required)")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
-	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: --endpoint)")
+	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: a loopback --endpoint, else AWS)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	dlq := fs.String("dlq-url", "", dlqUsage)
-	pollers := fs.Int("pollers", consumer.DefaultPollers, "concurrent receive loops; at most 10 messages in flight each")
+	pollers := fs.Int("pollers", consumer.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
 	retryDelay := fs.Duration("retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
 	wait := fs.Duration("wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
-	drain := fs.Bool("drain", false, "stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many)")
+	drain := fs.Bool("drain", false, fmt.Sprintf("stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many); fail after %d failed receives in a row", consumer.MaxDrainReceiveFailures))
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
@@ -46,8 +49,8 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return fs.usageError("--queue-url is required")
 	case config.ValidateQueueURL(*queueURL) != nil:
 		return fs.usageError("--queue-url: %v", config.ValidateQueueURL(*queueURL))
-	case *pollers < 1:
-		return fs.usageError("--pollers must be at least 1, not %d", *pollers)
+	case *pollers < 1 || *pollers > maxPollers:
+		return fs.usageError("--pollers must be within 1–%d, not %d", maxPollers, *pollers)
 	case *wait < time.Second || *wait > consumer.MaxWait:
 		return fs.usageError("--wait must be within 1s–%v, not %v", consumer.MaxWait, *wait)
 	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
@@ -63,7 +66,10 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return code
 	}
 	dlqFrom := withDLQ(&cfg, *dlq)
-	*sqsEndpoint = cmp.Or(*sqsEndpoint, *endpoint)
+	// SQS goes to a loopback --endpoint (moto serves both), else to AWS, as for up.
+	if loopback, _ := awsconf.IsLoopback(*endpoint); loopback && *sqsEndpoint == "" {
+		*sqsEndpoint = *endpoint
+	}
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return fs.fail(err)

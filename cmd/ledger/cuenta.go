@@ -34,7 +34,7 @@ func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int
 ledger cuenta ES7620770024003102575766
 ledger cuenta ES7620770024003102575766 --limite 500.00 --endpoint http://127.0.0.1:5000
 ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
-	limite := fs.String("limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals")
+	limite := fs.String("limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals (any in a currency since withdrawn)")
 	bloquear := fs.Bool("bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
 	desbloquear := fs.Bool("desbloquear", false, "unfreeze the account")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
@@ -61,7 +61,7 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 		return fs.usageError("give the account: ledger cuenta CUENTA")
 	}
 	var newLimite *decimal.Decimal
-	if *limite != "" {
+	if fs.given("limite") {
 		d, err := decimal.NewFromString(*limite)
 		if err != nil || !movimiento.IsPlainDecimal(*limite) {
 			return fs.usageError("--limite must be a decimal ≥ 0 in plain notation such as 500.00, not %q", *limite)

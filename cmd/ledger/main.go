@@ -149,24 +149,26 @@ func (f *flags) fail(err error) int {
 	if errors.Is(err, context.Canceled) { // Ctrl-C: the one thing to say
 		err = errInterrupted
 	}
-	fmt.Fprintf(f.stderr, "ledger %s: %v\n", f.name, err)
+	// An SDK error may span lines; the report stays one.
+	fmt.Fprintf(f.stderr, "ledger %s: %s\n", f.name, strings.ReplaceAll(err.Error(), "\n", " "))
 	return 1
 }
 
 var errInterrupted = errors.New("interrupted")
 
 // envConfig reads the environment's configuration, with --table (when given)
-// overriding LEDGER_TABLE. ok is false after it has reported a bad value: exit 2.
-func (f *flags) envConfig(table string) (cfg config.Config, ok bool) {
+// overriding LEDGER_TABLE. code is not 0 after it has reported a bad value: 2 for
+// --table, 1 for the environment, which is no part of the command line.
+func (f *flags) envConfig(table string) (cfg config.Config, code int) {
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
-		return cfg, f.usageError("%v", err) == 0
+		return cfg, f.fail(err)
 	}
 	if table != "" {
 		if err := config.ValidateTable(table); err != nil {
-			return cfg, f.usageError("--table: %v", err) == 0
+			return cfg, f.usageError("--table: %v", err)
 		}
 		cfg.Table = table
 	}
-	return cfg, true
+	return cfg, 0
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -21,20 +22,23 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	wait := fs.Duration("wait", 10*time.Minute, "give up waiting for tables and indexes to become active after this long")
+	wait := fs.Duration("wait", 10*time.Minute, "give up the migrations after this long, waiting for tables and indexes to become active included")
 	if code, ok := fs.parse(args, 0); !ok {
 		return code
 	}
 	if *wait <= 0 {
 		return fs.usageError("--wait must be positive, not %v", *wait)
 	}
-	ctx, cancel := context.WithTimeout(ctx, *wait)
-	defer cancel()
 	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkEndpoint)
 	if code != 0 {
 		return code
 	}
+	ctx, cancel := context.WithTimeout(ctx, *wait)
+	defer cancel()
 	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables()})
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("gave up after --wait %v: %w", *wait, err)
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, s := range steps {
 		fmt.Fprintf(tw, "%s\ttable %s\t%s\n", s.Migration, s.Table, s.Action)

@@ -27,6 +27,16 @@ func TestMigrateCommandIsIdempotent(t *testing.T) {
 	}
 }
 
+// A --wait that runs out blames itself, in one line, not the endpoint it reached.
+func TestMigrateSaysItsWaitRanOut(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"migrate", "--endpoint", env.Endpoint, "--table", env.Table() + "-late", "--wait", "1ns"}, &out, &errOut)
+	if code != 1 || !strings.HasPrefix(errOut.String(), "ledger migrate: gave up after --wait 1ns: ") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line saying --wait ran out", code, errOut.String())
+	}
+}
+
 // A usage error names the one thing wrong, in one line, then says where help is; it
 // exits 2 and prints nothing on stdout.
 func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
@@ -71,6 +81,10 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"send", "--topic-arn", "movimientos", "--generate", "5"}, `--topic-arn: "movimientos" is not an SNS topic ARN`},
 		{[]string{"demo", "--movements", "10001"}, "--movements must be within 1–10000, not 10001"},
 		{[]string{"demo", "--consumers", "65"}, "--consumers must be within 1–64, not 65"},
+		{[]string{"consume", "--queue-url", "http://127.0.0.1:1/q", "--pollers", "65"}, "--pollers must be within 1–64, not 65"},
+		{[]string{"send", "--queue-url", "http://127.0.0.1:1/q", "--from", "x", "--seed", "9"}, "--accounts and --seed shape a generated workload"},
+		{[]string{"up", "--sqs-endpoint", "http://127.0.0.1:1"}, "--sqs-endpoint needs --queue-url"},
+		{[]string{"cuenta", "ES76", "--limite="}, `--limite must be a decimal ≥ 0 in plain notation such as 500.00, not ""`},
 		{[]string{"compare", "--accounts", "100001"}, "--accounts must be within 1–100000"},
 		{[]string{"cuenta", "ES76", "--limite", "1e3"}, "--limite must be a decimal ≥ 0 in plain notation"},
 		{[]string{"serve", "--addr", "nonsense"}, "--addr: address nonsense: missing port in address"},
@@ -96,6 +110,19 @@ func TestAMissingAWSAccountIsAFailure(t *testing.T) {
 		code := run(context.Background(), args, &out, &errOut)
 		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "no AWS region: set AWS_REGION") {
 			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming AWS_REGION", args, code, errOut.String())
+		}
+	}
+}
+
+// A bad LEDGER_* variable is a failure of the environment, like a missing region: one
+// line naming it, exit 1, and no offer of --help, which does not list them.
+func TestABadLedgerVariableIsAFailure(t *testing.T) {
+	t.Setenv("LEDGER_CONCURRENCY", "0")
+	for _, args := range [][]string{{"audit", "--endpoint", "http://127.0.0.1:1"}, {"up"}} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), args, &out, &errOut)
+		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "LEDGER_CONCURRENCY") {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming LEDGER_CONCURRENCY", args, code, errOut.String())
 		}
 	}
 }

@@ -101,6 +101,8 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 		return fs.usageError("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
 	case *duplicates > 0 && *generate == 0:
 		return fs.usageError("--duplicates repeats generated movements: give it with --generate")
+	case (fs.given("accounts") || fs.given("seed")) && *generate == 0:
+		return fs.usageError("--accounts and --seed shape a generated workload: give them with --generate")
 	}
 	if err := checkFile(*from); err != nil {
 		return fs.usageError("--from: %v", err)

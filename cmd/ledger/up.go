@@ -78,13 +78,16 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if *dlq != "" && *queueURL == "" {
 		return fs.usageError("--dlq-url needs --queue-url: lines of --from that fail are parked in the log")
 	}
+	if *sqsEndpoint != "" && *queueURL == "" {
+		return fs.usageError("--sqs-endpoint needs --queue-url: it is where that queue is served")
+	}
 	loopback, err := awsconf.IsLoopback(*endpoint)
 	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
-	cfg, ok := fs.envConfig(*table)
-	if !ok {
-		return 2
+	cfg, code := fs.envConfig(*table)
+	if code != 0 {
+		return code
 	}
 	dlqFrom := withDLQ(&cfg, *dlq)
 	// The address is taken before any long work, so a port in use is said at once.

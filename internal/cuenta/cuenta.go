@@ -95,7 +95,8 @@ func (c Cuenta) debitable(importe decimal.Decimal) error {
 }
 
 // ConLimite returns the account with the allowed overdraft limite: not negative, with
-// no more decimals than the account's currency has.
+// no more decimals than the account's currency has (any in a currency since withdrawn),
+// and at most MaxDigits significant digits.
 func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 	if limite.Sign() < 0 {
 		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteNegativo, Reason: "must not be negative"}
@@ -105,7 +106,7 @@ func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteDecimales, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
 	}
 	if exceedsPrecision(limite) {
-		return c, &PrecisionError{Cuenta: c.ID, Saldo: limite}
+		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteDigitos, Reason: fmt.Sprintf("has more than %d significant digits", MaxDigits)}
 	}
 	c.Limite = limite
 	return c, nil

@@ -141,7 +141,7 @@ func TestConLimiteChecksTheLimit(t *testing.T) {
 		}
 	}
 	var le *LimiteError
-	for bad, rule := range map[string]Regla{"-1": LimiteNegativo, "0.001": LimiteDecimales} {
+	for bad, rule := range map[string]Regla{"-1": LimiteNegativo, "0.001": LimiteDecimales, "1" + strings.Repeat("0", MaxDigits): LimiteDigitos} {
 		if _, err := c.ConLimite(dec(bad)); !errors.As(err, &le) || le.Regla != rule {
 			t.Errorf("limite %s: err = %v, want refused: %s", bad, err, rule)
 		}

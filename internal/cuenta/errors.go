@@ -93,6 +93,7 @@ const (
 const (
 	LimiteNegativo  Regla = "limite-negativo"
 	LimiteDecimales Regla = "limite-decimales"
+	LimiteDigitos   Regla = "limite-digitos" // more than MaxDigits: DynamoDB could not store it
 )
 
 // RetencionError reports a hold the account cannot take or settle, by which Regla, and
