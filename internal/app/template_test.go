@@ -78,8 +78,22 @@ func TestQueueRedrivesToTheDeadLetterQueue(t *testing.T) {
 	if raw := get(tpl.Resources[queueID].Properties, "RedrivePolicy", "maxReceiveCount"); Symbol(raw) != "!Ref MaxReceiveCount" {
 		t.Errorf("maxReceiveCount = %v, want !Ref MaxReceiveCount", Symbol(raw))
 	}
-	if got := number(t, "MaxReceiveCount", tpl.Parameters["MaxReceiveCount"].Default); got != 5 {
-		t.Errorf("MaxReceiveCount defaults to %v, want 5", got)
+	if p := tpl.Parameters["MaxReceiveCount"]; number(t, "MaxReceiveCount", p.Default) != 5 || p.MinValue == nil || *p.MinValue < 5 {
+		t.Errorf("MaxReceiveCount defaults to %v, at least %v; want 5 and at least 5: a batch returned whole spends a receive of each message", p.Default, p.MinValue)
+	}
+	watched := false
+	for _, id := range ofType(tpl.Resources, "AWS::CloudWatch::Alarm") {
+		p := tpl.Resources[id].Properties
+		if p["MetricName"] != "ApproximateAgeOfOldestMessage" || dimensions(p["Dimensions"]) != "QueueName=!GetAtt "+queueID+".QueueName" {
+			continue
+		}
+		watched = true
+		if age, retention := worstCase(t, tpl, id+" Threshold", p["Threshold"]), number(t, "queue retention", queue.Properties["MessageRetentionPeriod"]); age > retention/2 {
+			t.Errorf("%s may wait for an age of %v s, against a retention of %v s: a backlog could expire before its alarm, or just after", id, age, retention)
+		}
+	}
+	if !watched {
+		t.Errorf("no alarm watches the age of %s's oldest message", queueID)
 	}
 	if got := number(t, "DLQ MessageRetentionPeriod", dlq.Properties["MessageRetentionPeriod"]); got != 1209600 {
 		t.Errorf("DLQ retention = %v s, want 14 days (1209600)", got)
