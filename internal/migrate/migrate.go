@@ -1,6 +1,6 @@
 // Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint,
-// idempotently: it creates missing tables and indexes, enables TTL (where the endpoint
-// has the API), refuses a table whose keys contradict its definition, and records each
+// idempotently: it creates missing tables and indexes, enables TTL (where a local
+// endpoint has the API), refuses a table whose keys contradict its definition, and records each
 // migration run, with its checksum, in the ledger table.
 package migrate
 
@@ -36,8 +36,9 @@ const (
 	Unchanged    Action = "unchanged"
 	TTLEnabled   Action = "ttl enabled"
 	TTLUnchanged Action = "ttl unchanged"
-	// TTLSkipped: the endpoint (the embedded store) has no TTL API, so nothing there
-	// ever expires, which only tests and the demo can accept.
+	// TTLSkipped: a loopback endpoint (the embedded store) has no TTL API, so nothing
+	// there ever expires, which only tests and the demo can accept. A remote endpoint
+	// without it fails the migration.
 	TTLSkipped Action = "ttl skipped: the endpoint has no TTL API"
 )
 

@@ -2,11 +2,14 @@ package migrate
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ledger-dev/ledger/migrations"
 )
@@ -135,5 +138,32 @@ func TestTTLUpdate(t *testing.T) {
 				t.Errorf("update = %+v", in.TimeToLiveSpecification)
 			}
 		})
+	}
+}
+
+// Only a local endpoint may lack the TTL API: elsewhere an answer the SDK cannot read
+// (a proxy's HTML 400) fails the migration instead of leaving a table that never expires.
+func TestOnlyALocalEndpointMaySkipTheTTL(t *testing.T) {
+	undecodable := &smithyhttp.ResponseError{
+		Response: &smithyhttp.Response{Response: &http.Response{StatusCode: http.StatusBadRequest}},
+		Err:      &smithy.DeserializationError{Err: errors.New("invalid character '<'")},
+	}
+	unknown := &smithy.GenericAPIError{Code: "UnknownOperationException"}
+	throttled := &smithy.GenericAPIError{Code: "ThrottlingException"}
+	for _, tc := range []struct {
+		err      error
+		endpoint string
+		skip     bool
+	}{
+		{undecodable, "http://127.0.0.1:8000", true},
+		{unknown, "http://localhost:5000", true},
+		{throttled, "http://127.0.0.1:8000", false},
+		{nil, "http://127.0.0.1:8000", false},
+		{undecodable, "https://dynamodb.eu-west-1.amazonaws.com", false},
+		{unknown, "", false}, // AWS itself
+	} {
+		if got := skippable(tc.err, tc.endpoint); got != tc.skip {
+			t.Errorf("%v at %q: skip %v, want %v", tc.err, tc.endpoint, got, tc.skip)
+		}
 	}
 }

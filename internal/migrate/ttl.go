@@ -11,6 +11,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -23,7 +24,7 @@ var ErrTTLConflict = errors.New("migrate: the table's TTL contradicts the migrat
 // UpdateTimeToLive fails on a table whose TTL is already enabled.
 func enableTTL(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string) (Action, error) {
 	out, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
-	if unsupported(err) {
+	if skippable(err, aws.ToString(db.Options().BaseEndpoint)) {
 		return TTLSkipped, nil
 	}
 	if err != nil {
@@ -62,9 +63,15 @@ func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescr
 	}, nil
 }
 
-// unsupported reports an endpoint without the operation called: UnknownOperationException,
-// or (the embedded store) a bare 400 the SDK fails to deserialize.
-func unsupported(err error) bool {
+// skippable reports a TTL call that failed because a local endpoint has no TTL API (the
+// embedded store): UnknownOperationException, or a bare 400 the SDK fails to
+// deserialize. Anywhere else such an answer (a proxy's HTML page) is an error, not a
+// table that silently never expires.
+func skippable(err error, endpoint string) bool {
+	local, _ := awsconf.IsLoopback(endpoint)
+	if err == nil || !local {
+		return false
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException" {
 		return true
