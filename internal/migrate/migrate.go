@@ -1,7 +1,7 @@
 // Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint,
-// idempotently: it creates missing tables and indexes, enables TTL (where a local
-// endpoint has the API), refuses a table whose keys contradict its definition, and records each
-// migration run, with its checksum, in the ledger table.
+// idempotently: it creates missing tables and indexes, enables TTL (skipped only on a
+// local endpoint without the API), refuses a table whose keys contradict its
+// definition, and records each migration run, with its checksum, in the ledger table.
 package migrate
 
 import (
