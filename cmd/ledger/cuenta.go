@@ -29,6 +29,11 @@ type cuentaChange struct {
 	Despues api.CuentaBody `json:"despues"`
 }
 
+// cuentaTimeout bounds reading or changing the account, the SDK's retries and those of a
+// write that lost a race included: an endpoint that stalls after the table check fails
+// the command.
+const cuentaTimeout = 30 * time.Second
+
 func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("cuenta", "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", `
 ledger cuenta ES7620770024003102575766
@@ -75,6 +80,8 @@ ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
 	if code != 0 {
 		return code
 	}
+	ctx, cancel := context.WithTimeout(ctx, cuentaTimeout)
+	defer cancel()
 	if newLimite == nil && !*bloquear && !*desbloquear {
 		c, err := store.NewReader(db, cfg.Table).Cuenta(ctx, id)
 		if err != nil {

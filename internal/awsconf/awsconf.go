@@ -60,12 +60,12 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("awsconf: load the AWS configuration: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(ctx, credentialsTimeout) // a credential_process may hang
+	defer cancel()
 	if !local {
 		if cfg.Region == "" {
 			return aws.Config{}, errors.New("awsconf: no AWS region: set AWS_REGION, or a region in the AWS profile")
 		}
-		ctx, cancel := context.WithTimeout(ctx, credentialsTimeout)
-		defer cancel()
 		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
 			return aws.Config{}, fmt.Errorf("awsconf: no AWS credentials found (environment, profile, SSO or instance role): %w", err)
 		}
