@@ -18,7 +18,14 @@ import (
 //go:embed *.json
 var files embed.FS
 
-// Migration is one table definition. Table is a logical name ("ledger") the caller maps
+// Ledger and Idempotencia are the logical tables the migrations define, the names a
+// caller maps to physical ones (LEDGER_TABLE, LEDGER_IDEMPOTENCY_TABLE).
+const (
+	Ledger       = "ledger"
+	Idempotencia = "idempotencia"
+)
+
+// Migration is one table definition. Table is a logical name (Ledger) the caller maps
 // to a physical one (LEDGER_TABLE). TTL names the numeric attribute DynamoDB's time to
 // live reads (empty: none); expired items go eventually, typically within days.
 type Migration struct {
@@ -80,8 +87,8 @@ func load(fsys fs.FS) ([]Migration, error) {
 }
 
 func (m Migration) validate() error {
-	if m.Table == "" {
-		return fmt.Errorf("table is required")
+	if m.Table != Ledger && m.Table != Idempotencia {
+		return fmt.Errorf("table %q is none of the logical tables (%s, %s)", m.Table, Ledger, Idempotencia)
 	}
 	if m.Billing != "PAY_PER_REQUEST" {
 		return fmt.Errorf("billing %q: only PAY_PER_REQUEST (on-demand) is supported", m.Billing)

@@ -37,7 +37,7 @@ func TestTheIdempotencyTableExpiresByTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range all {
-		if m.Table == "idempotencia" {
+		if m.Table == Idempotencia {
 			if m.Key != (Key{Partition: "pk"}) || m.TTL != "expira" {
 				t.Errorf("idempotencia = %+v, want key pk and TTL on expira", m)
 			}
@@ -49,14 +49,15 @@ func TestTheIdempotencyTableExpiresByTTL(t *testing.T) {
 
 func TestLoadRejectsBrokenDefinitions(t *testing.T) {
 	cases := map[string]struct{ body, want string }{
-		"unknown field":      {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","ttl_days":3}`, "unknown field"},
-		"provisioned":        {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PROVISIONED"}`, "on-demand"},
-		"untyped key":        {`{"table":"t","attributes":{},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `"pk"`},
-		"unused attribute":   {`{"table":"t","attributes":{"pk":"S","x":"N"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `"x"`},
-		"no table":           {`{"attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, "table is required"},
-		"repeated index":     {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"ALL"},{"name":"i","partition":"pk","projection":"ALL"}]}`, "repeated"},
-		"ttl on the key":     {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"ttl":"pk","billing":"PAY_PER_REQUEST"}`, "ttl"},
-		"include projection": {`{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"INCLUDE"}]}`, "projection"},
+		"unknown field":      {`{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","ttl_days":3}`, "unknown field"},
+		"provisioned":        {`{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PROVISIONED"}`, "on-demand"},
+		"untyped key":        {`{"table":"ledger","attributes":{},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `"pk"`},
+		"unused attribute":   {`{"table":"ledger","attributes":{"pk":"S","x":"N"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `"x"`},
+		"no table":           {`{"attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `table "" is none of the logical tables`},
+		"unknown table":      {`{"table":"ledgr","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`, `table "ledgr" is none of the logical tables`},
+		"repeated index":     {`{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"ALL"},{"name":"i","partition":"pk","projection":"ALL"}]}`, "repeated"},
+		"ttl on the key":     {`{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"ttl":"pk","billing":"PAY_PER_REQUEST"}`, "ttl"},
+		"include projection": {`{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","indexes":[{"name":"i","partition":"pk","projection":"INCLUDE"}]}`, "projection"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -69,8 +70,8 @@ func TestLoadRejectsBrokenDefinitions(t *testing.T) {
 }
 
 func TestChecksumFollowsContent(t *testing.T) {
-	a := `{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`
-	b := `{"table":"t","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","description":"x"}`
+	a := `{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST"}`
+	b := `{"table":"ledger","attributes":{"pk":"S"},"key":{"partition":"pk"},"billing":"PAY_PER_REQUEST","description":"x"}`
 	ma, err := load(fstest.MapFS{"1.json": {Data: []byte(a)}, "2.json": {Data: []byte(a)}, "3.json": {Data: []byte(b)}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,10 +7,12 @@ import (
 	"io"
 	"iter"
 	"strings"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // maxLine bounds one JSON line: SQS and SNS take messages of at most 256 KiB.
-const maxLine = 256 << 10
+const maxLine = movimiento.MaxBody
 
 // errLongLine is the error readLines yields for a line over maxLine bytes; reading goes
 // on after it.

@@ -26,6 +26,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 // Run runs every selected scenario for both strategies, each on fresh tables, then the bench.
@@ -88,10 +89,10 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 	now := qo.Clock.Now
 	if strategy == ledger.Transaction {
 		r.instance = func() (*probe, error) {
-			svc, err := store.New(db, store.Config{Table: s.tables["ledger"], Now: now})
+			svc, err := store.New(db, store.Config{Table: s.tables[migrations.Ledger], Now: now})
 			return &probe{inner: svc, plan: plan, around: true}, err
 		}
-		reader := store.NewReader(s.admin, s.tables["ledger"])
+		reader := store.NewReader(s.admin, s.tables[migrations.Ledger])
 		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			acct, err := reader.Cuenta(ctx, c)
 			if errors.Is(err, ledger.ErrNotFound) {
@@ -100,7 +101,7 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 			return acct.Saldo, err
 		}
 	} else {
-		cfg := idempotencia.Config{Table: s.tables["idempotencia"], Accounts: s.tables["ledger"], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
+		cfg := idempotencia.Config{Table: s.tables[migrations.Idempotencia], Accounts: s.tables[migrations.Ledger], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
 		r.instance = func() (*probe, error) {
 			svc, err := idempotencia.New(db, cfg)
 			return &probe{inner: svc, plan: plan}, err

@@ -20,7 +20,7 @@ const (
 	invocationTimeout = consumer.FunctionTimeout     // the Lambda timeout, and so the baseline's in-progress window
 	visibilityTimeout = consumer.SimulatedVisibility // AWS's recommendation
 	batchStep         = time.Second                  // batches of 10 a second apart
-	maxReceive        = 10                           // the redrive policy
+	maxReceive        = sim.DefaultMaxReceive        // the redrive policy
 	lateBy            = 2 * time.Hour                // past the baseline's record expiry (idempotencia.DefaultExpiry)
 )
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 // The environment variables the binaries read (README, "Configuration").
@@ -89,7 +90,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 // Tables maps the migrations' logical table names to the configured ones, for
 // migrate.Options.Tables.
 func (c Config) Tables() map[string]string {
-	return map[string]string{"ledger": c.Table, "idempotencia": c.IdempotencyTable}
+	return map[string]string{migrations.Ledger: c.Table, migrations.Idempotencia: c.IdempotencyTable}
 }
 
 // ValidateQueueURL checks that u, when set, is an http(s) URL with a host, as SQS queue

@@ -19,6 +19,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 // MaxConsumers bounds Options.Consumers: each is a goroutine polling the simulated
@@ -110,8 +111,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	client := awsconf.DynamoDB(awsCfg, db.URL)
-	const table = "ledger"
-	if _, err := migrate.Run(ctx, client, migrate.Options{Tables: map[string]string{"ledger": table}, Poll: 10 * time.Millisecond}); err != nil {
+	const table = migrations.Ledger
+	if _, err := migrate.Run(ctx, client, migrate.Options{Tables: map[string]string{migrations.Ledger: table}, Poll: 10 * time.Millisecond}); err != nil {
 		return Summary{}, err
 	}
 	svc, err := store.New(client, store.Config{Table: table, InsufficientFunds: ledger.Retry, Now: clock.Now})

@@ -22,7 +22,7 @@ import (
 // RecordTable is the logical table that holds the migration records, whose partition
 // keys start with RecordPrefix (an account's start with "CUENTA#").
 const (
-	RecordTable  = "ledger"
+	RecordTable  = migrations.Ledger
 	RecordPrefix = "MIGRACION#"
 )
 

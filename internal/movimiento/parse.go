@@ -10,9 +10,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// maxBody is SQS's maximum message size: a larger body did not come from the
-// queue intact, and bounding it bounds the work spent on it.
-const maxBody = 256 << 10
+// MaxBody is SQS's and SNS's maximum message size, 256 KiB: a larger body did not come
+// from the queue intact, and bounding it bounds the work spent on it.
+const MaxBody = 256 << 10
 
 // strict spells out the v2 defaults Parse relies on: a repeated name (at any depth) and
 // invalid UTF-8 are errors; names match case-sensitively; unknown members are ignored.
@@ -50,8 +50,8 @@ type message struct {
 // importe is read from its literal, never through float64. Bodies over 256 KiB are
 // refused unread. Errors are *FieldError, with paths such as "Message.importe".
 func Parse(body []byte) (Movimiento, error) {
-	if len(body) > maxBody {
-		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), maxBody)}
+	if len(body) > MaxBody {
+		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), MaxBody)}
 	}
 	msg, err := decode(body)
 	if err != nil {

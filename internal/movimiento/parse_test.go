@@ -410,7 +410,7 @@ func FuzzEnvelopes(f *testing.F) {
 	f.Add([]byte(`{"detail-type":"x","id":"a","cuenta":"b","tipo":"abono","importe":"1","moneda":"EUR"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if !utf8.Valid(body) || len(body) > maxBody/2 {
+		if !utf8.Valid(body) || len(body) > MaxBody/2 {
 			return // an SNS Message is a JSON string (UTF-8), and both wrappers must fit
 		}
 		if msg, err := decode(body); err == nil && msg.envelope() != "" {
@@ -445,12 +445,12 @@ func TestParseTakesBodiesUpToSQSLimit(t *testing.T) {
 		pad := size - len(movement("relleno", `""`))
 		return []byte(movement("relleno", `"`+strings.Repeat("x", pad)+`"`))
 	}
-	if body := padded(maxBody); len(body) != maxBody {
-		t.Fatalf("built %d bytes, want %d", len(body), maxBody)
+	if body := padded(MaxBody); len(body) != MaxBody {
+		t.Fatalf("built %d bytes, want %d", len(body), MaxBody)
 	} else if _, err := Parse(body); err != nil {
 		t.Errorf("a %d-byte body: %v", len(body), err)
 	}
-	if _, err := Parse(padded(maxBody + 1)); err == nil || !strings.Contains(err.Error(), "over the 262144-byte limit") {
+	if _, err := Parse(padded(MaxBody + 1)); err == nil || !strings.Contains(err.Error(), "over the 262144-byte limit") {
 		t.Errorf("a body one byte over: %v, want it refused for its size", err)
 	}
 }

@@ -36,7 +36,7 @@ type QueueOptions struct {
 	Clock      *Clock        // the queue's time [a new Clock]
 	Visibility time.Duration // how long a received message stays invisible unless deleted [0]
 	Step       time.Duration // how far each receive moves the clock: the time between batches [0]
-	MaxReceive int           // the redrive policy's maxReceiveCount [10]
+	MaxReceive int           // the redrive policy's maxReceiveCount [DefaultMaxReceive]
 }
 
 // Queue is an in-memory SQS standard queue with a redrive policy, on simulated time: at
@@ -52,13 +52,17 @@ type Queue struct {
 	dead     []Message
 }
 
+// DefaultMaxReceive is the simulated redrive policy's maxReceiveCount: a message
+// received this many times goes to the DLQ.
+const DefaultMaxReceive = 10
+
 // NewQueue returns an empty queue.
 func NewQueue(opts QueueOptions) *Queue {
 	if opts.Clock == nil {
 		opts.Clock = NewClock()
 	}
 	if opts.MaxReceive <= 0 {
-		opts.MaxReceive = 10
+		opts.MaxReceive = DefaultMaxReceive
 	}
 	return &Queue{opts: opts}
 }

@@ -43,7 +43,7 @@ type DynamoDB struct {
 }
 
 // Table is the physical name of the ledger table.
-func (e *DynamoDB) Table() string { return e.Tables["ledger"] }
+func (e *DynamoDB) Table() string { return e.Tables[migrations.Ledger] }
 
 // NewDynamoDB gives t a real client with the ledger's tables migrated under names of
 // t's own: on an embedded minidyn server of its own, or on the endpoint
