@@ -25,6 +25,7 @@ type MonedaDistintaError struct {
 	MonedaMovimiento string
 }
 
+// Error implements error.
 func (e *MonedaDistintaError) Error() string {
 	return fmt.Sprintf("cuenta %s: movement in %s, but the account is in %s", e.Cuenta, e.MonedaMovimiento, e.Moneda)
 }
@@ -36,6 +37,7 @@ type SaldoInsuficienteError struct {
 	Saldo, Limite, Retenido, Importe decimal.Decimal
 }
 
+// Error implements error.
 func (e *SaldoInsuficienteError) Error() string {
 	text := func(d decimal.Decimal) string { return movimiento.Texto(d, e.Moneda) }
 	msg := fmt.Sprintf("cuenta %s: insufficient funds: debit of %s with balance %s and overdraft limit %s",
@@ -52,6 +54,7 @@ func (e *SaldoInsuficienteError) Is(target error) bool { return target == ErrDeb
 // BloqueadaError reports a debit of a frozen account; its text is the rejection reason.
 type BloqueadaError struct{}
 
+// Error implements error.
 func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
 
 // Is makes errors.Is(err, ErrDebitRefused) true.
@@ -104,6 +107,7 @@ type RetencionError struct {
 	Reason            string
 }
 
+// Error implements error.
 func (e *RetencionError) Error() string {
 	return fmt.Sprintf("cuenta %s: hold %s %s", e.Cuenta, e.Retencion, e.Reason)
 }
@@ -116,6 +120,7 @@ type AnulacionError struct {
 	Reason           string
 }
 
+// Error implements error.
 func (e *AnulacionError) Error() string {
 	return fmt.Sprintf("cuenta %s: movement %s %s", e.Cuenta, e.Original, e.Reason)
 }
@@ -128,6 +133,7 @@ type LimiteError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *LimiteError) Error() string {
 	return fmt.Sprintf("cuenta %s: limite %s %s", e.Cuenta, e.Limite, e.Reason)
 }
@@ -139,6 +145,7 @@ type PrecisionError struct {
 	Saldo  decimal.Decimal
 }
 
+// Error implements error.
 func (e *PrecisionError) Error() string {
 	return fmt.Sprintf("cuenta %s: balance %s would exceed %d significant digits", e.Cuenta, e.Saldo, MaxDigits)
 }

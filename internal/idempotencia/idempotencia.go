@@ -109,6 +109,7 @@ type InProgressError struct {
 	Until time.Time
 }
 
+// Error implements error.
 func (e *InProgressError) Error() string {
 	return fmt.Sprintf("idempotencia: key %s is in progress until %s", e.Key, e.Until.UTC().Format(time.RFC3339))
 }

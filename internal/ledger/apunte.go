@@ -70,6 +70,7 @@ type NotFoundError struct {
 	Cuenta, ID string
 }
 
+// Error implements error.
 func (e *NotFoundError) Error() string {
 	if e.ID == "" {
 		return fmt.Sprintf("account %s not found", e.Cuenta)

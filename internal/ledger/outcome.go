@@ -57,6 +57,7 @@ type TransientError struct {
 	Err      error
 }
 
+// Error implements error.
 func (e *TransientError) Error() string {
 	return fmt.Sprintf("ledger: transient failure after %d attempt(s): %v", e.Attempts, e.Err)
 }
@@ -72,6 +73,7 @@ type PermanentError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *PermanentError) Error() string { return "ledger: permanent failure: " + e.Err.Error() }
 
 // Unwrap returns the cause.
@@ -88,6 +90,7 @@ type DuplicadoConflictivoError struct {
 	HuellaGuardada, HuellaNueva string
 }
 
+// Error implements error.
 func (e *DuplicadoConflictivoError) Error() string {
 	return fmt.Sprintf("ledger: conflicting duplicate: movement %s of cuenta %s is recorded with fingerprint %s, this delivery has %s",
 		e.ID, e.Cuenta, e.HuellaGuardada, e.HuellaNueva)

@@ -41,6 +41,7 @@ type ExistsError struct {
 	Records []Existing
 }
 
+// Error implements error.
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("versioned: %d create-once record(s) already exist", len(e.Records))
 }
@@ -53,6 +54,7 @@ type ChangedError struct {
 	Records []Existing
 }
 
+// Error implements error.
 func (e *ChangedError) Error() string {
 	return fmt.Sprintf("versioned: %d record(s) to replace changed", len(e.Records))
 }
@@ -67,10 +69,12 @@ type AttemptsError struct {
 	Err      error
 }
 
+// Error implements error.
 func (e *AttemptsError) Error() string {
 	return fmt.Sprintf("versioned: gave up after %d attempt(s): %v", e.Attempts, e.Err)
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *AttemptsError) Unwrap() error { return e.Err }
 
 // UnreadableError is ErrUnreadable for the item at Index among the keys of an Update.
@@ -79,6 +83,7 @@ type UnreadableError struct {
 	Version any // as stored, decoded leniently
 }
 
+// Error implements error.
 func (e *UnreadableError) Error() string {
 	return fmt.Sprintf("%v: item %d has version %#v, want a positive integer", ErrUnreadable, e.Index, e.Version)
 }
