@@ -24,6 +24,7 @@ import (
 const (
 	RecordTable  = migrations.Ledger
 	RecordPrefix = "MIGRACION#"
+	recordSK     = "MIGRACION"
 )
 
 // Action says what a migration did to its table.
@@ -168,18 +169,24 @@ func active(desc *types.TableDescription) bool {
 
 // record notes that m ran: when it first did, when it last did, with which checksum.
 func record(ctx context.Context, db *dynamodb.Client, table string, m migrations.Migration) error {
+	_, err := db.UpdateItem(ctx, recordInput(table, m, time.Now()))
+	return err
+}
+
+// recordInput is the UpdateItem that records m's run at now in table, keeping the time
+// of its first run.
+func recordInput(table string, m migrations.Migration, now time.Time) *dynamodb.UpdateItemInput {
 	// Maps of strings always marshal.
-	key, _ := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": "MIGRACION"})
+	key, _ := attributevalue.MarshalMap(map[string]string{"pk": RecordPrefix + m.Name, "sk": recordSK})
 	values, _ := attributevalue.MarshalMap(map[string]string{
-		":t": time.Now().UTC().Format(time.RFC3339Nano), ":h": m.Checksum, ":tabla": m.Table,
+		":t": now.UTC().Format(time.RFC3339Nano), ":h": m.Checksum, ":tabla": m.Table,
 	})
-	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),
 		Key:                       key,
 		UpdateExpression:          aws.String("SET primera = if_not_exists(primera, :t), ultima = :t, huella = :h, tabla = :tabla"),
 		ExpressionAttributeValues: values,
-	})
-	return err
+	}
 }
 
 // Drop deletes tables, as far as it can in 30 s: the throwaway tables a test or a

@@ -2,9 +2,11 @@ package migrate
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -165,5 +167,26 @@ func TestOnlyALocalEndpointMaySkipTheTTL(t *testing.T) {
 		if got := skippable(tc.err, tc.endpoint); got != tc.skip {
 			t.Errorf("%v at %q: skip %v, want %v", tc.err, tc.endpoint, got, tc.skip)
 		}
+	}
+}
+
+// A migration's record keeps when it first ran and says when it last did, with what.
+func TestRecordInput(t *testing.T) {
+	at := time.Date(2026, 12, 3, 10, 0, 0, 5, time.FixedZone("CET", 3600))
+	in := recordInput("prod-ledger", migrations.Migration{Name: "0001_ledger", Table: "ledger", Checksum: "abc"}, at)
+	want := map[string]string{"pk": "MIGRACION#0001_ledger", "sk": "MIGRACION", ":t": "2026-12-03T09:00:00.000000005Z", ":h": "abc", ":tabla": "ledger"}
+	got := map[string]string{}
+	for _, m := range []map[string]types.AttributeValue{in.Key, in.ExpressionAttributeValues} {
+		for k, v := range m {
+			s, _ := v.(*types.AttributeValueMemberS)
+			if s != nil {
+				got[k] = s.Value
+			}
+		}
+	}
+	expr := aws.ToString(in.UpdateExpression)
+	if !maps.Equal(got, want) || aws.ToString(in.TableName) != "prod-ledger" ||
+		!strings.Contains(expr, "primera = if_not_exists(primera, :t)") || !strings.Contains(expr, "ultima = :t") {
+		t.Errorf("record = %s %v %s, want %v", aws.ToString(in.TableName), got, aws.ToString(in.UpdateExpression), want)
 	}
 }
