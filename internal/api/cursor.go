@@ -19,6 +19,9 @@ import (
 const (
 	cursorVersion  = 1
 	cursorCheckLen = 8
+	cursorSeqAt    = 1               // the seq's offset, after the version
+	cursorLenAt    = cursorSeqAt + 8 // len(cuenta)'s, after the seq
+	cursorCuentaAt = cursorLenAt + 1
 )
 
 // cursorError says why a cursor was refused; its text is the 400's message, Reason
@@ -32,7 +35,7 @@ func (e *cursorError) Error() string { return "cursor " + e.Reason }
 // encodeCursor is the cursor of the page after the one ending at seq on account cuenta
 // (at most maxCuentaBytes).
 func encodeCursor(cuenta string, seq int64) string {
-	b := make([]byte, 0, 1+8+1+len(cuenta)+cursorCheckLen)
+	b := make([]byte, 0, cursorCuentaAt+len(cuenta)+cursorCheckLen)
 	b = append(b, cursorVersion)
 	b = binary.BigEndian.AppendUint64(b, uint64(seq))
 	b = append(b, byte(len(cuenta)))
@@ -48,21 +51,21 @@ func decodeCursor(s, cuenta string) (int64, error) {
 	if err != nil {
 		return 0, &cursorError{"is not base64url"}
 	}
-	if len(b) < 1+8+1+cursorCheckLen || b[0] != cursorVersion {
+	if len(b) < cursorCuentaAt+cursorCheckLen || b[0] != cursorVersion {
 		return 0, &cursorError{"has an unknown format"}
 	}
-	n := int(b[9])
-	if len(b) != 1+8+1+n+cursorCheckLen {
+	n := int(b[cursorLenAt])
+	if len(b) != cursorCuentaAt+n+cursorCheckLen {
 		return 0, &cursorError{"has the wrong length"}
 	}
 	body, check := b[:len(b)-cursorCheckLen], b[len(b)-cursorCheckLen:]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:cursorCheckLen], check) {
 		return 0, &cursorError{"is damaged or altered"}
 	}
-	if string(body[10:]) != cuenta {
+	if string(body[cursorCuentaAt:]) != cuenta {
 		return 0, &cursorError{"belongs to another account's statement"}
 	}
-	seq := binary.BigEndian.Uint64(body[1:9])
+	seq := binary.BigEndian.Uint64(body[cursorSeqAt:cursorLenAt])
 	if seq < 1 || seq > math.MaxInt64 {
 		return 0, &cursorError{"points outside any statement"}
 	}

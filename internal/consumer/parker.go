@@ -29,6 +29,14 @@ type SQSSender interface {
 	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
 }
 
+// maxErrorAttrBytes bounds the ledger.error attribute of a parked message, and
+// maxLoggedBodyBytes the body a LogParker logs: enough to read, never a log line of
+// 256 KiB.
+const (
+	maxErrorAttrBytes  = 1 << 10
+	maxLoggedBodyBytes = 4 << 10
+)
+
 // SQSParker parks messages on a queue, normally the source queue's DLQ: the body
 // unchanged, with the outcome, the error and the source message id as attributes, and
 // as many of the message's own as fit (SQS allows 10).
@@ -41,7 +49,7 @@ type SQSParker struct {
 func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
 	attrs := map[string]types.MessageAttributeValue{
 		AttrOutcome:         {DataType: aws.String("String"), StringValue: aws.String(string(reason.Outcome))},
-		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, 1024))},
+		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, maxErrorAttrBytes))},
 		AttrSourceMessageID: {DataType: aws.String("String"), StringValue: aws.String(msg.MessageId)},
 	}
 	// In name order, so that the same ones are kept every time when not all fit.
@@ -69,7 +77,7 @@ type LogParker struct {
 
 // Park implements Parker.
 func (p LogParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
-	p.Logger.ErrorContext(ctx, "parked", "message_id", msg.MessageId, "outcome", string(reason.Outcome), "error", reason.Error, "body", truncate(msg.Body, 4096))
+	p.Logger.ErrorContext(ctx, "parked", "message_id", msg.MessageId, "outcome", string(reason.Outcome), "error", reason.Error, "body", truncate(msg.Body, maxLoggedBodyBytes))
 	return nil
 }
 

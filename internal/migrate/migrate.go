@@ -189,10 +189,13 @@ func recordInput(table string, m migrations.Migration, now time.Time) *dynamodb.
 	}
 }
 
+// dropTimeout bounds Drop, which runs as a test or a comparison ends.
+const dropTimeout = 30 * time.Second
+
 // Drop deletes tables, as far as it can in 30 s: the throwaway tables a test or a
 // comparison run migrated on a shared endpoint.
 func Drop(db *dynamodb.Client, tables map[string]string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
 	defer cancel()
 	for _, name := range tables {
 		_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
