@@ -109,7 +109,7 @@ func printDemo(w io.Writer, s demo.Summary) {
 	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches (this count varies from run to run).\n\n", s.Handled)
 	fmt.Fprintf(w, "  applied                %6d\n  duplicate              %6d   recognised, nothing changed\n", o.Applied, o.Duplicate)
 	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
-	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: in the DLQ with the reason\n\n", o.Rejected, o.Failed)
+	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: parked with the reason, or in the DLQ once out of receives\n\n", o.Rejected, o.Failed)
 	fmt.Fprintf(w, "  transfers              %6d   both legs in one transaction\n", k.Transfers)
 	fmt.Fprintf(w, "  reversals              %6d   each movement reversed at most once\n", k.Reversals)
 	fmt.Fprintf(w, "  holds                  %6d   %d captured (%d in part), %d released, %d expired on the simulated clock\n",

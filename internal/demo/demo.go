@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -119,11 +120,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	counts := &consumer.Tally{}
+	counts, watched := &consumer.Tally{}, newWatch()
 	op := &freezer{ledger: svc, clock: clock, waited: map[string]bool{}}
 	discard := slog.New(slog.DiscardHandler)
 	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: consumer.LogParker{Logger: discard},
-		Observer: func(r consumer.Record) { counts.Observe(r); op.observe(r) }})
+		Observer: func(r consumer.Record) { counts.Observe(r); watched.observe(r); op.observe(r) }})
 
 	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
 	bar := &progress{w: opts.Progress, terminal: opts.Terminal, total: max(total, 1)}
@@ -187,7 +188,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	outcomes := counts.Outcomes()
-	wrong = append(append(wrong, held...), checkOutcomes(outcomes, w, schedule)...)
+	wrong = slices.Concat(wrong, held, checkOutcomes(outcomes, w, schedule), watched.check(q.Dead()))
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: outcomes,
 		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
