@@ -105,7 +105,7 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 // line is right. It fails (exit 1) in one line that says what to set, offering no help.
 func TestAMissingAWSAccountIsAFailure(t *testing.T) {
 	testenv.NoAWSAccount(t)
-	for _, args := range [][]string{{"audit"}, {"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, {"up", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}} {
+	for _, args := range [][]string{{"audit"}, {"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, {"up", "--addr", "127.0.0.1:0", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, &out, &errOut)
 		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "no AWS region: set AWS_REGION") {
@@ -118,7 +118,7 @@ func TestAMissingAWSAccountIsAFailure(t *testing.T) {
 // line naming it, exit 1, and no offer of --help, which does not list them.
 func TestABadLedgerVariableIsAFailure(t *testing.T) {
 	t.Setenv("LEDGER_CONCURRENCY", "0")
-	for _, args := range [][]string{{"audit", "--endpoint", "http://127.0.0.1:1"}, {"up"}} {
+	for _, args := range [][]string{{"audit", "--endpoint", "http://127.0.0.1:1"}, {"up", "--addr", "127.0.0.1:0"}} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, &out, &errOut)
 		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "LEDGER_CONCURRENCY") {

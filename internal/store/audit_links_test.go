@@ -18,7 +18,8 @@ import (
 )
 
 // linkedLedger is a healthy account with one of each kind of record: an abono, a
-// rejected cargo, a hold captured by cap, a hold released by lib; the audit passes it.
+// rejected cargo, a hold captured by cap, a hold released by lib, a hold still held;
+// the audit passes it.
 func linkedLedger(t *testing.T) *testenv.DynamoDB {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
@@ -31,6 +32,7 @@ func linkedLedger(t *testing.T) *testenv.DynamoDB {
 		settleHold(t, movimiento.Captura, "cap", "K", "h1", "20.00"),
 		hold(t, "h2", "K", "10.00", c.Now().Add(time.Hour)),
 		settleHold(t, movimiento.Liberacion, "lib", "K", "h2", ""),
+		hold(t, "h3", "K", "5.00", c.Now().Add(time.Hour)),
 	} {
 		if r := apply(t, svc, m); r.Outcome != ledger.Applied && r.Outcome != ledger.Rejected {
 			t.Fatalf("%s: %+v", m.ID, r)
@@ -120,6 +122,31 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 			rec["moneda"] = s("USD")
 			put(t, env, rec)
 		}, "movement rj is in USD, but the account is in EUR"},
+		{"a gap in the statement", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#cap")
+			rec["seq"] = n("3")
+			put(t, env, rec)
+		}, "seq values are not 1..2: position 2 holds seq 3"},
+		{"a wrong running balance", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#a")
+			rec["saldo_tras"] = n("90")
+			put(t, env, rec)
+		}, "saldo_tras of seq 1 is 90, but the running balance is 100"},
+		{"an active hold for another amount than its record", func(t *testing.T, env *testenv.DynamoDB) {
+			k := get(t, env, "CUENTA#K", "CUENTA")
+			fields(t, fields(t, k["retenciones"])["h3"])["importe"] = n("6")
+			put(t, env, k)
+		}, "active hold h3 (6 until"},
+		{"a capture over its hold", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#cap")
+			rec["importe"] = n("31")
+			put(t, env, rec)
+		}, "hold h1 is captured by cap, which is no posted capture of it"},
+		{"a movement marked reversed by one that does not reverse it", func(t *testing.T, env *testenv.DynamoDB) {
+			rec := get(t, env, "CUENTA#K", "MOV#a")
+			rec["anulado_por"] = s("cap")
+			put(t, env, rec)
+		}, "movement a is marked reversed by cap, which is no applied reversal of it"},
 		{"a posted movement without its running balance", func(t *testing.T, env *testenv.DynamoDB) {
 			rec := get(t, env, "CUENTA#K", "MOV#a")
 			delete(rec, "saldo_tras")
@@ -205,4 +232,14 @@ func TestAuditOfABusyAccountJudgesWhatItsItemCounts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fields is the map v holds.
+func fields(t *testing.T, v types.AttributeValue) map[string]types.AttributeValue {
+	t.Helper()
+	m, ok := v.(*types.AttributeValueMemberM)
+	if !ok {
+		t.Fatalf("%v is not a map", v)
+	}
+	return m.Value
 }

@@ -149,7 +149,7 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 		want cuenta.Regla
 	}{
 		"expira in the past":            {hold(t, "aut-p", "E", "1.00", c.Now().Add(-time.Minute)), cuenta.ExpiraPasada},
-		"expira beyond 30 days":         {hold(t, "aut-f", "E", "1.00", c.Now().Add(31*24*time.Hour)), cuenta.ExpiraLejana},
+		"expira a second past 30 days":  {hold(t, "aut-f", "E", "1.00", c.Now().Add(30*24*time.Hour+time.Second)), cuenta.ExpiraLejana},
 		"a hold of another":             {settleHold(t, movimiento.Captura, "cap-a", "E", "a", ""), cuenta.NoEsRetencion},
 		"another currency's hold":       {mustNew(t, movimiento.Datos{ID: "cap-u", Cuenta: "E", Tipo: movimiento.Captura, Retencion: "aut-1", Importe: "1", Moneda: "USD"}), cuenta.MonedaRetencion},
 		"a release in another currency": {mustNew(t, movimiento.Datos{ID: "lib-u", Cuenta: "E", Tipo: movimiento.Liberacion, Retencion: "aut-1", Moneda: "USD"}), cuenta.MonedaRetencion},

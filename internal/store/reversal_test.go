@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -116,6 +117,17 @@ func TestAReversalWaitsForItsOriginalAndRefusesWhatItCannotUndo(t *testing.T) {
 		t.Errorf("an original elsewhere: %+v, want transient: it is not recorded on Z (yet)", r)
 	}
 	assertAccount(t, env, "Q", "17", 4, 4)
+
+	// A hold and its release moved no balance: neither is a movement to reverse.
+	apply(t, svc, mov(t, "r", "R", movimiento.Abono, "100.00"))
+	apply(t, svc, hold(t, "aut", "R", "30.00", time.Now().Add(time.Hour)))
+	apply(t, svc, settleHold(t, movimiento.Liberacion, "lib", "R", "aut", ""))
+	for original, rule := range map[string]cuenta.Regla{"aut": cuenta.NoAplicado, "lib": cuenta.TipoNoAnulable} {
+		if r := apply(t, svc, anulacion(t, "an-"+original, "R", original, "", "")); !refusedFor(r, rule) {
+			t.Errorf("a reversal of %s: %+v, want refused: %s", original, r, rule)
+		}
+	}
+	assertAccount(t, env, "R", "100", 3, 1)
 }
 
 // Reversing an abono is a debit: the funds policy and a freeze apply to it.
