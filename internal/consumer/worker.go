@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -68,6 +69,7 @@ type Worker struct {
 	sqs     SQSAPI
 	handler *Handler
 	opts    WorkerOptions
+	worked  atomic.Bool // a batch was handled since the queue last answered empty
 }
 
 // NewWorker returns a Worker feeding q's messages to h.
@@ -186,11 +188,15 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 			if w.opts.Drain {
 				return nil
 			}
+			if w.worked.Swap(false) { // once per lull, so an operator knows the backlog is handled
+				w.opts.Logger.InfoContext(ctx, "the queue answered empty; waiting for more (messages handed back come back after their retry delay)", "queue", w.opts.QueueURL)
+			}
 			continue
 		}
 		batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), visibility)
 		w.process(batchCtx, arn, out.Messages)
 		cancel()
+		w.worked.Store(true)
 	}
 	return nil
 }

@@ -182,3 +182,33 @@ func TestADrainGivesUpOnAQueueItCannotReceiveFrom(t *testing.T) {
 		}
 	}
 }
+
+// A worker that handled a backlog says once that the queue answered empty, so an
+// operator knows when to look; a queue that stays empty says nothing more.
+func TestTheWorkerSaysOnceWhenItCaughtUp(t *testing.T) {
+	q := newFakeQueue("30", true, body("a1", "A", "abono", "5.00"))
+	logs := &testenv.Buffer{}
+	w, err := consumer.NewWorker(q, workerHandler(t, nil), consumer.WorkerOptions{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos",
+		Pollers: 1, WaitTime: time.Second, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- w.Run(ctx) }()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		q.mu.Lock()
+		receives := q.receives
+		q.mu.Unlock()
+		if receives > 20 { // the backlog, then many empty receives
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "the queue answered empty"); n != 1 || len(q.deleted) != 1 {
+		t.Errorf("said it caught up %d times after %d deleted, want once after 1: %s", n, len(q.deleted), logs)
+	}
+}
