@@ -47,20 +47,26 @@ ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, st
 			return fs.fail(err)
 		}
 	} else {
-		for _, b := range report.Broken {
-			fmt.Fprintf(stdout, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
-		}
-		for _, u := range report.Unverified {
-			fmt.Fprintf(stdout, "UNVERIFIED %s: %s\n", u.Cuenta, u.Reason)
-		}
-		fmt.Fprintf(stdout, "audit of %s: %d accounts, %d applied movements, %d broken", cfg.Table, report.Accounts, report.Movements, len(report.Broken))
-		if n := len(report.Unverified); n > 0 {
-			fmt.Fprintf(stdout, ", %d unverified (busy while read; audit again)", n)
-		}
-		fmt.Fprintln(stdout)
+		printAudit(stdout, cfg.Table, report)
 	}
 	if !report.OK {
 		return 1
 	}
 	return 0
+}
+
+// printAudit writes the verdict for people: a line per broken or unverified account,
+// then the counts.
+func printAudit(w io.Writer, table string, report store.AuditReport) {
+	for _, b := range report.Broken {
+		fmt.Fprintf(w, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
+	}
+	for _, u := range report.Unverified {
+		fmt.Fprintf(w, "UNVERIFIED %s: %s\n", u.Cuenta, u.Reason)
+	}
+	fmt.Fprintf(w, "audit of %s: %d accounts, %d applied movements, %d broken", table, report.Accounts, report.Movements, len(report.Broken))
+	if n := len(report.Unverified); n > 0 {
+		fmt.Fprintf(w, ", %d unverified (busy while read; audit again)", n)
+	}
+	fmt.Fprintln(w)
 }

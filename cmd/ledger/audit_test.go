@@ -104,3 +104,15 @@ func TestAuditOfATableWithoutTheLedgerSaysSo(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, the count, and the warning", code, stdout.String(), stderr.String())
 	}
 }
+
+// An account that kept moving while the audit read it is named, with a word to audit
+// again: it does not fail the audit, so the text is how an operator learns of it.
+func TestAuditTextNamesUnverifiedAccounts(t *testing.T) {
+	var out bytes.Buffer
+	printAudit(&out, "ledger", store.AuditReport{OK: true, Accounts: 3, Movements: 9, Broken: []store.Broken{},
+		Unverified: []store.Broken{{Cuenta: "ES76", Reason: "its records changed while read"}}})
+	want := "UNVERIFIED ES76: its records changed while read\naudit of ledger: 3 accounts, 9 applied movements, 0 broken, 1 unverified (busy while read; audit again)\n"
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}

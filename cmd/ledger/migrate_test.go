@@ -82,6 +82,9 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		{[]string{"demo", "--movements", "10001"}, "--movements must be within 1–10000, not 10001"},
 		{[]string{"demo", "--consumers", "65"}, "--consumers must be within 1–64, not 65"},
 		{[]string{"consume", "--queue-url", "http://127.0.0.1:1/q", "--pollers", "65"}, "--pollers must be within 1–64, not 65"},
+		{[]string{"audit", "--segments", "65"}, "--segments must be within 1–64, not 65"},
+		{[]string{"compare", "--seed", "0"}, "--seed must be at least 1"},
+		{[]string{"send", "--queue-url", "http://127.0.0.1:1/q", "--generate", "5", "--duplicates", "10.01"}, "--duplicates must be within 0–10, not 10.01"},
 		{[]string{"send", "--queue-url", "http://127.0.0.1:1/q", "--from", "x", "--seed", "9"}, "--accounts and --seed shape a generated workload"},
 		{[]string{"up", "--sqs-endpoint", "http://127.0.0.1:1"}, "--sqs-endpoint needs --queue-url"},
 		{[]string{"cuenta", "ES76", "--limite="}, `--limite must be a decimal ≥ 0 in plain notation such as 500.00, not ""`},
@@ -97,6 +100,21 @@ func TestUsageErrorsNameTheOneThingWrong(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 		if code != 2 || !strings.Contains(lines[0], tc.says) || len(lines) > 2 || out.Len() != 0 {
 			t.Errorf("ledger %v: exit %d, stderr %q; want 2 and one line saying %q", tc.args, code, errOut.String(), tc.says)
+		}
+	}
+}
+
+// The largest values the usage errors allow are allowed: these fail on the endpoint
+// (exit 1), not on the command line.
+func TestFlagLimitsAreInclusive(t *testing.T) {
+	for _, args := range [][]string{
+		{"audit", "--segments", "64", "--endpoint", "http://127.0.0.1:1"},
+		{"consume", "--queue-url", "http://127.0.0.1:1/q", "--pollers", "64", "--endpoint", "http://127.0.0.1:1"},
+		{"send", "--queue-url", "http://127.0.0.1:1/q", "--generate", "5", "--duplicates", "10", "--endpoint", "http://127.0.0.1:1"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 1 {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 1: the endpoint fails, not the flags", args, code, errOut.String())
 		}
 	}
 }

@@ -28,7 +28,7 @@ func TestIsLoopback(t *testing.T) {
 			t.Errorf("awsconf.IsLoopback(%q) = %v, %v; want %v", endpoint, got, err, want)
 		}
 	}
-	for _, bad := range []string{"127.0.0.1:8000", "ftp://127.0.0.1", "::"} {
+	for _, bad := range []string{"127.0.0.1:8000", "ftp://127.0.0.1", "::", "http://", "https:///x"} {
 		if _, err := awsconf.IsLoopback(bad); err == nil {
 			t.Errorf("awsconf.IsLoopback(%q) accepted a malformed endpoint", bad)
 		}
@@ -88,13 +88,18 @@ func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
 	}
 }
 
-// A local store named by the SDK's own endpoint variable needs no account either.
+// A local store named by the SDK's own endpoint variables, DynamoDB's or every
+// service's, needs no account either.
 func TestLoadTreatsALoopbackEndpointVariableAsLocal(t *testing.T) {
-	testenv.NoAWSAccount(t)
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1")
-	cfg, err := awsconf.Load(context.Background(), "")
-	if err != nil || cfg.Region != awsconf.LocalRegion {
-		t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, awsconf.LocalRegion)
+	for _, name := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"} {
+		t.Run(name, func(t *testing.T) {
+			testenv.NoAWSAccount(t)
+			t.Setenv(name, "http://127.0.0.1:1")
+			cfg, err := awsconf.Load(context.Background(), "")
+			if err != nil || cfg.Region != awsconf.LocalRegion {
+				t.Errorf("Load = region %q, %v; want %q", cfg.Region, err, awsconf.LocalRegion)
+			}
+		})
 	}
 }
 

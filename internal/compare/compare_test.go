@@ -119,3 +119,22 @@ func TestReportsRenderEveryScenario(t *testing.T) {
 		}
 	}
 }
+
+// One stuck message is enough to say delayed, and any wrong money outranks it.
+func TestVerdictSaysTheWorst(t *testing.T) {
+	for _, tc := range []struct {
+		r    Result
+		want Verdict
+	}{
+		{Result{}, ExactlyOnce},
+		{Result{Stuck: 1}, Delayed},
+		{Result{Stuck: 1, DoubleApplied: 1}, WrongMoney},
+		{Result{Lost: 1}, WrongMoney},
+		{Result{BalanceErrors: 1}, WrongMoney},
+		{Result{MoneyCreated: decimal.New(1, -2)}, WrongMoney},
+	} {
+		if got := tc.r.Verdict(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +38,25 @@ func TestReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %q, want one line: a Lambda logs each line apart", err)
+	}
+}
+
+func TestValidateQueueURL(t *testing.T) {
+	for u, ok := range map[string]bool{"": true, "https://sqs.eu-west-1.amazonaws.com/123456789012/q": true, "http://127.0.0.1:5000/123456789012/q": true,
+		"movimientos-dlq": false, "ftp://h/q": false, "https:///q": false, "http://": false} {
+		if err := ValidateQueueURL(u); (err == nil) != ok {
+			t.Errorf("ValidateQueueURL(%q) = %v, want ok=%v", u, err, ok)
+		}
+	}
+}
+
+// LEDGER_CONCURRENCY takes 1 to 256, both included.
+func TestConcurrencyBounds(t *testing.T) {
+	for v, ok := range map[string]bool{"1": true, "256": true, "0": false, "257": false, "8x": false} {
+		c, err := FromEnv(env(map[string]string{EnvConcurrency: v}))
+		if (err == nil) != ok || (ok && strconv.Itoa(c.Concurrency) != v) {
+			t.Errorf("%s=%s: %+v, %v; want accepted %v", EnvConcurrency, v, c.Concurrency, err, ok)
+		}
 	}
 }
 

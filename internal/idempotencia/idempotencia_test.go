@@ -214,6 +214,13 @@ func TestFailedEffectReleasesTheReservation(t *testing.T) {
 	if got := f.saldo(t, "ES01"); got != "10.00/3" {
 		t.Errorf("balance/count = %s, want 10.00/3", got)
 	}
+
+	// A release that fails too is said: the key stays in progress until its window ends.
+	ft.Inject("UpdateItem", sim.InternalError)
+	ft.Inject("DeleteItem", sim.InternalError)
+	if r := f.apply(mov(t, "pago-4", "ES01", "abono", "1.00"), "msg-4"); !r.Retry() || !strings.Contains(r.Err.Error(), "idempotencia: release MOV#ES01#pago-4") {
+		t.Errorf("an effect and its release failed: %+v, want a transient failure naming the release", r)
+	}
 }
 
 func TestRejectPolicyRecordsTheRefusal(t *testing.T) {

@@ -190,3 +190,27 @@ func TestRecordInput(t *testing.T) {
 		t.Errorf("record = %s %v %s, want %v", aws.ToString(in.TableName), got, aws.ToString(in.UpdateExpression), want)
 	}
 }
+
+// A table, or one of its indexes, still being created or updated is not ready: the
+// migration waits before it writes the TTL or its record. A status not reported (the
+// embedded store's) is.
+func TestActiveWaitsForTheTableAndEveryIndex(t *testing.T) {
+	index := func(s types.IndexStatus) []types.GlobalSecondaryIndexDescription {
+		return []types.GlobalSecondaryIndexDescription{{IndexStatus: types.IndexStatusActive}, {IndexStatus: s}}
+	}
+	for _, tc := range []struct {
+		desc  types.TableDescription
+		ready bool
+	}{
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusActive)}, true},
+		{types.TableDescription{}, true},
+		{types.TableDescription{TableStatus: types.TableStatusCreating}, false},
+		{types.TableDescription{TableStatus: types.TableStatusUpdating}, false},
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusCreating)}, false},
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusUpdating)}, false},
+	} {
+		if got := active(&tc.desc); got != tc.ready {
+			t.Errorf("table %q, indexes %v: ready %v, want %v", tc.desc.TableStatus, tc.desc.GlobalSecondaryIndexes, got, tc.ready)
+		}
+	}
+}

@@ -244,6 +244,9 @@ func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Attempts != 4 || !errors.Is(err, versioned.ErrContention) {
 		t.Fatalf("err = %v, want AttemptsError after 4 attempts wrapping ErrContention", err)
 	}
+	if calls := ft.Calls("TransactWriteItems"); calls != 3+4 { // the attempts counted are the attempts made
+		t.Errorf("%d TransactWriteItems calls, want 3 then 4", calls)
+	}
 	if get(t, env, "R#b") != nil {
 		t.Error("a transaction that never committed left its record behind")
 	}
