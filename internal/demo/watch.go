@@ -47,6 +47,9 @@ func (w *watch) observe(r consumer.Record) {
 	}
 	first, settled := w.settled[id]
 	switch {
+	case settled && r.Result.Retry():
+		// A redelivery that failed transiently (contention, a deadline) comes back
+		// again, and is judged then.
 	case settled && got != redelivered[first]:
 		w.wrong = append(w.wrong, fmt.Sprintf("message %s, settled %s, was answered %s when delivered again, not %s", id, first, got, redelivered[first]))
 	case !settled && got == ledger.Failed:

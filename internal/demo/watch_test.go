@@ -23,6 +23,7 @@ func TestTheWatchFollowsEveryMessageToItsEnd(t *testing.T) {
 	why := errors.New("why")
 	healthy := []consumer.Record{
 		rec("a", ledger.Applied, consumer.Delete, nil), rec("a", ledger.Duplicate, consumer.Delete, nil), // redelivered
+		rec("a", ledger.Failed, consumer.Retry, &ledger.TransientError{Err: why}),                    // again, under contention
 		rec("w", ledger.Failed, consumer.Retry, why), rec("w", ledger.Applied, consumer.Delete, nil), // waited for funds
 		rec("c", ledger.ConflictingDuplicate, consumer.Parked, why), rec("c", ledger.ConflictingDuplicate, consumer.Parked, why),
 		rec("m", ledger.Failed, consumer.Parked, why),
