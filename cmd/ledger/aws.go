@@ -151,12 +151,12 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 // table with check (checkTable, or checkEndpoint). When it fails it has said why, and
 // code is the exit status.
 func (f *flags) openTable(ctx context.Context, table, endpoint string, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
+	if _, err := awsconf.IsLoopback(endpoint); err != nil {
+		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)
+	}
 	cfg, code = f.envConfig(table)
 	if code != 0 {
 		return cfg, awsCfg, nil, code
-	}
-	if _, err := awsconf.IsLoopback(endpoint); err != nil {
-		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)
 	}
 	awsCfg, err := awsconf.Load(ctx, endpoint) // what fails now is the environment, not the command line
 	if err != nil {

@@ -107,7 +107,11 @@ func printDemo(w io.Writer, s demo.Summary) {
 	o, k := s.Outcomes, s.Kinds
 	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)
 	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches (this count varies from run to run).\n\n", s.Handled)
-	fmt.Fprintf(w, "  applied                %6d\n  duplicate              %6d   recognised, nothing changed\n", o.Applied, o.Duplicate)
+	fmt.Fprintf(w, "  applied                %6d", o.Applied)
+	if lost := s.Movements - o.Applied; lost > 0 && s.ExactlyOnce { // else Wrong says what became of them
+		fmt.Fprintf(w, "   and %d whose answer was lost after the commit: recognised when they came back", lost)
+	}
+	fmt.Fprintf(w, "\n  duplicate              %6d   recognised, nothing changed\n", o.Duplicate)
 	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
 	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: parked with the reason, or in the DLQ once out of receives\n\n", o.Rejected, o.Failed)
 	fmt.Fprintf(w, "  transfers              %6d   both legs in one transaction\n", k.Transfers)

@@ -160,14 +160,14 @@ var errInterrupted = errors.New("interrupted")
 // overriding LEDGER_TABLE. code is not 0 after it has reported a bad value: 2 for
 // --table, 1 for the environment, which is no part of the command line.
 func (f *flags) envConfig(table string) (cfg config.Config, code int) {
+	if err := config.ValidateTable(table); table != "" && err != nil { // the command line first
+		return cfg, f.usageError("--table: %v", err)
+	}
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
 		return cfg, f.fail(err)
 	}
 	if table != "" {
-		if err := config.ValidateTable(table); err != nil {
-			return cfg, f.usageError("--table: %v", err)
-		}
 		cfg.Table = table
 	}
 	return cfg, 0

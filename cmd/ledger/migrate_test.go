@@ -143,6 +143,13 @@ func TestABadLedgerVariableIsAFailure(t *testing.T) {
 			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming LEDGER_CONCURRENCY", args, code, errOut.String())
 		}
 	}
+	// The command line is checked first: its mistake is the one named, as a usage error.
+	for _, args := range [][]string{{"audit", "--endpoint", "ftp://x"}, {"audit", "--table", "a b"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || strings.Contains(errOut.String(), "LEDGER_CONCURRENCY") {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 2 naming the flag", args, code, errOut.String())
+		}
+	}
 }
 
 func TestHelpShowsAnExample(t *testing.T) {

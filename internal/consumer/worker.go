@@ -66,10 +66,11 @@ type WorkerOptions struct {
 // Worker consumes a queue outside Lambda with the same Handler: long polling, delete on
 // success, a short visibility timeout on failure, graceful shutdown.
 type Worker struct {
-	sqs     SQSAPI
-	handler *Handler
-	opts    WorkerOptions
-	worked  atomic.Bool // a batch was handled since the queue last answered empty
+	sqs      SQSAPI
+	handler  *Handler
+	opts     WorkerOptions
+	worked   atomic.Bool  // a batch was handled since the queue last said it was caught up
+	inFlight atomic.Int32 // batches received and not yet acknowledged, over every poller
 }
 
 // NewWorker returns a Worker feeding q's messages to h.
@@ -188,15 +189,19 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 			if w.opts.Drain {
 				return nil
 			}
-			if w.worked.Swap(false) { // once per lull, so an operator knows the backlog is handled
+			// Once per lull, and only when no poller still has a batch: an operator
+			// waiting for the backlog to be handled can look now.
+			if w.inFlight.Load() == 0 && w.worked.Swap(false) {
 				w.opts.Logger.InfoContext(ctx, "the queue answered empty; waiting for more (messages handed back come back after their retry delay)", "queue", w.opts.QueueURL)
 			}
 			continue
 		}
+		w.inFlight.Add(1)
 		batchCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), visibility)
 		w.process(batchCtx, arn, out.Messages)
 		cancel()
-		w.worked.Store(true)
+		w.worked.Store(true) // before the batch stops counting, so its end is seen
+		w.inFlight.Add(-1)
 	}
 	return nil
 }

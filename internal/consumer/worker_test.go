@@ -3,6 +3,7 @@ package consumer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ type fakeQueue struct {
 	refuse   bool
 	down     int
 	receives int
+	slow     time.Duration // how long the first delete takes
 }
 
 func (q *fakeQueue) GetQueueAttributes(context.Context, *sqs.GetQueueAttributesInput, ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
@@ -53,6 +55,11 @@ func (q *fakeQueue) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInpu
 }
 
 func (q *fakeQueue) DeleteMessageBatch(_ context.Context, in *sqs.DeleteMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error) {
+	q.mu.Lock()
+	slow := q.slow
+	q.slow = 0
+	q.mu.Unlock()
+	time.Sleep(slow)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := &sqs.DeleteMessageBatchOutput{}
@@ -183,32 +190,55 @@ func TestADrainGivesUpOnAQueueItCannotReceiveFrom(t *testing.T) {
 	}
 }
 
-// A worker that handled a backlog says once that the queue answered empty, so an
-// operator knows when to look; a queue that stays empty says nothing more.
+// A worker that handled a backlog says once that the queue answered empty, and only
+// when no poller still has a batch, so an operator knows when to look; a queue that
+// stays empty says nothing more.
 func TestTheWorkerSaysOnceWhenItCaughtUp(t *testing.T) {
-	q := newFakeQueue("30", true, body("a1", "A", "abono", "5.00"))
-	logs := &testenv.Buffer{}
+	var bodies []string
+	for i := range 20 {
+		bodies = append(bodies, body(fmt.Sprintf("a%d", i), fmt.Sprintf("A%d", i), "abono", "5.00"))
+	}
+	q := newFakeQueue("30", true, bodies...)
+	q.slow = 300 * time.Millisecond // one poller is still acknowledging when the others find the queue empty
+	var mu sync.Mutex
+	var deletedWhenSaid []int
+	said := onLog(func(r slog.Record) {
+		if strings.Contains(r.Message, "the queue answered empty") {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			deletedWhenSaid = append(deletedWhenSaid, len(q.deleted))
+		}
+	})
 	w, err := consumer.NewWorker(q, workerHandler(t, nil), consumer.WorkerOptions{QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos",
-		Pollers: 1, WaitTime: time.Second, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		Pollers: 4, WaitTime: time.Second, Logger: slog.New(said)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- w.Run(ctx) }()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		q.mu.Lock()
-		receives := q.receives
-		q.mu.Unlock()
-		if receives > 20 { // the backlog, then many empty receives
-			break
-		}
+	saidOnce := func() bool { mu.Lock(); defer mu.Unlock(); return len(deletedWhenSaid) > 0 }
+	for deadline := time.Now().Add(10 * time.Second); !saidOnce() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
+	time.Sleep(100 * time.Millisecond) // many more empty receives
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(logs.String(), "the queue answered empty"); n != 1 || len(q.deleted) != 1 {
-		t.Errorf("said it caught up %d times after %d deleted, want once after 1: %s", n, len(q.deleted), logs)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deletedWhenSaid) != 1 || deletedWhenSaid[0] != 20 {
+		t.Errorf("said it caught up with %v messages deleted, want once, with all 20", deletedWhenSaid)
 	}
 }
+
+// onLog is a slog.Handler that calls f with every record.
+type onLog func(slog.Record)
+
+func (f onLog) Enabled(context.Context, slog.Level) bool      { return true }
+func (f onLog) Handle(_ context.Context, r slog.Record) error { f(r); return nil }
+func (f onLog) WithAttrs([]slog.Attr) slog.Handler            { return f }
+func (f onLog) WithGroup(string) slog.Handler                 { return f }

@@ -102,15 +102,20 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) 
 // checkOutcomes compares what the consumer answered each message with what the schedule
 // sent: one application per movement, every duplicate recognised as one, every
 // conflicting replay refused as one, every malformed and refused-by-design message
-// failed, nothing rejected (the demo's policy is retry).
+// failed, nothing rejected (the demo's policy is retry). A delivery whose answer was
+// lost after its commit (a deadline passed on a loaded machine) is recognised as a
+// duplicate when it comes back, so a movement may be answered applied or duplicate: only
+// their sum is exact here, and the audit and the records show it applied once.
 func checkOutcomes(o consumer.Outcomes, w sim.Workload, s sim.Schedule) []string {
 	var wrong []string
+	if o.Applied > len(w.Movements) {
+		wrong = append(wrong, fmt.Sprintf("%d messages ended applied, more than the %d movements", o.Applied, len(w.Movements)))
+	}
 	for _, c := range []struct {
 		outcome   ledger.Outcome
 		got, want int
 	}{
-		{ledger.Applied, o.Applied, len(w.Movements)},
-		{ledger.Duplicate, o.Duplicate, s.Duplicates},
+		{ledger.Applied + " or " + ledger.Duplicate, o.Applied + o.Duplicate, len(w.Movements) + s.Duplicates},
 		{ledger.ConflictingDuplicate, o.ConflictingDuplicate, s.Conflicting},
 		{ledger.Failed, o.Failed, s.Malformed + len(w.Refused)},
 		{ledger.Rejected, o.Rejected, 0},

@@ -179,6 +179,18 @@ func TestCheckOutcomesCatchesMisjudgedMessages(t *testing.T) {
 	if wrong := strings.Join(checkOutcomes(misjudged, w, s), "\n"); !strings.Contains(wrong, "ended conflicting_duplicate, not the 2 sent to") {
 		t.Errorf("a conflicting replay taken for a duplicate: %q", wrong)
 	}
+	// A movement whose first answer was lost after its commit is a duplicate when it
+	// comes back: not wrong. One applied more than the movements is.
+	lostAnswer := right
+	lostAnswer.Applied, lostAnswer.Duplicate = right.Applied-1, right.Duplicate+1
+	if wrong := checkOutcomes(lostAnswer, w, s); len(wrong) != 0 {
+		t.Errorf("a lost answer: %v, want nothing wrong", wrong)
+	}
+	twice := right
+	twice.Applied, twice.Duplicate = right.Applied+1, right.Duplicate-1
+	if wrong := strings.Join(checkOutcomes(twice, w, s), "\n"); !strings.Contains(wrong, "more than the") {
+		t.Errorf("a movement applied twice: %q", wrong)
+	}
 }
 
 // A freeze that let a debit through, or held none back, is wrong.

@@ -77,8 +77,8 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 		case "concepto":
 			err = checkConcepto(d.Concepto)
 		case "fecha":
-			if _, err = checkTime(f, d.Fecha); err == nil {
-				m.Fecha = Fecha(d.Fecha)
+			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" {
+				err = &FieldError{f, d.Fecha, timeRule}
 			}
 		case "destino":
 			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
@@ -218,32 +218,37 @@ func checkConcepto(s string) error {
 // rfc3339 is RFC 3339's date-time in upper case, which readers of the API expect.
 var rfc3339 = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
 
+// timeRule is the rule a time field breaks.
+const timeRule = `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`
+
 // checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed; a leap
-// second is not, as Go's time cannot hold one). It also reads the two spellings Go's
-// parser takes beyond RFC 3339, a comma before the fraction and an offset of 24 hours,
-// as every earlier release did: a redelivery of what one recorded is still answered.
+// second is not, as Go's time cannot hold one) as every earlier release did, with Go's
+// parser, which also takes a few spellings beside RFC 3339's grammar (a comma before
+// the fraction, a one-digit hour, an offset of up to 24:59): a redelivery of what an
+// earlier release recorded is still answered.
 func checkTime(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, strings.ToUpper(s))
 	if s != "" && err != nil {
-		return time.Time{}, &FieldError{field, s, `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`}
+		return time.Time{}, &FieldError{field, s, timeRule}
 	}
 	return t, nil
 }
 
 // Fecha is the date s (as a message or an older release's record has it) in RFC 3339's
 // upper-case grammar, as it is stored and served: a "t" or "z" upper-cased, a comma
-// before the fraction made a point, an offset of 24 hours rewritten as the same instant
-// in UTC. It is "" when s is not a time.
+// before the fraction made a point, any other spelling Go's parser reads beside the
+// grammar rewritten as the same instant in UTC. It is "" when s is not a time, or that
+// instant has no RFC 3339 form (beyond year 9999).
 func Fecha(s string) string {
 	u := strings.ToUpper(s)
 	t, err := time.Parse(time.RFC3339, u)
-	switch {
-	case err != nil:
+	if err != nil {
 		return ""
-	case rfc3339.MatchString(u):
-		return u
-	case rfc3339.MatchString(strings.Replace(u, ",", ".", 1)):
-		return strings.Replace(u, ",", ".", 1)
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	for _, form := range []string{u, strings.Replace(u, ",", ".", 1), t.UTC().Format(time.RFC3339Nano)} {
+		if rfc3339.MatchString(form) {
+			return form
+		}
+	}
+	return ""
 }
