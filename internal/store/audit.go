@@ -91,7 +91,7 @@ func Audit(ctx context.Context, db AuditClient, table string, opts AuditOptions)
 	}
 	report := AuditReport{OK: true, Broken: []Broken{}, Unverified: []Broken{}}
 	for id, b := range accounts {
-		if _, unreadable := b.problems[cuentaSK]; b.hasItem || unreadable {
+		if b.hasItem || b.itemUnreadable() {
 			report.Accounts++
 		}
 		report.Movements += len(b.applied)
@@ -198,6 +198,12 @@ func (b *books) add(sk string, item versioned.Item) {
 	}
 }
 
+// itemUnreadable reports an account item that is there but could not be read.
+func (b *books) itemUnreadable() bool {
+	_, ok := b.problems[cuentaSK]
+	return ok
+}
+
 // merge files what another scan segment read of the same account.
 func (b *books) merge(o *books) {
 	maps.Copy(b.applied, o.applied)
@@ -222,7 +228,7 @@ func (b *books) check(now time.Time) verdict {
 	}
 	n := int64(len(applied))
 	if !b.hasItem {
-		if _, unreadable := b.problems[cuentaSK]; n > 0 && !unreadable {
+		if n > 0 && !b.itemUnreadable() {
 			reasons = append(reasons, fmt.Sprintf("no account item, but %d applied movements", n))
 		}
 		return verdict{books: reasons}
