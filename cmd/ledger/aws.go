@@ -168,3 +168,12 @@ func (f *flags) openTable(ctx context.Context, table, endpoint string, check fun
 	}
 	return cfg, awsCfg, db, 0
 }
+
+// sqsEndpointFor is where a command calls SQS: --sqs-endpoint when given, else a
+// loopback --endpoint (moto serves both), else AWS ("").
+func sqsEndpointFor(sqsEndpoint, endpoint string) string {
+	if local, _ := awsconf.IsLoopback(endpoint); sqsEndpoint == "" && local {
+		return endpoint
+	}
+	return sqsEndpoint
+}

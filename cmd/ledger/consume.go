@@ -66,10 +66,7 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 		return code
 	}
 	dlqFrom := withDLQ(&cfg, *dlq)
-	// SQS goes to a loopback --endpoint (moto serves both), else to AWS, as for up.
-	if loopback, _ := awsconf.IsLoopback(*endpoint); loopback && *sqsEndpoint == "" {
-		*sqsEndpoint = *endpoint
-	}
+	*sqsEndpoint = sqsEndpointFor(*sqsEndpoint, *endpoint)
 	q := app.SQS(awsCfg, *sqsEndpoint)
 	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return fs.fail(err)

@@ -96,11 +96,8 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.fail(fmt.Errorf("--addr: %w", err))
 	}
 	defer ln.Close()
-	// SQS goes to a loopback --endpoint (moto serves both), else to AWS; never to the
-	// embedded DynamoDB, which has no SQS.
-	if *sqsEndpoint == "" && loopback && *queueURL != "" {
-		*sqsEndpoint = *endpoint
-	}
+	// Before the embedded DynamoDB, which has no SQS, takes --endpoint's place.
+	*sqsEndpoint = sqsEndpointFor(*sqsEndpoint, *endpoint)
 	if *endpoint == "" {
 		embedded, err := sim.StartDynamoDB()
 		if err != nil {
