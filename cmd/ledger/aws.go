@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // checkTimeout bounds the check that a command's table is there before it starts.
@@ -36,10 +36,9 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var missing *types.ResourceNotFoundException
 	var refused smithy.APIError
 	switch {
-	case errors.As(err, &missing):
+	case versioned.NoTable(err):
 		return fmt.Errorf("%w: table %s does not exist at %s; create it with 'ledger migrate'", errNoTable, table, where)
 	case errors.As(err, &refused): // it answered: say what, not "cannot reach"
 		return fmt.Errorf("DynamoDB at %s refused DescribeTable on %s: %s: %s", where, table, refused.ErrorCode(), refused.ErrorMessage())

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -200,14 +198,13 @@ type verdict struct {
 	err  error
 }
 
-// classify reads every DynamoDB answer; it is the only reader of SDK error types.
+// classify reads every DynamoDB answer through versioned's classification.
 func classify(err error) verdict {
 	if err == nil {
 		return verdict{kind: done}
 	}
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return verdict{kind: refused, item: ccf.Item, err: err}
+	if item, ok := versioned.ConditionFailed(err); ok {
+		return verdict{kind: refused, item: item, err: err}
 	}
 	if versioned.NeverAccepted(err) {
 		return verdict{kind: rejected, err: fmt.Errorf("idempotencia: request rejected: %w", err)}

@@ -7,7 +7,6 @@ package migrate
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/ledger-dev/ledger/internal/versioned"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -96,8 +96,7 @@ func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, tab
 	}
 	if desc == nil {
 		_, err := db.CreateTable(ctx, createTableInput(m, table))
-		var inUse *types.ResourceInUseException
-		if err != nil && !errors.As(err, &inUse) { // in use: another migrator won the race
+		if err != nil && !versioned.TableInUse(err) {
 			return "", fmt.Errorf("create table %s: %w", table, err)
 		}
 		return Created, waitActive(ctx, db, table, poll)
@@ -125,8 +124,7 @@ func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, tab
 // describe returns the table's description, or nil when it does not exist.
 func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.TableDescription, error) {
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var notFound *types.ResourceNotFoundException
-	if errors.As(err, &notFound) {
+	if versioned.NoTable(err) {
 		return nil, nil
 	}
 	if err != nil {

@@ -171,3 +171,18 @@ func TestRunWaitsForAFreshTableDynamoDBDoesNotSeeYet(t *testing.T) {
 		t.Errorf("steps %+v, %d NotFound answers injected; want the ledger table created after 2", steps, ft.Injected()[sim.NotFound])
 	}
 }
+
+// Two deploys may migrate at once: the one whose CreateTable finds the table already
+// there (ResourceInUseException) waits for it and goes on, instead of failing.
+func TestRunWhenAnotherMigratorCreatedTheTableFirst(t *testing.T) {
+	env := testenv.NewDynamoDB(t) // the tables exist: "another migrator" made them
+	ft := sim.NewTransport(nil)
+	ft.Inject("DescribeTable", sim.NotFound) // it had not, when this one looked
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: env.Tables, Poll: time.Millisecond})
+	if err != nil {
+		t.Fatalf("migrate racing another migrator: %v", err)
+	}
+	if steps[0].Action != migrate.Created || ft.Calls("CreateTable") != 1 {
+		t.Errorf("steps %+v after %d CreateTable calls; want the ledger table taken as created by one refused call", steps, ft.Calls("CreateTable"))
+	}
+}

@@ -8,10 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/versioned"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -64,19 +63,9 @@ func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescr
 }
 
 // skippable reports a TTL call that failed because a local endpoint has no TTL API (the
-// embedded store): UnknownOperationException, or a bare 400 the SDK fails to
-// deserialize. Anywhere else such an answer (a proxy's HTML page) is an error, not a
+// embedded store). Anywhere else such an answer (a proxy's HTML page) is an error, not a
 // table that silently never expires.
 func skippable(err error, endpoint string) bool {
 	local, _ := awsconf.IsLoopback(endpoint)
-	if err == nil || !local {
-		return false
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException" {
-		return true
-	}
-	var resp *smithyhttp.ResponseError
-	var decode *smithy.DeserializationError
-	return errors.As(err, &resp) && resp.HTTPStatusCode() == 400 && errors.As(err, &decode)
+	return local && versioned.Unsupported(err)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // kind is what a TransactWriteItems answer means for the optimistic-locking loop.
@@ -96,6 +97,44 @@ var neverAccepted = map[string]bool{
 	"ValidationException":                  true,
 	"SerializationException":               true,
 	"IdempotentParameterMismatchException": true,
+}
+
+// NoTable reports DynamoDB answering that the table does not exist
+// (ResourceNotFoundException), as DescribeTable does before CreateTable.
+func NoTable(err error) bool {
+	var e *types.ResourceNotFoundException
+	return errors.As(err, &e)
+}
+
+// TableInUse reports CreateTable refused because the table exists or is being created
+// (ResourceInUseException): another migrator won the race.
+func TableInUse(err error) bool {
+	var e *types.ResourceInUseException
+	return errors.As(err, &e)
+}
+
+// ConditionFailed reports a single-item write refused by its condition
+// (ConditionalCheckFailedException), with the stored item when the call asked for it
+// (ReturnValuesOnConditionCheckFailure ALL_OLD; else nil).
+func ConditionFailed(err error) (Item, bool) {
+	var e *types.ConditionalCheckFailedException
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	return nonEmpty(e.Item), true
+}
+
+// Unsupported reports an endpoint without the operation: UnknownOperationException, or
+// a bare 400 the SDK cannot deserialize. Only an emulator answers so; from anywhere
+// else the second is a proxy's page, and the caller must treat it as an error.
+func Unsupported(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "UnknownOperationException" {
+		return true
+	}
+	var resp *smithyhttp.ResponseError
+	var decode *smithy.DeserializationError
+	return errors.As(err, &resp) && resp.HTTPStatusCode() == 400 && errors.As(err, &decode)
 }
 
 func nonEmpty(item Item) Item {
