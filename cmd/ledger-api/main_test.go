@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -140,6 +141,19 @@ func TestHandlerAnswersAPIGatewayEvents(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("failures logged: %s", logs.String())
+	}
+}
+
+// API Gateway passes on the body a handler writes, so the answer to HEAD must have none.
+func TestHeadEventsAreAnsweredWithoutABody(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	seed(t, env)
+	h := handler(store.NewReader(env.Client, env.Table()), io.Discard)
+	ev := event(t, "balance.json")
+	ev.RequestContext.HTTP.Method = http.MethodHead
+	resp, err := h(context.Background(), ev)
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Body != "" || resp.Headers["Content-Type"] != "application/json" {
+		t.Errorf("HEAD = %d %v %q (%v), want 200 with GET's headers and no body", resp.StatusCode, resp.Headers, resp.Body, err)
 	}
 }
 

@@ -86,14 +86,16 @@ type server struct {
 
 // wrap sets the headers every response carries, bounds the request's reads in time,
 // answers a path that is not in canonical form with a 404 (ServeMux would redirect
-// with an HTML body), and turns a panic into a logged 500.
+// with an HTML body, or answer `*` with an empty 400), drops the body of an answer to
+// HEAD (API Gateway passes on what the handler writes), and turns a panic into a
+// logged 500.
 func (s *server) wrap(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
-		tw := &trackingWriter{ResponseWriter: w}
+		tw := &trackingWriter{ResponseWriter: w, head: r.Method == http.MethodHead}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -107,7 +109,7 @@ func (s *server) wrap(mux http.Handler) http.Handler {
 				s.fail(tw, r, err)
 			}
 		}()
-		if !canonical(r.URL.EscapedPath()) {
+		if r.RequestURI == "*" || !canonical(r.URL.EscapedPath()) {
 			writeError(tw, http.StatusNotFound, codeNotFound, "path is not in canonical form")
 			return
 		}
@@ -132,9 +134,11 @@ func canonical(p string) bool {
 	return c == p
 }
 
-// trackingWriter records whether the response has started.
+// trackingWriter records whether the response has started, and writes no body when
+// the request is a HEAD.
 type trackingWriter struct {
 	http.ResponseWriter
+	head  bool
 	wrote bool
 }
 
@@ -145,6 +149,9 @@ func (w *trackingWriter) WriteHeader(code int) {
 
 func (w *trackingWriter) Write(b []byte) (int, error) {
 	w.wrote = true
+	if w.head {
+		return len(b), nil
+	}
 	return w.ResponseWriter.Write(b)
 }
 

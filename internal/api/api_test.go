@@ -308,6 +308,7 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 		{"GET", "/cuentas/ES76/movimientos?limit=", 400, "bad_request", "limit must be one integer from 1 to 200"},
 		{"GET", "/cuentas/ES76/movimientos?limit=5&limit=6", 400, "bad_request", "limit must be one integer"},
 		{"GET", "/cuentas/ES76/movimientos?limit=%zz", 400, "bad_request", "query string is malformed"},
+		{"GET", "/cuentas/ES76/movimientos?limit=1&foo=%zz", 400, "bad_request", "query string is malformed"}, // any pair, as documented
 		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(tampered), 400, "bad_request", "cursor is damaged or altered"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(*other.Cursor), 400, "bad_request", "cursor belongs to another account's statement"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=%27%3B--", 400, "bad_request", "cursor is not base64url"},
@@ -350,12 +351,39 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 	}
 }
 
+// HEAD is answered as GET is, status and headers, without a body: through the handler
+// itself, as API Gateway calls it, since net/http's server would drop the body anyway.
 func TestHeadIsServedLikeGetWithoutABody(t *testing.T) {
 	f := newFixture(t)
 	f.apply(t, mov(t, "ES76", "a", movimiento.Abono, "1", "EUR"))
-	r := f.do(t, http.MethodHead, "/cuentas/ES76")
-	if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Cache-Control") != "no-store" {
-		t.Errorf("HEAD = %d %v %q", r.status, r.header, r.body)
+	h := api.New(store.NewReader(f.env.Client, f.env.Table()), nil)
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/cuentas/ES76", http.StatusOK},
+		{"/cuentas/ES76/movimientos/a", http.StatusOK},
+		{"/cuentas/nadie", http.StatusNotFound},
+	} {
+		get, head := httptest.NewRecorder(), httptest.NewRecorder()
+		h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		h.ServeHTTP(head, httptest.NewRequest(http.MethodHead, tc.path, nil))
+		if head.Code != tc.status || get.Code != tc.status || get.Body.Len() == 0 {
+			t.Errorf("%s: GET %d with %d bytes, HEAD %d; want %d", tc.path, get.Code, get.Body.Len(), head.Code, tc.status)
+		}
+		if head.Body.Len() != 0 || head.Header().Get("Content-Type") != "application/json" || head.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: HEAD answered %q with %v, want no body and GET's headers", tc.path, head.Body, head.Header())
+		}
+	}
+}
+
+// A request for the server itself (`GET *`) gets the API's JSON 404, not ServeMux's
+// empty 400.
+func TestAnAsteriskRequestIsTheAPIsOwn404(t *testing.T) {
+	rec := httptest.NewRecorder()
+	api.New(failing{}, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "*", nil))
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `"error":"not_found"`) {
+		t.Errorf("GET * = %d %q, want the API's 404", rec.Code, rec.Body)
 	}
 }
 
