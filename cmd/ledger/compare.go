@@ -134,8 +134,8 @@ ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout,
 		fmt.Fprintf(stderr, "ledger compare: HTML report in %s\n", *htmlFile)
 	}
 	for _, r := range rep.Results {
-		if r.Strategy == ledger.Transaction && !r.Correct() {
-			return fs.fail(fmt.Errorf("the transaction strategy got the money wrong in %s", r.Scenario))
+		if v := r.Verdict(); r.Strategy == ledger.Transaction && v != compare.ExactlyOnce {
+			return fs.fail(fmt.Errorf("the transaction strategy's verdict in %s: %s", r.Scenario, v))
 		}
 	}
 	return 0

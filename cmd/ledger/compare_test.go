@@ -32,6 +32,7 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 			DoubleApplied    int     `json:"double_applied"`
 			Lost             int     `json:"lost"`
 			Stuck            int     `json:"stuck"`
+			Parked           int     `json:"parked"`
 			BalanceErrors    int     `json:"balance_errors"`
 			MoneyCreated     string  `json:"money_created"`
 			CallsPerMovement float64 `json:"calls_per_movement"`

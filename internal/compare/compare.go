@@ -37,6 +37,7 @@ type Result struct {
 	DoubleApplied int             `json:"double_applied"` // movements whose effect landed more than once
 	Lost          int             `json:"lost"`           // movements never applied
 	Stuck         int             `json:"stuck"`          // deliveries refused while an in-progress reservation held the movement
+	Parked        int             `json:"parked"`         // deliveries parked as permanent failures: the scenarios send none that should be
 	BalanceErrors int             `json:"balance_errors"` // accounts whose final balance is not the workload's
 	// MoneyCreated is the final balances less the credits and debits from outside:
 	// negative when money was destroyed.
@@ -48,6 +49,7 @@ type Result struct {
 	P99ms            float64         `json:"p99_ms"`
 
 	DeadLetters  map[string]int `json:"-"` // messages moved to the DLQ, by why they last failed
+	ParkedWhy    map[string]int `json:"-"` // Parked, by outcome
 	MaxItemBytes int            `json:"-"` // the largest item stored at the end
 }
 
@@ -61,9 +63,10 @@ type Verdict string
 
 // The verdicts, from best to worst.
 const (
-	ExactlyOnce Verdict = "exactly once"
-	Delayed     Verdict = "exactly once, delayed"
-	WrongMoney  Verdict = "wrong money"
+	ExactlyOnce   Verdict = "exactly once"
+	Delayed       Verdict = "exactly once, delayed"
+	ParkedInError Verdict = "parked in error"
+	WrongMoney    Verdict = "wrong money"
 )
 
 // Verdict is r's verdict.
@@ -71,6 +74,8 @@ func (r Result) Verdict() Verdict {
 	switch {
 	case !r.Correct():
 		return WrongMoney
+	case r.Parked > 0:
+		return ParkedInError
 	case r.Stuck > 0:
 		return Delayed
 	}
@@ -121,10 +126,11 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("compare: unknown scenario %q: want some of %s", n, strings.Join(Names(), ","))
 		}
 	}
-	if len(o.Scenarios) == 0 {
+	if len(o.Scenarios) > 0 { // each once, in report order
+		o.Scenarios = slices.DeleteFunc(Names(), func(n string) bool { return !slices.Contains(o.Scenarios, n) })
+	} else {
 		o.Scenarios = Names()
 	}
-	o.Scenarios = slices.Compact(o.Scenarios)
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,16 +30,16 @@ func TestScenarios(t *testing.T) {
 			got[r.Scenario] = map[ledger.Strategy]Result{}
 		}
 		got[r.Scenario][r.Strategy] = r
-		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d money=%s calls=%.2f wcu=%.2f rcu=%.2f dead=%v maxitem=%d",
-			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.MoneyCreated, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.DeadLetters, r.MaxItemBytes)
+		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d money=%s calls=%.2f wcu=%.2f rcu=%.2f dead=%v parked=%v maxitem=%d",
+			r.Scenario, r.Strategy, r.DoubleApplied, r.Lost, r.Stuck, r.BalanceErrors, r.MoneyCreated, r.CallsPerMovement, r.WCUPerMovement, r.RCUPerMovement, r.DeadLetters, r.ParkedWhy, r.MaxItemBytes)
 	}
 	if len(rep.Results) != 2*len(Names()) {
 		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))
 	}
 	for _, name := range Names() {
 		tx := got[name][ledger.Transaction]
-		if !tx.Correct() || tx.Stuck != 0 || tx.Movements != 20 {
-			t.Errorf("%s: transaction %+v, want every movement applied exactly once, no money made or lost and nothing stuck", name, tx)
+		if tx.Verdict() != ExactlyOnce || tx.Movements != 20 {
+			t.Errorf("%s: transaction %+v, want every movement applied exactly once, no money made or lost, nothing stuck or parked", name, tx)
 		}
 		if tx.CallsPerMovement <= 0 || tx.WCUPerMovement <= 0 || tx.MaxItemBytes >= 1024 {
 			t.Errorf("%s: transaction costs %+v: the meter saw nothing, or an item reached 1 KB", name, tx)
@@ -56,7 +57,7 @@ func TestScenarios(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"duplicates", "concurrent-duplicates", "crash-after-reserve", "hot-account"} {
-		if r := base(name); !r.Correct() {
+		if r := base(name); !r.Correct() || r.Parked != 0 {
 			t.Errorf("%s: separate-table %+v: the baseline handles this case; a failure here is a bug in it", name, r)
 		}
 	}
@@ -129,6 +130,8 @@ func TestVerdictSaysTheWorst(t *testing.T) {
 		{Result{}, ExactlyOnce},
 		{Result{Stuck: 1}, Delayed},
 		{Result{Stuck: 1, DoubleApplied: 1}, WrongMoney},
+		{Result{Stuck: 1, Parked: 1}, ParkedInError},
+		{Result{Parked: 1, Lost: 1}, WrongMoney},
 		{Result{Lost: 1}, WrongMoney},
 		{Result{BalanceErrors: 1}, WrongMoney},
 		{Result{MoneyCreated: decimal.New(1, -2)}, WrongMoney},
@@ -136,5 +139,13 @@ func TestVerdictSaysTheWorst(t *testing.T) {
 		if got := tc.r.Verdict(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
 		}
+	}
+}
+
+// A scenario named twice runs once, and the report keeps its own order.
+func TestScenariosRunOnceEachInReportOrder(t *testing.T) {
+	o, err := Options{Scenarios: []string{"hot-account", "duplicates", "hot-account"}}.withDefaults()
+	if err != nil || !slices.Equal(o.Scenarios, []string{"duplicates", "hot-account"}) {
+		t.Errorf("scenarios %v (%v), want duplicates then hot-account, once each", o.Scenarios, err)
 	}
 }

@@ -31,6 +31,9 @@ func WriteText(w io.Writer, rep Report) error {
 		for _, why := range slices.Sorted(maps.Keys(r.DeadLetters)) {
 			fmt.Fprintf(w, "  %s/%s: %d message(s) ended in the dead-letter queue after %d receives\n    (last: %s)\n", r.Scenario, r.Strategy, r.DeadLetters[why], maxReceive, why)
 		}
+		for _, why := range slices.Sorted(maps.Keys(r.ParkedWhy)) {
+			fmt.Fprintf(w, "  %s/%s: %d delivery(ies) parked in error, as %s\n", r.Scenario, r.Strategy, r.ParkedWhy[why], why)
+		}
 	}
 	if len(rep.Bench) == 0 {
 		return nil
@@ -95,8 +98,8 @@ type page struct {
 }
 
 type summary struct {
-	Strategy                      ledger.Strategy
-	Exact, Delayed, Wrong, Result int
+	Strategy                              ledger.Strategy
+	Exact, Delayed, Parked, Wrong, Result int
 }
 
 type row struct {
@@ -159,6 +162,8 @@ func newPage(rep Report) page {
 				sum.Exact++
 			case Delayed:
 				sum.Delayed++
+			case ParkedInError:
+				sum.Parked++
 			default:
 				sum.Wrong++
 			}
@@ -212,6 +217,6 @@ func scale(v, top float64) float64 {
 
 // The CSS classes the page colours verdicts and strategies by.
 var (
-	verdictClass  = map[Verdict]string{ExactlyOnce: "ok", Delayed: "slow", WrongMoney: "bad"}
+	verdictClass  = map[Verdict]string{ExactlyOnce: "ok", Delayed: "slow", ParkedInError: "bad", WrongMoney: "bad"}
 	strategyClass = map[ledger.Strategy]string{ledger.Transaction: "tx", ledger.SeparateTable: "sep"}
 )

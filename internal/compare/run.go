@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -74,6 +75,15 @@ type rig struct {
 	stuck     int
 	latencies []float64         // ms, one per applied delivery
 	last      map[string]string // message id → why it last failed
+	parked    map[string]int    // deliveries parked, by outcome
+}
+
+// Park counts a parked delivery (consumer.Parker): the scenarios send none to park.
+func (r *rig) Park(_ context.Context, _ events.SQSMessage, reason consumer.Reason) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.parked[string(reason.Outcome)]++
+	return nil
 }
 
 // newRig builds strategy on s as sc runs it, its invocations dying where plan says.
@@ -83,9 +93,8 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
 	qo.Clock = sim.NewClock()
-	discard := slog.New(slog.DiscardHandler) // the scenarios make no permanent failures to park
-	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{},
-		handler: consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: discard, Parker: consumer.LogParker{Logger: discard}, Strategy: strategy}}
+	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{}, parked: map[string]int{}}
+	r.handler = consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: slog.New(slog.DiscardHandler), Parker: r, Strategy: strategy}
 	now := qo.Clock.Now
 	if strategy == ledger.Transaction {
 		r.instance = func() (*probe, error) {
@@ -306,6 +315,10 @@ func (r *rig) measure(ctx context.Context, scenario string, w sim.Workload) (Res
 	res := Result{Scenario: scenario, Strategy: r.strategy, Movements: len(w.Movements), Stuck: r.stuck, DeadLetters: map[string]int{},
 		CallsPerMovement: float64(r.faults.TotalCalls()) / n, WCUPerMovement: u.wcu / n, RCUPerMovement: u.rcu / n,
 		P50ms: percentile(r.latencies, 50), P99ms: percentile(r.latencies, 99)}
+	res.ParkedWhy = maps.Clone(r.parked)
+	for _, n := range r.parked {
+		res.Parked += n
+	}
 	for _, m := range r.queue.Dead() {
 		res.DeadLetters[cmp.Or(r.last[m.ID], "no answer (its invocations died)")]++
 	}
