@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -68,9 +69,10 @@ func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, opts consumer.
 }
 
 // LambdaLogs are a Lambda function's consumer options: one JSON log line per record and
-// one Embedded Metric Format document per batch on out, which CloudWatch Logs reads.
+// one Embedded Metric Format document per batch on out, which CloudWatch Logs reads,
+// with the function's name (AWS_LAMBDA_FUNCTION_NAME, which Lambda sets) as a dimension.
 func LambdaLogs(out io.Writer) consumer.Options {
-	return consumer.Options{Logger: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out}
+	return consumer.Options{Logger: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out, Function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME")}
 }
 
 // SQS returns an SQS client, sent to endpoint when it is not empty.

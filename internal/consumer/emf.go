@@ -37,6 +37,11 @@ func (h *Handler) emit(recs []Record) {
 		MetricRejected: o.Rejected, MetricFailed: o.Failed, MetricRetries: retries}
 	defs := make([]map[string]string, len(metricNames))
 	doc := map[string]any{"Strategy": string(h.opts.Strategy)}
+	dims := [][]string{{"Strategy"}}
+	if h.opts.Function != "" {
+		doc["Function"] = h.opts.Function
+		dims = append(dims, []string{"Strategy", "Function"})
+	}
 	for i, name := range metricNames {
 		defs[i] = map[string]string{"Name": name, "Unit": "Count"}
 		doc[name] = counts[name]
@@ -45,7 +50,7 @@ func (h *Handler) emit(recs []Record) {
 		"Timestamp": h.opts.Now().UnixMilli(),
 		"CloudWatchMetrics": []map[string]any{{
 			"Namespace":  Namespace,
-			"Dimensions": [][]string{{"Strategy"}},
+			"Dimensions": dims,
 			"Metrics":    defs,
 		}},
 	}

@@ -81,6 +81,9 @@ type Options struct {
 	Metrics io.Writer
 	// Strategy names the idempotency strategy, as a metric dimension [ledger.Transaction].
 	Strategy ledger.Strategy
+	// Function names the Lambda function, as a second dimension set beside Strategy, so
+	// that two stacks in one account and region can be told apart [none: Strategy only].
+	Function string
 	// Observer is told what became of every record [none].
 	Observer Observer
 	// Now is the clock [time.Now].

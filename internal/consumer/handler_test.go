@@ -606,3 +606,42 @@ func TestAPanicBringsBackOnlyItsOwnMessages(t *testing.T) {
 		t.Errorf("log names %d recovered panics, want 2:\n%s", n, out.String())
 	}
 }
+
+// Two stacks in one account and region write the same metrics: the function's name, as a
+// second dimension set, keeps each stack's apart. Every dimension named has its value.
+func TestMetricsNameTheFunctionWhenGivenOne(t *testing.T) {
+	for _, fn := range []string{"", "prod-ConsumerFunction-1A2B"} {
+		var out bytes.Buffer
+		h := consumer.New(nil, consumer.Options{Logger: slog.New(slog.DiscardHandler), Metrics: &out, Function: fn})
+		if _, err := h.Handle(context.Background(), events.SQSEvent{}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			AWS struct {
+				CloudWatchMetrics []struct{ Dimensions [][]string }
+			} `json:"_aws"`
+		}
+		var values map[string]any
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil || json.Unmarshal(out.Bytes(), &values) != nil {
+			t.Fatalf("EMF document %q: %v", out.String(), err)
+		}
+		want := [][]string{{"Strategy"}}
+		if fn != "" {
+			want = append(want, []string{"Strategy", "Function"})
+		}
+		got := doc.AWS.CloudWatchMetrics[0].Dimensions
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("function %q: dimensions %v, want %v", fn, got, want)
+		}
+		for _, set := range got {
+			for _, name := range set {
+				if v, _ := values[name].(string); v == "" {
+					t.Errorf("dimension %s has no value in %s", name, out.String())
+				}
+			}
+		}
+		if fn != "" && values["Function"] != fn {
+			t.Errorf("Function = %v, want %s", values["Function"], fn)
+		}
+	}
+}
