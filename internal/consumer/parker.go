@@ -2,10 +2,12 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -45,8 +47,16 @@ type SQSParker struct {
 	QueueURL string
 }
 
+// ErrDLQIsSource is a park refused because the DLQ is the queue the message came from:
+// sent there, it would come back as a new message, forever. The message comes back
+// instead, until the queue's redrive policy moves it.
+var ErrDLQIsSource = errors.New("consumer: the DLQ is the queue the message came from")
+
 // Park implements Parker.
 func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reason) error {
+	if sameQueue(p.QueueURL, msg.EventSourceARN) {
+		return fmt.Errorf("%w: %s", ErrDLQIsSource, msg.EventSourceARN)
+	}
 	attrs := map[string]types.MessageAttributeValue{
 		AttrOutcome:         {DataType: aws.String("String"), StringValue: aws.String(string(reason.Outcome))},
 		AttrError:           {DataType: aws.String("String"), StringValue: aws.String(truncate(reason.Error, maxErrorAttrBytes))},
@@ -67,6 +77,16 @@ func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reas
 		return fmt.Errorf("consumer: park message %s: %w", msg.MessageId, err)
 	}
 	return nil
+}
+
+// sameQueue reports whether the queue at url (…/ACCOUNT/NAME) is the one arn names
+// (arn:PARTITION:sqs:REGION:ACCOUNT:NAME).
+func sameQueue(url, arn string) bool {
+	parts := strings.Split(arn, ":")
+	if len(parts) != 6 || parts[4] == "" || parts[5] == "" {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimSuffix(url, "/"), "/"+parts[4]+"/"+parts[5])
 }
 
 // LogParker parks messages in a log: one error line with the message id, its body and

@@ -2,6 +2,7 @@ package consumer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -56,6 +57,30 @@ func TestAParkedMessageCarriesItsReasonAndWhatFitsOfItsAttributes(t *testing.T) 
 	for name := range attrs {
 		if _, again := q.in[1].MessageAttributes[name]; !again {
 			t.Errorf("attribute %s kept once, not the second time", name)
+		}
+	}
+}
+
+// A DLQ that is the message's own queue, under any spelling of its URL, would take the
+// message back as a new one, forever: the park is refused and nothing is sent.
+func TestAParkOnTheSourceQueueIsRefused(t *testing.T) {
+	const arn = "arn:aws:sqs:eu-west-1:123456789012:movimientos"
+	for _, tc := range []struct {
+		url  string
+		sent bool
+	}{
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos", false},
+		{"https://eu-west-1.queue.amazonaws.com/123456789012/movimientos/", false},
+		{"http://127.0.0.1:4566/123456789012/movimientos", false},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", true},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/dlq-movimientos", true},
+		{"https://sqs.eu-west-1.amazonaws.com/999999999999/movimientos", true},
+	} {
+		q := &sent{}
+		p := &consumer.SQSParker{Client: q, QueueURL: tc.url}
+		err := p.Park(context.Background(), events.SQSMessage{MessageId: "m-1", Body: "{}", EventSourceARN: arn}, consumer.Reason{Outcome: ledger.Failed, Error: "x"})
+		if (len(q.in) == 1) != tc.sent || (err == nil) != tc.sent || (!tc.sent && !errors.Is(err, consumer.ErrDLQIsSource)) {
+			t.Errorf("%s: sent %d, error %v; want sent %v", tc.url, len(q.in), err, tc.sent)
 		}
 	}
 }
