@@ -158,10 +158,12 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	h.decideAll(ctx, recs)
 
 	var resp events.SQSEventResponse
+	back := map[string]bool{} // a message SQS delivered twice in the batch is named once
 	for i := range recs {
 		r := &recs[i]
 		h.log(ctx, r)
-		if r.Action == Retry || r.Action == RetryToDLQ {
+		if (r.Action == Retry || r.Action == RetryToDLQ) && !back[r.Msg.MessageId] {
+			back[r.Msg.MessageId] = true
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.Msg.MessageId})
 		}
 		if h.opts.Observer != nil {
@@ -218,22 +220,37 @@ func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 
 // decideAll decides what becomes of each record, parking permanent failures
 // concurrently, each park cut off Reserve/4 before the invocation's deadline: one that
-// cannot finish by then comes back rather than time the invocation out.
+// cannot finish by then comes back rather than time the invocation out. A permanent
+// failure SQS delivered twice in the batch (one message id) is parked once: its later
+// copies take the first's action.
 func (h *Handler) decideAll(ctx context.Context, recs []Record) {
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.Reserve/4))
 		defer cancel()
 	}
+	firstPermanent := map[string]int{} // message id → its first permanent failure's record
+	copies := map[int]int{}            // a later copy's record → the first's
 	var g errgroup.Group
 	g.SetLimit(h.opts.Concurrency)
 	for i := range recs {
+		if permanent(recs[i].Result) {
+			id := recs[i].Msg.MessageId
+			if j, seen := firstPermanent[id]; seen {
+				copies[i] = j
+				continue
+			}
+			firstPermanent[id] = i
+		}
 		g.Go(func() error {
 			recs[i].Action = h.decide(ctx, recs[i])
 			return nil
 		})
 	}
 	_ = g.Wait() // decide reports through recs
+	for i, j := range copies {
+		recs[i].Action = recs[j].Action
+	}
 }
 
 var errNotStarted = errors.New("consumer: not started, the invocation's deadline was near")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -643,5 +644,47 @@ func TestMetricsNameTheFunctionWhenGivenOne(t *testing.T) {
 		if fn != "" && values["Function"] != fn {
 			t.Errorf("Function = %v, want %s", values["Function"], fn)
 		}
+	}
+}
+
+// countingParker counts its parks by message id.
+type countingParker struct {
+	mu    sync.Mutex
+	parks map[string]int
+}
+
+func (p *countingParker) Park(_ context.Context, msg events.SQSMessage, _ consumer.Reason) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parks[msg.MessageId]++
+	return nil
+}
+
+// SQS may deliver one message twice in a batch. A permanent failure is parked once, not
+// twice into the DLQ; a message that must come back is named once; an applicable one is
+// applied once and its copy answered as a duplicate.
+func TestAMessageDeliveredTwiceInABatchIsHandledOnce(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingParker{parks: map[string]int{}}
+	var outcomes []ledger.Outcome
+	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: p,
+		Observer: func(r consumer.Record) { outcomes = append(outcomes, r.Result.Outcome) }})
+	bad, broke, ok := msg("m-bad", `not a movement`), msg("m-broke", body("c1", "A", "cargo", "5.00")), msg("m-ok", body("a1", "B", "abono", "1.00"))
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, broke, ok, bad, broke, ok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(failures(resp), []string{"m-broke"}) {
+		t.Errorf("back = %v, want m-broke once (a debit waiting for funds)", failures(resp))
+	}
+	if !maps.Equal(p.parks, map[string]int{"m-bad": 1}) {
+		t.Errorf("parks = %v, want m-bad parked once", p.parks)
+	}
+	if outcomes[2] != ledger.Applied || outcomes[5] != ledger.Duplicate {
+		t.Errorf("outcomes = %v, want m-ok applied, then its copy a duplicate", outcomes)
 	}
 }
