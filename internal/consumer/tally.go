@@ -9,7 +9,9 @@ import (
 
 // Outcomes counts messages by what became of them. A message handled several times
 // counts once, by its first outcome other than a failure (or as failed if it never got
-// another). Parked counts the messages parked in the DLQ, whatever their outcome.
+// another). Parked counts the messages parked in the DLQ, whatever their outcome;
+// ComingBack the failed ones whose last delivery was left to come back, which may yet
+// succeed.
 type Outcomes struct {
 	Applied              int `json:"applied"`
 	Duplicate            int `json:"duplicate"`
@@ -17,6 +19,7 @@ type Outcomes struct {
 	Rejected             int `json:"rejected"`
 	Failed               int `json:"failed"`
 	Parked               int `json:"-"`
+	ComingBack           int `json:"-"`
 }
 
 // Tally counts what a handler decided, message by message; its Observe is an Observer.
@@ -25,6 +28,7 @@ type Tally struct {
 	mu      sync.Mutex
 	outcome map[string]ledger.Outcome // by message id
 	parked  map[string]bool
+	back    map[string]bool // its last delivery failed and was left to come back
 	handled int
 }
 
@@ -33,7 +37,7 @@ func (t *Tally) Observe(r Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.outcome == nil {
-		t.outcome, t.parked = map[string]ledger.Outcome{}, map[string]bool{}
+		t.outcome, t.parked, t.back = map[string]ledger.Outcome{}, map[string]bool{}, map[string]bool{}
 	}
 	id := r.Msg.MessageId
 	if prev, seen := t.outcome[id]; !seen || prev == ledger.Failed {
@@ -42,6 +46,7 @@ func (t *Tally) Observe(r Record) {
 	if r.Action == Parked {
 		t.parked[id] = true
 	}
+	t.back[id] = r.Action == Retry || r.Action == RetryToDLQ
 	t.handled++
 }
 
@@ -57,8 +62,11 @@ func (t *Tally) Outcomes() Outcomes {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	o := Outcomes{Parked: len(t.parked)}
-	for _, outcome := range t.outcome {
+	for id, outcome := range t.outcome {
 		o.add(outcome)
+		if outcome == ledger.Failed && t.back[id] {
+			o.ComingBack++
+		}
 	}
 	return o
 }
@@ -81,6 +89,10 @@ func (o *Outcomes) add(outcome ledger.Outcome) {
 
 // String is the one-line summary the CLI prints when a consumer stops.
 func (o Outcomes) String() string {
-	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting, %d rejected, %d failed, %d parked",
-		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.Rejected, o.Failed, o.Parked)
+	failed := fmt.Sprintf("%d failed", o.Failed)
+	if o.ComingBack > 0 {
+		failed += fmt.Sprintf(" (%d of them coming back)", o.ComingBack)
+	}
+	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting, %d rejected, %s, %d parked",
+		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.Rejected, failed, o.Parked)
 }

@@ -1,0 +1,43 @@
+package consumer_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/ledger"
+)
+
+// A stop summary counts each message once, by what became of it: a message that failed
+// and then applied is applied; one whose last delivery was left to come back is failed
+// but said to be coming back, unlike one parked.
+func TestTallyCountsEachMessageByWhatBecameOfIt(t *testing.T) {
+	var tally consumer.Tally
+	for _, r := range []struct {
+		id      string
+		outcome ledger.Outcome
+		action  consumer.Action
+	}{
+		{"later-applied", ledger.Failed, consumer.Retry},
+		{"later-applied", ledger.Applied, consumer.Delete},
+		{"waiting", ledger.Failed, consumer.Retry},
+		{"waiting", ledger.Failed, consumer.Retry},
+		{"poison", ledger.Failed, consumer.Parked},
+		{"lapsed", ledger.Failed, consumer.Retry}, // a capture waiting, then its hold lapsed
+		{"lapsed", ledger.Failed, consumer.Parked},
+		{"unparked", ledger.Failed, consumer.RetryToDLQ},
+		{"again", ledger.Applied, consumer.Delete},
+		{"again", ledger.Duplicate, consumer.Delete},
+	} {
+		tally.Observe(consumer.Record{Msg: events.SQSMessage{MessageId: r.id}, Result: ledger.Result{Outcome: r.outcome}, Action: r.action})
+	}
+	got := tally.Outcomes()
+	want := consumer.Outcomes{Applied: 2, Failed: 4, Parked: 2, ComingBack: 2}
+	if got != want || tally.Handled() != 10 {
+		t.Errorf("outcomes %+v after %d records, want %+v after 10", got, tally.Handled(), want)
+	}
+	if s := got.String(); s != "2 applied, 0 duplicate, 0 conflicting, 0 rejected, 4 failed (2 of them coming back), 2 parked" {
+		t.Errorf("summary %q", s)
+	}
+}
