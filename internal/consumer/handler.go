@@ -144,7 +144,7 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	for i, msg := range ev.Records {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		m, err := movimiento.Parse([]byte(msg.Body))
+		m, err := h.parse(ctx, msg.Body)
 		if err != nil {
 			recs[i].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
 			recs[i].Duration = h.opts.Now().Sub(t0)
@@ -172,6 +172,13 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	}
 	h.emit(recs)
 	return resp, nothingProcessed(recs)
+}
+
+// parse is movimiento.Parse, with a panic turned into the body's own failure: a body
+// that crashes the parser would crash it on every delivery, so it is parked.
+func (h *Handler) parse(ctx context.Context, body string) (m movimiento.Movimiento, err error) {
+	defer h.recovered(ctx, func(p error) { err = p })
+	return movimiento.Parse([]byte(body))
 }
 
 // apply applies the valid records, each group of accounts (ledger.Groups) in arrival
@@ -278,13 +285,14 @@ func (h *Handler) park(ctx context.Context, r Record) bool {
 	return true
 }
 
-// recovered, deferred in a goroutine of the batch, turns a panic there into fail's
-// records coming back, logged with the stack, rather than the end of the process,
-// which would bring back the whole batch and spend every message's receive count.
+// recovered, deferred in the work of one message or group, turns a panic there into
+// fail's failure of its own records, logged with the stack, rather than the end of the
+// process, which would bring back the whole batch and spend every message's receive
+// count.
 func (h *Handler) recovered(ctx context.Context, fail func(error)) {
 	if p := recover(); p != nil {
 		err := fmt.Errorf("consumer: panic: %v", p)
-		h.opts.Logger.ErrorContext(ctx, "recovered a panic; its messages will come back", "error", err.Error(), "stack", string(debug.Stack()))
+		h.opts.Logger.ErrorContext(ctx, "recovered a panic; only its own messages fail", "error", err.Error(), "stack", string(debug.Stack()))
 		fail(err)
 	}
 }

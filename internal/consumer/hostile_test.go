@@ -87,6 +87,8 @@ func hostile() []struct {
 		{"importe bare -Infinity", with("importe", `-Infinity`), ""},
 		{"importe \"1e400\"", with("importe", `"1e400"`), "importe"},
 		{"importe bare 1e400", with("importe", `1e400`), "importe"},
+		{"importe with 10,001 decimals", with("importe", `"1.`+strings.Repeat("0", 10001)+`"`), "importe"},
+		{"importe 0.(10⁵ zeros)1", with("importe", `0.`+strings.Repeat("0", 100_000)+`1`), "importe"},
 		{"importe \"-0\"", with("importe", `"-0"`), "importe"},
 		{"importe bare -0.00", with("importe", `-0.00`), "importe"},
 		{"importe with 21 significant digits", with("importe", `"1234567890123456789.01"`), "importe"},

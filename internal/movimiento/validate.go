@@ -16,6 +16,7 @@ import (
 const (
 	maxID, maxCuenta, maxConcepto = 128, 64, 256
 	maxSignificant                = 20 // keeps sums far inside DynamoDB's 38 digits
+	maxDecimals                   = 38 // DynamoDB's precision, far above any currency's minor units
 	idPunct, cuentaPunct          = "._:/@+=-", "._-"
 )
 
@@ -152,7 +153,7 @@ func checkKey(field, s string, maxLen int, punct string) error {
 // an optional fraction, no sign, exponent, spaces or leading zeros ("500.00", "0").
 func IsPlainDecimal(s string) bool { return s != "" && s[0] != '-' && plainDecimal.MatchString(s) }
 
-// checkImporte checks importe's notation, sign and significant digits.
+// checkImporte checks importe's notation, sign, significant digits and decimals written.
 func checkImporte(s string) (decimal.Decimal, error) {
 	if !plainDecimal.MatchString(s) {
 		return decimal.Zero, requiredOr("importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`)
@@ -165,7 +166,14 @@ func checkImporte(s string) (decimal.Decimal, error) {
 	if n > maxSignificant {
 		return decimal.Zero, &FieldError{"importe", s, fmt.Sprintf("has %d significant digits; at most %d are allowed", n, maxSignificant)}
 	}
-	return decimal.RequireFromString(s), nil
+	if len(frac) > maxDecimals {
+		return decimal.Zero, &FieldError{"importe", s, fmt.Sprintf("has %d decimals; at most %d are allowed", len(frac), maxDecimals)}
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil { // the checks above leave nothing it refuses; a new refusal is the producer's
+		return decimal.Zero, &FieldError{"importe", s, "is not a number this ledger reads: " + err.Error()}
+	}
+	return d, nil
 }
 
 // checkMoneda checks moneda, then the decimals written in importe against it.
