@@ -49,10 +49,11 @@ type Reason struct {
 }
 
 // Record is what became of one message of a batch. Mov is zero when the body was
-// invalid.
+// invalid under today's and older releases' rules.
 type Record struct {
 	Msg      events.SQSMessage
 	Mov      movimiento.Movimiento
+	Refused  error // today's rules refuse the body; Mov is as older releases read it
 	Result   ledger.Result
 	Duration time.Duration
 	Action   Action
@@ -144,8 +145,15 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	for i, msg := range ev.Records {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		m, err := h.parse(ctx, msg.Body)
+		m, err := h.parse(ctx, msg.Body, movimiento.Parse)
 		if err != nil {
+			// A body older releases read may be the redelivery of a movement they
+			// recorded: its record answers it.
+			if old, oldErr := h.parse(ctx, msg.Body, movimiento.ParseRecorded); oldErr == nil {
+				recs[i].Mov, recs[i].Refused = old, err
+				valid = append(valid, i)
+				continue
+			}
 			recs[i].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
 			recs[i].Duration = h.opts.Now().Sub(t0)
 			continue
@@ -174,11 +182,11 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return resp, nothingProcessed(recs)
 }
 
-// parse is movimiento.Parse, with a panic turned into the body's own failure: a body
+// parse reads body with parser, a panic turned into the body's own failure: a body
 // that crashes the parser would crash it on every delivery, so it is parked.
-func (h *Handler) parse(ctx context.Context, body string) (m movimiento.Movimiento, err error) {
+func (h *Handler) parse(ctx context.Context, body string, parser func([]byte) (movimiento.Movimiento, error)) (m movimiento.Movimiento, err error) {
 	defer h.recovered(ctx, func(p error) { err = p })
-	return movimiento.Parse([]byte(body))
+	return parser([]byte(body))
 }
 
 // apply applies the valid records, each group of accounts (ledger.Groups) in arrival
@@ -192,7 +200,7 @@ func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 	}
 	entregas := make([]ledger.Entrega, len(valid))
 	for j, i := range valid {
-		entregas[j] = ledger.Entrega{Mov: recs[i].Mov, Origen: recs[i].Msg.MessageId}
+		entregas[j] = ledger.Entrega{Mov: recs[i].Mov, Origen: recs[i].Msg.MessageId, Refused: recs[i].Refused}
 	}
 	var g errgroup.Group
 	g.SetLimit(h.opts.Concurrency)

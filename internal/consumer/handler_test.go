@@ -688,3 +688,39 @@ func TestAMessageDeliveredTwiceInABatchIsHandledOnce(t *testing.T) {
 		t.Errorf("outcomes = %v, want m-ok applied, then its copy a duplicate", outcomes)
 	}
 }
+
+// Releases before today's rules recorded a fecha no RFC 3339 timestamp can hold (an
+// offset of 24 hours past year 9999). A redelivery of such a movement is answered as a
+// duplicate by its record; a new movement with that fecha is parked with today's reason.
+func TestARedeliveryTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
+	f := newFixture(t, ledger.Retry, true)
+	const late = `"9999-12-31T23:00:00-24:00"`
+	withFecha := func(id, fecha string) string {
+		return `{"id":"` + id + `","cuenta":"F1","tipo":"abono","importe":"3.00","moneda":"EUR","fecha":` + fecha + `}`
+	}
+	svc, err := store.New(f.env.Client, store.Config{Table: f.env.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []consumer.Record
+	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: f.parker,
+		Observer: func(r consumer.Record) { got = append(got, r) }})
+	for _, m := range []events.SQSMessage{
+		msg("m1", withFecha("p1", `"2026-12-03T10:00:00Z"`)),
+		msg("m2", withFecha("p1", late)), // p1 again, spelled as an older release took it
+		msg("m3", withFecha("p2", late)), // never recorded
+	} {
+		if _, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got[1].Result.Outcome != ledger.Duplicate || got[1].Action != consumer.Delete {
+		t.Errorf("redelivery with an old fecha = %+v, want a duplicate, deleted", got[1].Result)
+	}
+	if r, parked := f.parker.parked["m3"]; !parked || !strings.Contains(r.Error, "fecha") || got[2].Result.Outcome != ledger.Failed {
+		t.Errorf("a new movement with that fecha = %+v (parked %v: %q), want it parked naming fecha", got[2].Result, parked, r.Error)
+	}
+	if s := f.saldo(t, "F1"); s != "3" {
+		t.Errorf("saldo F1 = %s, want 3", s)
+	}
+}

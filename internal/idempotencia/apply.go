@@ -30,6 +30,9 @@ func (s *Service) ApplyAll(ctx context.Context, entregas []ledger.Entrega) []led
 
 // apply runs one delivery through reserve, effect and mark; stop is the hook's error.
 func (s *Service) apply(ctx context.Context, e ledger.Entrega) (r ledger.Result, stop error) {
+	if e.Refused != nil { // the baseline does not answer older releases' records
+		return ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: e.Refused}}, nil
+	}
 	switch e.Mov.Tipo {
 	case movimiento.Abono, movimiento.Cargo, movimiento.Traspaso:
 	default:

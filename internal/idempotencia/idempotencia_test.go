@@ -320,6 +320,12 @@ func TestTheBaselineRefusesWhatItCannotApply(t *testing.T) {
 	if r := f.apply(an, "msg"); !errors.Is(r.Err, idempotencia.ErrUnsupported) || !errors.Is(r.Err, ledger.ErrPermanent) {
 		t.Fatalf("a reversal: %+v, want a permanent ErrUnsupported", r)
 	}
+	// A body today's rules refuse, read as older releases did, is never applied here.
+	refused := errors.New("destino: is not allowed for tipo abono")
+	r := f.svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: mov(t, "o2", "T1", "abono", "5.00"), Refused: refused}})[0]
+	if !errors.Is(r.Err, refused) || !errors.Is(r.Err, ledger.ErrPermanent) || f.saldo(t, "T1") != "none" {
+		t.Fatalf("a refused body: %+v, balance %s; want its refusal, permanent, and nothing applied", r, f.saldo(t, "T1"))
+	}
 }
 
 // The baseline's trap: the effect is made but the record cannot be marked hecho. The

@@ -16,6 +16,11 @@ import (
 type Entrega struct {
 	Mov    movimiento.Movimiento
 	Origen string
+	// Refused, when set, is why today's rules refuse the body Mov was read from by older
+	// ones (movimiento.ParseRecorded): its record alone may answer it, as a duplicate (or
+	// a conflicting one); anything else fails permanently with Refused. It is never
+	// applied.
+	Refused error
 }
 
 // FundsPolicy says what to do with a debit the account cannot cover.

@@ -49,7 +49,24 @@ type message struct {
 // "detail") whose detail is the movement; envelopes cannot be nested. A JSON number
 // importe is read from its literal, never through float64. Bodies over 256 KiB are
 // refused unread. Errors are *FieldError, with paths such as "Message.importe".
-func Parse(body []byte) (Movimiento, error) {
+func Parse(body []byte) (Movimiento, error) { return parse(body, today) }
+
+// ParseRecorded reads a body Parse refuses as the releases before today's rules did: a
+// member its tipo does not take (a destino on an abono) is no error, and a fecha no RFC
+// 3339 timestamp can hold is dropped (it is informational). Its movement may only be
+// answered from its record, as the redelivery of a movement recorded then
+// (ledger.Entrega.Refused); it is never applied.
+func ParseRecorded(body []byte) (Movimiento, error) { return parse(body, older) }
+
+// rules are the rules a body is read by: today's, or those of older releases.
+type rules bool
+
+const (
+	today rules = false
+	older rules = true
+)
+
+func parse(body []byte, r rules) (Movimiento, error) {
 	if len(body) > MaxBody {
 		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), MaxBody)}
 	}
@@ -62,7 +79,7 @@ func Parse(body []byte) (Movimiento, error) {
 		if k := msg.Detail.Kind(); k != '{' {
 			return Movimiento{}, &FieldError{Field: "detail", Rule: "must be a JSON object holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("detail", msg.Detail)
+		return unwrap("detail", msg.Detail, r)
 	case "SNS":
 		if t := text(msg.Type); t != "Notification" {
 			rule := `must be "Notification": only SNS notifications carry a movement`
@@ -74,9 +91,9 @@ func Parse(body []byte) (Movimiento, error) {
 		if k := msg.Message.Kind(); k != '"' {
 			return Movimiento{}, &FieldError{Field: "Message", Rule: "must be a JSON string holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("Message", []byte(text(msg.Message)))
+		return unwrap("Message", []byte(text(msg.Message)), r)
 	}
-	return msg.movimiento()
+	return msg.movimiento(r)
 }
 
 // decode reads b as exactly one JSON object.
@@ -107,14 +124,14 @@ func (msg *message) envelope() string {
 }
 
 // unwrap parses the movement in an envelope's member where, reporting problems under it.
-func unwrap(where string, b []byte) (Movimiento, error) {
+func unwrap(where string, b []byte, r rules) (Movimiento, error) {
 	msg, err := decode(b)
 	if err == nil {
 		if kind := msg.envelope(); kind != "" {
 			return Movimiento{}, &FieldError{Field: where, Rule: "holds an " + kind + " envelope; envelopes cannot be nested"}
 		}
 		var m Movimiento
-		if m, err = msg.movimiento(); err == nil {
+		if m, err = msg.movimiento(r); err == nil {
 			return m, nil
 		}
 	}
@@ -128,7 +145,7 @@ func unwrap(where string, b []byte) (Movimiento, error) {
 }
 
 // movimiento validates the movement members of msg.
-func (msg *message) movimiento() (Movimiento, error) {
+func (msg *message) movimiento(r rules) (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
@@ -147,7 +164,7 @@ func (msg *message) movimiento() (Movimiento, error) {
 			wrongType = &FieldError{Field: fields[i], Rule: "must be " + want + ", got " + kindNames[k]}
 		}
 	}
-	return validate(&d, wrongType)
+	return validate(&d, wrongType, r)
 }
 
 // text returns the text of a JSON string, or "" for any other value.

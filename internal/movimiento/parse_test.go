@@ -457,3 +457,32 @@ func TestParseTakesBodiesUpToSQSLimit(t *testing.T) {
 		t.Errorf("a body one byte over: %v, want it refused for its size", err)
 	}
 }
+
+// Older releases took a member the tipo does not use and any fecha Go's parser reads;
+// ParseRecorded reads such a body as they did (the member kept for the fingerprint, the
+// fecha dropped), while every other rule still holds.
+func TestParseRecordedReadsWhatOlderReleasesTook(t *testing.T) {
+	for _, tc := range []struct {
+		name, body     string
+		destino, fecha string
+		refusedWhat    string // "": read
+	}{
+		{"a destino on a cargo", movement("destino", `"ES01"`), "ES01", "2026-12-02T10:15:00Z", ""},
+		{"a fecha past year 9999", movement("fecha", `"9999-12-31T23:00:00-24:00"`), "", "", ""},
+		{"a destino that is no account", movement("destino", `"ES#01"`), "", "", "destino"},
+		{"a malformed importe", movement("destino", `"ES01"`, "importe", `"1,50"`), "", "", "importe"},
+		{"no id", movement("id", `null`, "destino", `"ES01"`), "", "", "id"},
+	} {
+		_, today := Parse([]byte(tc.body))
+		m, err := ParseRecorded([]byte(tc.body))
+		var fe *FieldError
+		switch {
+		case today == nil:
+			t.Errorf("%s: today's rules read it; want a refusal", tc.name)
+		case tc.refusedWhat == "" && (err != nil || m.Destino != tc.destino || m.Fecha != tc.fecha):
+			t.Errorf("%s: %+v, %v; want it read, destino %q and fecha %q", tc.name, m, err, tc.destino, tc.fecha)
+		case tc.refusedWhat != "" && (!errors.As(err, &fe) || fe.Field != tc.refusedWhat):
+			t.Errorf("%s: %v; want %s refused under older rules too", tc.name, err, tc.refusedWhat)
+		}
+	}
+}

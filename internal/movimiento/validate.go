@@ -43,11 +43,11 @@ var own = map[Tipo]string{
 // retencion; moneda is optional for anulacion, captura and liberacion, importe for
 // anulacion and captura, and liberacion takes no importe. Without moneda, importe's
 // scale is the ledger's to check, as is whether expira lies ahead.
-func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
+func New(d Datos) (Movimiento, error) { return validate(&d, nil, today) }
 
-// validate is New; wrongType, when not nil, is a JSON type problem Parse found,
-// reported in its field's turn.
-func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
+// validate is New by rules r; wrongType, when not nil, is a JSON type problem Parse
+// found, reported in its field's turn.
+func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 	m := Movimiento{
 		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
 		Fecha: d.Fecha, Destino: d.Destino, Anula: d.Anula, Retencion: d.Retencion,
@@ -78,20 +78,20 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 		case "concepto":
 			err = checkConcepto(d.Concepto)
 		case "fecha":
-			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" {
+			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" && r == today {
 				err = &FieldError{f, d.Fecha, timeRule}
 			}
 		case "destino":
-			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
+			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct, r); err == nil && d.Destino == d.Cuenta {
 				err = &FieldError{f, d.Destino, "must differ from cuenta"}
 			}
 		case "anula", "retencion":
 			v := *vals[i]
-			if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
+			if err = ownMember(d, f, v, maxID, idPunct, r); err == nil && v == d.ID {
 				err = &FieldError{f, v, "must differ from id: it names another movement"}
 			}
 		case "expira":
-			if err = ownMember(d, f, d.Expira, 0, ""); err == nil {
+			if err = ownMember(d, f, d.Expira, 0, "", r); err == nil {
 				m.Expira, err = checkTime(f, d.Expira)
 			}
 		}
@@ -106,12 +106,13 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 }
 
 // ownMember checks member f, valued v, that only some tipos carry: present exactly when
-// d's tipo needs it, then (when maxLen > 0) by checkKey's rules.
-func ownMember(d *Datos, f, v string, maxLen int, punct string) error {
+// d's tipo needs it (older rules let others carry it too), then (when maxLen > 0) by
+// checkKey's rules.
+func ownMember(d *Datos, f, v string, maxLen int, punct string, r rules) error {
 	switch needed := own[d.Tipo] == f; {
 	case needed && v == "":
 		return &FieldError{Field: f, Rule: "is required for tipo " + string(d.Tipo)}
-	case !needed && v != "":
+	case !needed && v != "" && r == today:
 		return &FieldError{f, v, "is not allowed for tipo " + string(d.Tipo)}
 	case v != "" && maxLen > 0:
 		return checkKey(f, v, maxLen, punct)

@@ -162,3 +162,33 @@ func TestAnItemMissingItsMoneyIsNotReadAsZero(t *testing.T) {
 		t.Errorf("audit = %+v, %v; want both accounts counted, S1's item unreadable and S2's movement without importe", report, err)
 	}
 }
+
+// Releases before today's rules applied an abono that also carried a destino (they
+// ignored it). Its redelivery, which today's parser refuses, is answered by its record
+// as a duplicate; the same body with nothing recorded fails with today's refusal and
+// writes nothing.
+func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := newService(t, env, ledger.Retry)
+	putYesterday(t, env, "V1", "o2", "abono", "1.00", "EUR", v1("V1", "o2", "abono", "1.00", "EUR"))
+	entrega := func(id string) ledger.Entrega {
+		body := []byte(`{"id":"` + id + `","cuenta":"V1","tipo":"abono","importe":"1","moneda":"EUR","destino":"zz"}`)
+		_, refused := movimiento.Parse(body)
+		m, err := movimiento.ParseRecorded(body)
+		if refused == nil || err != nil {
+			t.Fatalf("today's parser: %v; older rules: %v; want a refusal, then a movement", refused, err)
+		}
+		return ledger.Entrega{Mov: m, Origen: "msg-" + id, Refused: refused}
+	}
+	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{entrega("o2"), entrega("o9")})
+	if rs[0].Outcome != ledger.Duplicate || rs[0].Seq != 1 {
+		t.Errorf("redelivery of the recorded abono = %+v, want a duplicate of seq 1", rs[0])
+	}
+	if !errors.Is(rs[1].Err, ledger.ErrPermanent) || !errors.Is(rs[1].Err, movimiento.ErrInvalid) || !strings.Contains(rs[1].Err.Error(), "destino") {
+		t.Errorf("the same body, not recorded = %+v, want today's refusal of destino, permanent", rs[1])
+	}
+	assertAccount(t, env, "V1", "1.00", 1, 1)
+	if it := get(t, env, "CUENTA#V1", "MOV#o9"); it != nil {
+		t.Errorf("the refused body was recorded: %v", it)
+	}
+}
