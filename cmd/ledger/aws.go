@@ -28,8 +28,13 @@ var errNoTable = errors.New("no such table")
 
 // checkTable makes sure table is there before a command starts long work on it, so a
 // typo in --endpoint or --table is one line at start, not a failure on every request.
+// Only a local endpoint is told to run 'ledger migrate': in AWS a stack's template
+// makes the tables (docs/deploy.md), and a migrated one would lack its protections.
 func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string) error {
-	where := endpoint
+	where, remedy := endpoint, "create it with 'ledger migrate'"
+	if local, _ := awsconf.IsLoopback(endpoint); !local {
+		remedy = "check --table and the region; a stack's tables come from its template (docs/deploy.md)"
+	}
 	if where == "" {
 		where = "AWS (region " + db.Options().Region + ")"
 	}
@@ -39,7 +44,7 @@ func checkTable(ctx context.Context, db *dynamodb.Client, table, endpoint string
 	var refused smithy.APIError
 	switch {
 	case versioned.NoTable(err):
-		return fmt.Errorf("%w: table %s does not exist at %s; create it with 'ledger migrate'", errNoTable, table, where)
+		return fmt.Errorf("%w: table %s does not exist at %s; %s", errNoTable, table, where, remedy)
 	case errors.As(err, &refused): // it answered: say what, not "cannot reach"
 		return fmt.Errorf("DynamoDB at %s refused DescribeTable on %s: %s: %s", where, table, refused.ErrorCode(), refused.ErrorMessage())
 	case err != nil:

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
 )
 
 // A command says in one line why it cannot start on a table: DynamoDB does not answer
@@ -35,6 +38,35 @@ func TestATableCheckSaysWhyInOneLine(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.says) {
 			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line saying %q", tc.args, code, errOut.String(), tc.says)
+		}
+	}
+}
+
+// A missing table is 'ledger migrate's to create only on a local endpoint. In AWS a
+// stack's template makes the tables, and the likely cause is the name or the region.
+func TestAMissingTableNamesTheRightRemedy(t *testing.T) {
+	missing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`))
+	}))
+	defer missing.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	ctx := context.Background()
+	awsCfg, err := awsconf.Load(ctx, missing.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := awsconf.DynamoDB(awsCfg, missing.URL)
+	for endpoint, says := range map[string]string{
+		missing.URL: "create it with 'ledger migrate'",
+		"":          "does not exist at AWS (region eu-west-1); check --table and the region",
+	} {
+		err := checkTable(ctx, db, "ledger-typo", endpoint)
+		if !errors.Is(err, errNoTable) || !strings.Contains(err.Error(), says) || (endpoint == "" && strings.Contains(err.Error(), "ledger migrate")) {
+			t.Errorf("endpoint %q: %v; want it to say %q", endpoint, err, says)
 		}
 	}
 }

@@ -112,8 +112,8 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 		return fs.fail(err)
 	}
 	db := awsconf.DynamoDB(awsCfg, *endpoint)
-	// A local DynamoDB gets its tables here; anywhere else they are 'ledger migrate's
-	// to create (docs/deploy.md), and up only checks the ledger table is there.
+	// A local DynamoDB gets its tables here; anywhere else they exist already (a
+	// stack's, docs/deploy.md), and up only checks the ledger table is there.
 	if !loopback {
 		if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
 			return fs.fail(err)
