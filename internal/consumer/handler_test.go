@@ -724,3 +724,28 @@ func TestARedeliveryTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 		t.Errorf("saldo F1 = %s, want 3", s)
 	}
 }
+
+// A body today's rules refuse never decides for a valid message with the same key in
+// its batch: the valid one comes back (it is not parked with the other's reason) and
+// applies on its own.
+func TestARefusedBodyNeverFailsAValidOneInItsBatch(t *testing.T) {
+	f := newFixture(t, ledger.Retry, true)
+	good := msg("m-good", body("p1", "G1", "abono", "3.00"))
+	bad := msg("m-bad", `{"id":"p1","cuenta":"G1","tipo":"abono","importe":"3.00","moneda":"EUR","destino":"X1"}`)
+	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, parked := f.parker.parked["m-good"]; parked || !slices.Equal(failures(resp), []string{"m-good"}) {
+		t.Fatalf("back = %v, parked %v; want the valid message back, not parked", failures(resp), f.parker.parked)
+	}
+	if r, parked := f.parker.parked["m-bad"]; !parked || !strings.Contains(r.Error, "destino") {
+		t.Errorf("the refused body: parked %v (%q), want it parked naming destino", parked, r.Error)
+	}
+	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{good}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.saldo(t, "G1"); s != "3" {
+		t.Errorf("saldo G1 = %s, want 3: the valid message applied when it came back", s)
+	}
+}

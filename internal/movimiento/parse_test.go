@@ -197,7 +197,7 @@ func invalidCases() []invalidCase {
 		{"JSON number -5", movement("importe", `-5`), "importe"},
 		{"21 significant digits", movement("importe", `"1234567890123456789.01"`), "importe"},
 		{"21 integer digits", movement("importe", `"100000000000000000000"`), "importe"},
-		{"39 decimals", movement("importe", `"0.`+strings.Repeat("0", 38)+`1"`), "importe"},
+		{"39 decimals without a moneda", movement("tipo", `"captura"`, "retencion", `"h1"`, "moneda", `null`, "importe", `"1.`+strings.Repeat("0", 39)+`"`), "importe"},
 		{"10,001 decimals, all zeros", movement("importe", `"1.`+strings.Repeat("0", 10001)+`"`), "importe"},
 		{"10,001 decimals as a JSON number", movement("importe", `1.`+strings.Repeat("0", 10001)), "importe"},
 		{"1.234 in EUR", movement("importe", `"1.234"`), "importe"},
@@ -458,18 +458,22 @@ func TestParseTakesBodiesUpToSQSLimit(t *testing.T) {
 	}
 }
 
-// Older releases took a member the tipo does not use and any fecha Go's parser reads;
-// ParseRecorded reads such a body as they did (the member kept for the fingerprint, the
-// fecha dropped), while every other rule still holds.
+// Older releases ignored a member the tipo does not use, whatever it held, and took any
+// fecha Go's parser reads; ParseRecorded reads such a body as they did (the member and
+// such a fecha dropped), while every other rule still holds.
 func TestParseRecordedReadsWhatOlderReleasesTook(t *testing.T) {
 	for _, tc := range []struct {
 		name, body     string
-		destino, fecha string
+		destino, fecha string // what is read
 		refusedWhat    string // "": read
 	}{
-		{"a destino on a cargo", movement("destino", `"ES01"`), "ES01", "2026-12-02T10:15:00Z", ""},
+		{"a destino on a cargo", movement("destino", `"ES01"`), "", "2026-12-02T10:15:00Z", ""},
+		{"a destino that is no account", movement("destino", `"ES#01"`), "", "2026-12-02T10:15:00Z", ""},
+		{"a destino that is a number", movement("destino", `5`), "", "2026-12-02T10:15:00Z", ""},
+		{"a destino that is the cuenta", movement("destino", `"ES7620770024003102575766"`), "", "2026-12-02T10:15:00Z", ""},
+		{"an anula and an expira", movement("anula", `"pago-8f2c"`, "expira", `"mañana"`), "", "2026-12-02T10:15:00Z", ""},
 		{"a fecha past year 9999", movement("fecha", `"9999-12-31T23:00:00-24:00"`), "", "", ""},
-		{"a destino that is no account", movement("destino", `"ES#01"`), "", "", "destino"},
+		{"a fecha no release read", movement("fecha", `"2026-13-01T00:00:00Z"`), "", "", "fecha"},
 		{"a malformed importe", movement("destino", `"ES01"`, "importe", `"1,50"`), "", "", "importe"},
 		{"no id", movement("id", `null`, "destino", `"ES01"`), "", "", "id"},
 	} {
@@ -484,5 +488,13 @@ func TestParseRecordedReadsWhatOlderReleasesTook(t *testing.T) {
 		case tc.refusedWhat != "" && (!errors.As(err, &fe) || fe.Field != tc.refusedWhat):
 			t.Errorf("%s: %v; want %s refused under older rules too", tc.name, err, tc.refusedWhat)
 		}
+	}
+	// A member the tipo takes is still read, and checked: a captura's hold.
+	body := movement("tipo", `"captura"`, "retencion", `"h1"`, "destino", `"ES01"`)
+	if m, err := ParseRecorded([]byte(body)); err != nil || m.Retencion != "h1" || m.Destino != "" {
+		t.Errorf("a captura with a destino: %+v, %v; want its retencion read and the destino dropped", m, err)
+	}
+	if _, err := ParseRecorded([]byte(movement("tipo", `"captura"`, "retencion", `"h#1"`))); err == nil {
+		t.Error("a captura of hold h#1 was read; want its retencion checked")
 	}
 }

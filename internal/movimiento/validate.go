@@ -48,6 +48,15 @@ func New(d Datos) (Movimiento, error) { return validate(&d, nil, today) }
 // validate is New by rules r; wrongType, when not nil, is a JSON type problem Parse
 // found, reported in its field's turn.
 func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
+	ignored := map[string]bool{} // members older releases ignored, whatever they held
+	if r == older {
+		vals := d.members()
+		for i, f := range fields {
+			if ownedByAnother(d.Tipo, f) {
+				*vals[i], ignored[f] = "", true
+			}
+		}
+	}
 	m := Movimiento{
 		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
 		Fecha: d.Fecha, Destino: d.Destino, Anula: d.Anula, Retencion: d.Retencion,
@@ -56,6 +65,9 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 	var err error
 	vals := d.members()
 	for i, f := range fields {
+		if ignored[f] {
+			continue
+		}
 		switch f {
 		case "id":
 			err = checkKey(f, d.ID, maxID, idPunct)
@@ -78,20 +90,20 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 		case "concepto":
 			err = checkConcepto(d.Concepto)
 		case "fecha":
-			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" && r == today {
+			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" && (r == today || !goReads(d.Fecha)) {
 				err = &FieldError{f, d.Fecha, timeRule}
 			}
 		case "destino":
-			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct, r); err == nil && d.Destino == d.Cuenta {
+			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
 				err = &FieldError{f, d.Destino, "must differ from cuenta"}
 			}
 		case "anula", "retencion":
 			v := *vals[i]
-			if err = ownMember(d, f, v, maxID, idPunct, r); err == nil && v == d.ID {
+			if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
 				err = &FieldError{f, v, "must differ from id: it names another movement"}
 			}
 		case "expira":
-			if err = ownMember(d, f, d.Expira, 0, "", r); err == nil {
+			if err = ownMember(d, f, d.Expira, 0, ""); err == nil {
 				m.Expira, err = checkTime(f, d.Expira)
 			}
 		}
@@ -105,14 +117,33 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 	return m, nil
 }
 
+// ownedByAnother reports whether member f is one only tipos other than tipo carry.
+func ownedByAnother(tipo Tipo, f string) bool {
+	if own[tipo] == f {
+		return false
+	}
+	for _, member := range own {
+		if member == f {
+			return true
+		}
+	}
+	return false
+}
+
+// goReads reports whether Go's RFC 3339 parser, which older releases read fecha with,
+// reads s.
+func goReads(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
+}
+
 // ownMember checks member f, valued v, that only some tipos carry: present exactly when
-// d's tipo needs it (older rules let others carry it too), then (when maxLen > 0) by
-// checkKey's rules.
-func ownMember(d *Datos, f, v string, maxLen int, punct string, r rules) error {
+// d's tipo needs it, then (when maxLen > 0) by checkKey's rules.
+func ownMember(d *Datos, f, v string, maxLen int, punct string) error {
 	switch needed := own[d.Tipo] == f; {
 	case needed && v == "":
 		return &FieldError{Field: f, Rule: "is required for tipo " + string(d.Tipo)}
-	case !needed && v != "" && r == today:
+	case !needed && v != "":
 		return &FieldError{f, v, "is not allowed for tipo " + string(d.Tipo)}
 	case v != "" && maxLen > 0:
 		return checkKey(f, v, maxLen, punct)

@@ -68,7 +68,7 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 	}
 	for _, i := range followers {
 		first := leaderOf[movID{es[i].Mov.Cuenta, es[i].Mov.ID}]
-		res[i] = follow(es[i].Mov, es[first].Mov, res[first])
+		res[i] = follow(es[i], es[first], res[first])
 	}
 }
 
@@ -252,9 +252,12 @@ func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledg
 	return ledger.Result{Outcome: ledger.Duplicate, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Motivo: a.Motivo, Attempts: attempts}
 }
 
-// follow is the result of a later delivery of the same (cuenta, id) within one call,
-// given the first delivery m0 and its result r0.
-func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
+// follow is the result of a later delivery e of the same (cuenta, id) within one call,
+// given the first delivery e0 and its result r0. A failure is shared only by a delivery
+// refused alike (ledger.Entrega.Refused): a body today's rules refuse never fails a
+// valid one, nor the other way round.
+func follow(e, e0 ledger.Entrega, r0 ledger.Result) ledger.Result {
+	m, m0 := e.Mov, e0.Mov
 	h := m.Huella()
 	var conflicting *ledger.DuplicadoConflictivoError
 	switch {
@@ -265,7 +268,7 @@ func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
 		return ledger.Result{Outcome: ledger.Duplicate, Estado: r0.Estado, Seq: r0.Seq, SaldoTras: r0.SaldoTras, Motivo: r0.Motivo}
 	case errors.As(r0.Err, &conflicting) && !m.MatchesHuella(conflicting.HuellaGuardada):
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: conflicting.HuellaGuardada, HuellaNueva: h}}
-	case r0.Outcome == ledger.Failed && h == m0.Huella():
+	case r0.Outcome == ledger.Failed && h == m0.Huella() && (e.Refused == nil) == (e0.Refused == nil):
 		return r0 // the same fact failed: it fails alike, and comes back if that one does
 	default:
 		// What is recorded under this key is not known here: decide it on redelivery.
