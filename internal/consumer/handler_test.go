@@ -725,27 +725,34 @@ func TestARedeliveryTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 	}
 }
 
-// A body today's rules refuse never decides for a valid message with the same key in
-// its batch: the valid one comes back (it is not parked with the other's reason) and
-// applies on its own.
-func TestARefusedBodyNeverFailsAValidOneInItsBatch(t *testing.T) {
+// A body today's rules refuse never decides for another message of its batch. Its own
+// key is read once the rest is applied: a valid copy of the same fact applies, and the
+// refused body is then its duplicate. A refused transfer to an account no one can read
+// fails alone, with its own reason, and never takes that account's failure to a valid
+// message beside it.
+func TestARefusedBodyNeverDecidesForAnother(t *testing.T) {
 	f := newFixture(t, ledger.Retry, true)
 	good := msg("m-good", body("p1", "G1", "abono", "3.00"))
 	bad := msg("m-bad", `{"id":"p1","cuenta":"G1","tipo":"abono","importe":"3.00","moneda":"EUR","destino":"X1"}`)
-	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, good}})
+	if _, err := f.env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.env.Table()), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "CUENTA#S1"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}, // no saldo: unreadable
+		"moneda": &types.AttributeValueMemberS{Value: "EUR"}, "version": &types.AttributeValueMemberN{Value: "1"}, "movimientos": &types.AttributeValueMemberN{Value: "0"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	valid := msg("m-w1", body("w1", "W1", "abono", "5.00"))
+	toS1 := msg("m-tr", `{"id":"tr1","cuenta":"W1","tipo":"traspaso","destino":"S1","importe":"1.00","moneda":"EUR","fecha":"9999-12-31T23:00:00-24:00"}`)
+	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, good, toS1, valid}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, parked := f.parker.parked["m-good"]; parked || !slices.Equal(failures(resp), []string{"m-good"}) {
-		t.Fatalf("back = %v, parked %v; want the valid message back, not parked", failures(resp), f.parker.parked)
+	if len(failures(resp)) != 0 || len(f.parker.parked) != 1 {
+		t.Fatalf("back = %v, parked %v; want only the refused transfer parked", failures(resp), f.parker.parked)
 	}
-	if r, parked := f.parker.parked["m-bad"]; !parked || !strings.Contains(r.Error, "destino") {
-		t.Errorf("the refused body: parked %v (%q), want it parked naming destino", parked, r.Error)
+	if r := f.parker.parked["m-tr"]; !strings.Contains(r.Error, "fecha") {
+		t.Errorf("the refused transfer was parked with %q, want its own fecha reason", r.Error)
 	}
-	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{good}}); err != nil {
-		t.Fatal(err)
-	}
-	if s := f.saldo(t, "G1"); s != "3" {
-		t.Errorf("saldo G1 = %s, want 3: the valid message applied when it came back", s)
+	if g, w := f.saldo(t, "G1"), f.saldo(t, "W1"); g != "3" || w != "5" {
+		t.Errorf("saldo G1 = %s, W1 = %s; want 3 and 5: each valid message applied once", g, w)
 	}
 }

@@ -48,8 +48,8 @@ func New(d Datos) (Movimiento, error) { return validate(&d, nil, today) }
 // validate is New by rules r; wrongType, when not nil, is a JSON type problem Parse
 // found, reported in its field's turn.
 func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
-	ignored := map[string]bool{} // members older releases ignored, whatever they held
-	if r == older {
+	ignored := map[string]bool{} // members the v1 releases (abono and cargo only) ignored, whatever they held
+	if r == older && (d.Tipo == Abono || d.Tipo == Cargo) {
 		vals := d.members()
 		for i, f := range fields {
 			if ownedByAnother(d.Tipo, f) {

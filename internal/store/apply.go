@@ -43,8 +43,12 @@ type movID struct{ cuenta, id string }
 // applyGroup applies the deliveries idx (one group, in arrival order).
 func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int, res []ledger.Result, now time.Time) {
 	leaderOf := map[movID]int{} // the first delivery of each movement
-	var pending, followers []int
+	var pending, followers, refused []int
 	for _, i := range idx {
+		if es[i].Refused != nil {
+			refused = append(refused, i)
+			continue
+		}
 		k := movID{es[i].Mov.Cuenta, es[i].Mov.ID}
 		if _, ok := leaderOf[k]; ok {
 			followers = append(followers, i)
@@ -68,8 +72,27 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 	}
 	for _, i := range followers {
 		first := leaderOf[movID{es[i].Mov.Cuenta, es[i].Mov.ID}]
-		res[i] = follow(es[i], es[first], res[first])
+		res[i] = follow(es[i].Mov, es[first].Mov, res[first])
 	}
+	for _, i := range refused {
+		res[i] = l.answerRefused(ctx, es[i])
+	}
+}
+
+// answerRefused answers a delivery today's rules refuse (ledger.Entrega.Refused) by its
+// record alone, read once the rest of its group is applied: a duplicate (or a
+// conflicting one) when its key is recorded, else today's refusal, permanent. It reads
+// nothing else and writes nothing, so it never decides for another delivery.
+func (l *Ledger) answerRefused(ctx context.Context, e ledger.Entrega) ledger.Result {
+	m := e.Mov
+	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table, movKey(m.Cuenta, m.ID)))
+	switch {
+	case err != nil:
+		return failed(&ledger.TransientError{Err: fmt.Errorf("store: read movement %s of cuenta %s: %w", m.ID, m.Cuenta, err)}, 0)
+	case len(out.Item) == 0:
+		return failed(&ledger.PermanentError{Err: e.Refused}, 0)
+	}
+	return existing(m, out.Item, 0)
 }
 
 // round runs one optimistic-locking update over the first chunk of the pending
@@ -252,12 +275,9 @@ func existing(m movimiento.Movimiento, stored versioned.Item, attempts int) ledg
 	return ledger.Result{Outcome: ledger.Duplicate, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Motivo: a.Motivo, Attempts: attempts}
 }
 
-// follow is the result of a later delivery e of the same (cuenta, id) within one call,
-// given the first delivery e0 and its result r0. A failure is shared only by a delivery
-// refused alike (ledger.Entrega.Refused): a body today's rules refuse never fails a
-// valid one, nor the other way round.
-func follow(e, e0 ledger.Entrega, r0 ledger.Result) ledger.Result {
-	m, m0 := e.Mov, e0.Mov
+// follow is the result of a later delivery of the same (cuenta, id) within one call,
+// given the first delivery m0 and its result r0.
+func follow(m, m0 movimiento.Movimiento, r0 ledger.Result) ledger.Result {
 	h := m.Huella()
 	var conflicting *ledger.DuplicadoConflictivoError
 	switch {
@@ -268,7 +288,7 @@ func follow(e, e0 ledger.Entrega, r0 ledger.Result) ledger.Result {
 		return ledger.Result{Outcome: ledger.Duplicate, Estado: r0.Estado, Seq: r0.Seq, SaldoTras: r0.SaldoTras, Motivo: r0.Motivo}
 	case errors.As(r0.Err, &conflicting) && !m.MatchesHuella(conflicting.HuellaGuardada):
 		return ledger.Result{Outcome: ledger.ConflictingDuplicate, Err: &ledger.DuplicadoConflictivoError{Cuenta: m.Cuenta, ID: m.ID, HuellaGuardada: conflicting.HuellaGuardada, HuellaNueva: h}}
-	case r0.Outcome == ledger.Failed && h == m0.Huella() && (e.Refused == nil) == (e0.Refused == nil):
+	case r0.Outcome == ledger.Failed && h == m0.Huella():
 		return r0 // the same fact failed: it fails alike, and comes back if that one does
 	default:
 		// What is recorded under this key is not known here: decide it on redelivery.

@@ -165,14 +165,14 @@ func TestAnItemMissingItsMoneyIsNotReadAsZero(t *testing.T) {
 
 // Releases before today's rules applied an abono that also carried a destino (they
 // ignored it). Its redelivery, which today's parser refuses, is answered by its record
-// as a duplicate; the same body with nothing recorded fails with today's refusal and
-// writes nothing.
+// as a duplicate; the same body with nothing recorded fails with today's refusal, its
+// own, and writes nothing.
 func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	svc := newService(t, env, ledger.Retry)
 	putYesterday(t, env, "V1", "o2", "abono", "1.00", "EUR", v1("V1", "o2", "abono", "1.00", "EUR"))
-	entrega := func(id string) ledger.Entrega {
-		body := []byte(`{"id":"` + id + `","cuenta":"V1","tipo":"abono","importe":"1","moneda":"EUR","destino":"zz"}`)
+	entrega := func(id, extra string) ledger.Entrega {
+		body := []byte(`{"id":"` + id + `","cuenta":"V1","tipo":"abono","importe":"1","moneda":"EUR",` + extra + `}`)
 		_, refused := movimiento.Parse(body)
 		m, err := movimiento.ParseRecorded(body)
 		if refused == nil || err != nil {
@@ -180,12 +180,16 @@ func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 		}
 		return ledger.Entrega{Mov: m, Origen: "msg-" + id, Refused: refused}
 	}
-	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{entrega("o2"), entrega("o9")})
+	destino, fecha := `"destino":"zz"`, `"fecha":"9999-12-31T23:00:00-24:00"`
+	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{entrega("o2", destino), entrega("o9", destino), entrega("o9", fecha)})
 	if rs[0].Outcome != ledger.Duplicate || rs[0].Seq != 1 {
 		t.Errorf("redelivery of the recorded abono = %+v, want a duplicate of seq 1", rs[0])
 	}
 	if !errors.Is(rs[1].Err, ledger.ErrPermanent) || !errors.Is(rs[1].Err, movimiento.ErrInvalid) || !strings.Contains(rs[1].Err.Error(), "destino") {
 		t.Errorf("the same body, not recorded = %+v, want today's refusal of destino, permanent", rs[1])
+	}
+	if !errors.Is(rs[2].Err, ledger.ErrPermanent) || !strings.Contains(rs[2].Err.Error(), "fecha") {
+		t.Errorf("another refused copy of o9 = %+v, want its own refusal, of fecha", rs[2])
 	}
 	assertAccount(t, env, "V1", "1.00", 1, 1)
 	if it := get(t, env, "CUENTA#V1", "MOV#o9"); it != nil {

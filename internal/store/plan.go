@@ -142,9 +142,6 @@ func (p *planner) decide(i int, accts []account) decision {
 	e := p.entregas[i]
 	m := e.Mov
 	d := decision{entrega: i, apunte: ledger.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: p.now, Origen: e.Origen}}
-	if e.Refused != nil { // only its record answers it: checked absent, it fails
-		return d.fail(&ledger.PermanentError{Err: e.Refused})
-	}
 	a := &accts[slices.Index(p.cuentas, m.Cuenta)]
 	base := a.c
 	if !a.exists {
