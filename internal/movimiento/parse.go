@@ -53,9 +53,10 @@ func Parse(body []byte) (Movimiento, error) { return parse(body, today) }
 
 // ParseRecorded reads a body Parse refuses as the releases before today's rules did: on
 // an abono or cargo (all the v1 releases knew), a member another tipo takes (a destino)
-// is ignored, whatever it holds; and a fecha Go's parser reads but no RFC 3339 timestamp
-// can hold is dropped (it is informational). Its movement may only be answered from its record, as the
-// redelivery of a movement recorded then (ledger.Entrega.Refused); it is never applied.
+// is ignored, whatever it holds; and a fecha Go's parser reads but no RFC 3339
+// timestamp can hold is dropped (it is informational). Its movement may only be
+// answered from its record, as the redelivery of a movement recorded then
+// (ledger.Entrega.Refused); it is never applied.
 func ParseRecorded(body []byte) (Movimiento, error) { return parse(body, older) }
 
 // rules are the rules a body is read by: today's, or those of older releases.
