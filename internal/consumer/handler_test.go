@@ -741,16 +741,20 @@ func TestARefusedBodyNeverDecidesForAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := msg("m-w1", body("w1", "W1", "abono", "5.00"))
+	onS1 := msg("m-s1", body("s1", "S1", "abono", "1.00")) // S1 is read for it
 	toS1 := msg("m-tr", `{"id":"tr1","cuenta":"W1","tipo":"traspaso","destino":"S1","importe":"1.00","moneda":"EUR","fecha":"9999-12-31T23:00:00-24:00"}`)
-	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, good, toS1, valid}})
+	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, onS1, good, toS1, valid}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(failures(resp)) != 0 || len(f.parker.parked) != 1 {
-		t.Fatalf("back = %v, parked %v; want only the refused transfer parked", failures(resp), f.parker.parked)
+	if len(failures(resp)) != 0 || len(f.parker.parked) != 2 {
+		t.Fatalf("back = %v, parked %v; want the refused transfer and the credit of S1 parked", failures(resp), f.parker.parked)
 	}
 	if r := f.parker.parked["m-tr"]; !strings.Contains(r.Error, "fecha") {
 		t.Errorf("the refused transfer was parked with %q, want its own fecha reason", r.Error)
+	}
+	if r := f.parker.parked["m-s1"]; !strings.Contains(r.Error, "account S1 has no saldo") {
+		t.Errorf("the credit of S1 was parked with %q, want S1's unreadable item", r.Error)
 	}
 	if g, w := f.saldo(t, "G1"), f.saldo(t, "W1"); g != "3" || w != "5" {
 		t.Errorf("saldo G1 = %s, W1 = %s; want 3 and 5: each valid message applied once", g, w)

@@ -2,7 +2,8 @@ package ledger
 
 // Groups splits deliveries into groups that can be applied concurrently: deliveries
 // that touch a common account (cuenta or a transfer's destino), transitively, share a
-// group. Each lists delivery indices in arrival order, and groups are ordered by their
+// group. A refused delivery (Entrega.Refused) touches no account: its destino links
+// nothing. Each lists delivery indices in arrival order, and groups are ordered by their
 // first delivery, so applying each in order keeps every account's arrival order.
 func Groups(es []Entrega) [][]int {
 	parent := map[string]string{} // union-find over account ids
@@ -16,7 +17,7 @@ func Groups(es []Entrega) [][]int {
 		return c
 	}
 	for _, e := range es {
-		if e.Mov.Destino != "" { // a transfer links its two accounts
+		if e.Mov.Destino != "" && e.Refused == nil { // a transfer links its two accounts
 			parent[find(e.Mov.Destino)] = find(e.Mov.Cuenta)
 		}
 	}

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,11 +11,16 @@ import (
 
 func TestGroupsKeepAccountsTogetherInArrivalOrder(t *testing.T) {
 	// on makes one delivery per word: "A" a movement on A, "A>B" a transfer from A to B.
+	// "A>B!" is a transfer today's rules refuse: it touches no account.
 	on := func(words ...string) []Entrega {
 		es := make([]Entrega, len(words))
 		for i, w := range words {
+			w, refused := strings.CutSuffix(w, "!")
 			c, d, _ := strings.Cut(w, ">")
 			es[i] = Entrega{Mov: movimiento.Movimiento{ID: fmt.Sprint(i), Cuenta: c, Destino: d}}
+			if refused {
+				es[i].Refused = errors.New("refused")
+			}
 		}
 		return es
 	}
@@ -29,6 +35,7 @@ func TestGroupsKeepAccountsTogetherInArrivalOrder(t *testing.T) {
 		{"a transfer joins its accounts", on("A", "B", "A>B", "C"), "[[0 1 2] [3]]"},
 		{"a cycle of transfers is one group", on("A>B", "B>C", "C>A", "D", "B"), "[[0 1 2 4] [3]]"},
 		{"joined by later transfers, each in arrival order", on("B", "A", "C", "C>A", "D>B"), "[[0 4] [1 2 3]]"},
+		{"a refused transfer joins nothing", on("A", "A>B!", "B"), "[[0 1] [2]]"},
 	}
 	for _, tc := range cases {
 		if got := fmt.Sprint(Groups(tc.entregas)); got != tc.want {

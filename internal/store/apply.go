@@ -79,6 +79,31 @@ func (l *Ledger) applyGroup(ctx context.Context, es []ledger.Entrega, idx []int,
 	}
 }
 
+// unreadableAccount is an account item the plan could not decode (its index among
+// the Update's keys): like an unreadable version, no retry reads it.
+type unreadableAccount struct {
+	index int
+	err   error
+}
+
+func (e *unreadableAccount) Error() string { return e.err.Error() }
+
+func (e *unreadableAccount) Unwrap() error { return e.err }
+
+// unreadableAt is the index among the Update's keys of the account err says no retry
+// can read: its version (versioned.UnreadableError) or the rest of its item.
+func unreadableAt(err error) (int, bool) {
+	var version *versioned.UnreadableError
+	var item *unreadableAccount
+	switch {
+	case errors.As(err, &version):
+		return version.Index, true
+	case errors.As(err, &item):
+		return item.index, true
+	}
+	return 0, false
+}
+
 // answerRefused answers a delivery today's rules refuse (ledger.Entrega.Refused) by its
 // record alone, read once the rest of its group is applied: a duplicate (or a
 // conflicting one) when its key is recorded, else today's refusal, permanent. It reads
@@ -112,7 +137,7 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 
 	var exists *versioned.ExistsError
 	var changed *versioned.ChangedError
-	var unreadable *versioned.UnreadableError
+	badAt, unreadable := unreadableAt(err)
 	switch {
 	case err == nil:
 		l.remember(p.written, r.Versions)
@@ -155,14 +180,18 @@ func (l *Ledger) round(ctx context.Context, es []ledger.Entrega, pending []int, 
 			records[movID{m.Cuenta, referred(m)}] = rec.Item
 		}
 		return l.still(pending, nil, res, r.Attempts)
-	case errors.As(err, &unreadable):
+	case unreadable:
 		// No retry reads that account: what touches it is permanent. The rest of the
 		// group comes back, to apply in a batch without it.
-		bad := cuentas[unreadable.Index]
+		bad := cuentas[badAt]
+		why := err // an item's error names its account; a version's does not
+		if errors.Is(err, versioned.ErrUnreadable) {
+			why = fmt.Errorf("store: account %s: %w", bad, err)
+		}
 		for _, i := range pending {
 			n := res[i].Attempts + r.Attempts
 			if m := es[i].Mov; m.Cuenta == bad || m.Destino == bad {
-				res[i] = failed(&ledger.PermanentError{Err: fmt.Errorf("store: account %s: %w", bad, err)}, n)
+				res[i] = failed(&ledger.PermanentError{Err: why}, n)
 			} else {
 				res[i] = failed(&ledger.TransientError{Attempts: n, Err: fmt.Errorf("store: the batch touches account %s, which cannot be read: %w", bad, err)}, n)
 			}

@@ -156,6 +156,12 @@ func TestAnItemMissingItsMoneyIsNotReadAsZero(t *testing.T) {
 		t.Errorf("a reversal of a movement without importe = %+v, want a permanent failure naming importe", r)
 	}
 	assertAccount(t, env, "S2", "10", 1, 1)
+	// Only what touches the unreadable account fails for good; a credit beside it in
+	// the batch comes back, and applies without it.
+	rs := svc.ApplyAll(ctx, []ledger.Entrega{{Mov: mov(t, "w0", "W1", movimiento.Abono, "5.00")}, {Mov: traspaso(t, "tr", "W1", "S1", "1.00")}})
+	if !rs[0].Retry() || !errors.Is(rs[1].Err, ledger.ErrPermanent) {
+		t.Errorf("a credit of W1 beside a transfer to S1 = %+v, want the credit back and the transfer failed for good", rs)
+	}
 	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
 	if err != nil || report.Accounts != 2 || len(report.Broken) != 2 ||
 		report.Broken[0].Reason != "account item unreadable: store: account S1 has no saldo" || !strings.Contains(report.Broken[1].Reason, "applied movement S2/a has no importe") {

@@ -90,7 +90,7 @@ func (p *planner) plan(st versioned.State) (versioned.Txn, error) {
 		}
 		c, ok, err := decodeCuenta(item)
 		if err != nil {
-			return versioned.Txn{}, &ledger.PermanentError{Err: err}
+			return versioned.Txn{}, &unreadableAccount{index: i, err: err}
 		}
 		accts[i] = account{c: c.Vigente(p.now), exists: ok}
 	}
