@@ -136,9 +136,13 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	if err != nil {
 		return fs.fail(err)
 	}
-	invalid := 0
+	invalid, older := 0, 0 // refused by every rule; refused today but read by older releases' rules
 	for _, b := range bodies {
-		if _, err := movimiento.Parse([]byte(b)); err != nil {
+		if _, err := movimiento.Parse([]byte(b)); err == nil {
+			continue
+		} else if _, err := movimiento.ParseRecorded([]byte(b)); err == nil {
+			older++
+		} else {
 			invalid++
 		}
 	}
@@ -154,6 +158,9 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	fmt.Fprintf(stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
 	if invalid > 0 {
 		fmt.Fprintf(stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
+	}
+	if older > 0 {
+		fmt.Fprintf(stdout, " (%d follow only older releases' rules: answered as duplicates where their movement is recorded, else parked)", older)
 	}
 	fmt.Fprintln(stdout)
 	if err != nil {

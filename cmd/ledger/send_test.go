@@ -89,6 +89,7 @@ func TestSendAFileThroughSNS(t *testing.T) {
 
 {"id":"b","cuenta":"C1","tipo":"cargo","importe":"2.50","moneda":"EUR"}
 not a movement
+{"id":"c","cuenta":"C1","tipo":"abono","importe":"1.00","moneda":"EUR","destino":"C2"}
 `
 	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
@@ -97,12 +98,12 @@ not a movement
 	if code := run(ctx, []string{"send", "--topic-arn", aws.ToString(topic.TopicArn), "--endpoint", q.Endpoint, "--from", file}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "sent 3 of 3") || !strings.Contains(stdout.String(), "1 of them are not valid") {
-		t.Errorf("stdout = %q", stdout.String())
+	if out := stdout.String(); !strings.Contains(out, "sent 4 of 4") || !strings.Contains(out, "1 of them are not valid") || !strings.Contains(out, "1 follow only older releases' rules") {
+		t.Errorf("stdout = %q; want 4 sent, 1 invalid, 1 that only older releases' rules read", out)
 	}
 	msgs := q.Drain(t, queue, 10, 30*time.Second)
-	if len(msgs) != 3 {
-		t.Fatalf("%d messages arrived through SNS, want 3", len(msgs))
+	if len(msgs) != 4 {
+		t.Fatalf("%d messages arrived through SNS, want 4", len(msgs))
 	}
 	for _, m := range msgs {
 		if !strings.Contains(aws.ToString(m.Body), `"Type"`) {
