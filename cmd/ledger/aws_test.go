@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,19 +13,27 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 )
 
+// answering is a DynamoDB endpoint that answers every call with the error code and
+// message, for test credentials in eu-west-1; it is closed when the test ends.
+func answering(t *testing.T, code, message string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"__type":"com.amazonaws.dynamodb.v20120810#%s","message":%q}`, code, message)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	return srv
+}
+
 // A command says in one line why it cannot start on a table: DynamoDB does not answer
 // at all, or it answers with a refusal (missing permissions), which is not "cannot
 // reach".
 func TestATableCheckSaysWhyInOneLine(t *testing.T) {
-	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException","message":"User is not authorized to perform: dynamodb:DescribeTable"}`))
-	}))
-	defer refusing.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "eu-west-1")
+	refusing := answering(t, "AccessDeniedException", "User is not authorized to perform: dynamodb:DescribeTable")
 	for _, tc := range []struct {
 		args []string
 		says string
@@ -45,15 +54,7 @@ func TestATableCheckSaysWhyInOneLine(t *testing.T) {
 // A missing table is 'ledger migrate's to create only on a local endpoint. In AWS a
 // stack's template makes the tables, and the likely cause is the name or the region.
 func TestAMissingTableNamesTheRightRemedy(t *testing.T) {
-	missing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`))
-	}))
-	defer missing.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "eu-west-1")
+	missing := answering(t, "ResourceNotFoundException", "Requested resource not found")
 	ctx := context.Background()
 	awsCfg, err := awsconf.Load(ctx, missing.URL)
 	if err != nil {
