@@ -110,14 +110,14 @@ func unreadableAt(err error) (int, bool) {
 // nothing else and writes nothing, so it never decides for another delivery.
 func (l *Ledger) answerRefused(ctx context.Context, e ledger.Entrega) ledger.Result {
 	m := e.Mov
-	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table, movKey(m.Cuenta, m.ID)))
+	item, err := l.movement(ctx, movID{m.Cuenta, m.ID})
 	switch {
 	case err != nil:
-		return failed(&ledger.TransientError{Err: fmt.Errorf("store: read movement %s of cuenta %s: %w", m.ID, m.Cuenta, err)}, 0)
-	case len(out.Item) == 0:
+		return failed(&ledger.TransientError{Err: err}, 0)
+	case len(item) == 0:
 		return failed(&ledger.PermanentError{Err: e.Refused}, 0)
 	}
-	return existing(m, out.Item, 0)
+	return existing(m, item, 0)
 }
 
 // round runs one optimistic-locking update over the first chunk of the pending
@@ -237,13 +237,22 @@ func (l *Ledger) read(ctx context.Context, es []ledger.Entrega, chunk []int, rec
 		if _, seen := records[k]; k.id == "" || seen {
 			continue
 		}
-		out, err := l.db.GetItem(ctx, versioned.GetInput(l.table, movKey(k.cuenta, k.id)))
+		item, err := l.movement(ctx, k)
 		if err != nil {
-			return fmt.Errorf("store: read movement %s of cuenta %s: %w", k.id, k.cuenta, err)
+			return err
 		}
-		records[k] = out.Item // empty: not recorded (yet)
+		records[k] = item // empty: not recorded (yet)
 	}
 	return nil
+}
+
+// movement reads movement k's item, strongly consistent; empty when not recorded.
+func (l *Ledger) movement(ctx context.Context, k movID) (versioned.Item, error) {
+	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table, movKey(k.cuenta, k.id)))
+	if err != nil {
+		return nil, fmt.Errorf("store: read movement %s of cuenta %s: %w", k.id, k.cuenta, err)
+	}
+	return out.Item, nil
 }
 
 // classify wraps an error that stopped a transaction as permanent (DynamoDB can never
