@@ -138,12 +138,11 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	}
 	invalid, older := 0, 0 // refused by every rule; refused today but read by older releases' rules
 	for _, b := range bodies {
-		if _, err := movimiento.Parse([]byte(b)); err == nil {
-			continue
-		} else if _, err := movimiento.ParseRecorded([]byte(b)); err == nil {
-			older++
-		} else {
+		switch _, refused, err := movimiento.Read([]byte(b)); {
+		case err != nil:
 			invalid++
+		case refused != nil:
+			older++
 		}
 	}
 	start := time.Now()

@@ -145,20 +145,15 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	for i, msg := range ev.Records {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		m, err := h.parse(ctx, msg.Body, movimiento.Parse)
+		// A body only older releases' rules read may be the redelivery of a movement
+		// they recorded: its record answers it (Refused).
+		m, refused, err := h.read(ctx, msg.Body)
 		if err != nil {
-			// A body older releases read may be the redelivery of a movement they
-			// recorded: its record answers it.
-			if old, oldErr := h.parse(ctx, msg.Body, movimiento.ParseRecorded); oldErr == nil {
-				recs[i].Mov, recs[i].Refused = old, err
-				valid = append(valid, i)
-				continue
-			}
 			recs[i].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
 			recs[i].Duration = h.opts.Now().Sub(t0)
 			continue
 		}
-		recs[i].Mov = m
+		recs[i].Mov, recs[i].Refused = m, refused
 		valid = append(valid, i)
 	}
 
@@ -182,11 +177,11 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return resp, nothingProcessed(recs)
 }
 
-// parse reads body with parser, a panic turned into the body's own failure: a body
-// that crashes the parser would crash it on every delivery, so it is parked.
-func (h *Handler) parse(ctx context.Context, body string, parser func([]byte) (movimiento.Movimiento, error)) (m movimiento.Movimiento, err error) {
+// read is movimiento.Read, a panic turned into the body's own failure: a body that
+// crashes the parser would crash it on every delivery, so it is parked.
+func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, refused, err error) {
 	defer h.recovered(ctx, func(p error) { err = p })
-	return parser([]byte(body))
+	return movimiento.Read([]byte(body))
 }
 
 // apply applies the valid records, each group of accounts (ledger.Groups) in arrival

@@ -59,6 +59,21 @@ func Parse(body []byte) (Movimiento, error) { return parse(body, today) }
 // (ledger.Entrega.Refused); it is never applied.
 func ParseRecorded(body []byte) (Movimiento, error) { return parse(body, older) }
 
+// Read parses body by today's rules (Parse). When they refuse it but older releases'
+// rules read it (ParseRecorded), m is as those read it and refused is today's reason:
+// such a movement may only be answered from its record. err, today's reason too, is
+// set when no rules read body.
+func Read(body []byte) (m Movimiento, refused, err error) {
+	m, err = Parse(body)
+	if err == nil {
+		return m, nil, nil
+	}
+	if old, oldErr := ParseRecorded(body); oldErr == nil {
+		return old, err, nil
+	}
+	return Movimiento{}, nil, err
+}
+
 // rules are the rules a body is read by: today's, or those of older releases.
 type rules bool
 
