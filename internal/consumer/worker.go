@@ -49,7 +49,7 @@ type WorkerOptions struct {
 	// Pollers is the number of concurrent receive loops [2], each with at most one batch
 	// of 10 messages in flight.
 	Pollers int
-	// WaitTime is the long-poll wait per receive [20s, SQS's maximum].
+	// WaitTime is the long-poll wait per receive [20s, SQS's maximum, which it is cut to].
 	WaitTime time.Duration
 	// RetryDelay is the visibility timeout given back to a message that must come back,
 	// rather than the queue's full one [5s].
@@ -81,7 +81,7 @@ func NewWorker(q SQSAPI, h *Handler, opts WorkerOptions) (*Worker, error) {
 	if opts.Pollers <= 0 {
 		opts.Pollers = DefaultPollers
 	}
-	if opts.WaitTime <= 0 {
+	if opts.WaitTime <= 0 || opts.WaitTime > MaxWait { // SQS refuses a longer wait on every receive
 		opts.WaitTime = MaxWait
 	}
 	if opts.RetryDelay <= 0 {
@@ -130,11 +130,7 @@ func (w *Worker) Check(ctx context.Context) error {
 func (w *Worker) queueAttributes(ctx context.Context) (arn string, visibility time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, ackTimeout)
 	defer cancel()
-	out, err := w.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(w.opts.QueueURL),
-		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout,
-			types.QueueAttributeNameRedrivePolicy},
-	})
+	out, err := w.sqs.GetQueueAttributes(ctx, attributesInput(w.opts.QueueURL))
 	if err != nil {
 		return "", 0, fmt.Errorf("consumer: read the queue's attributes: %w", err)
 	}
@@ -161,13 +157,7 @@ func (w *Worker) poll(ctx context.Context, arn string, visibility time.Duration)
 	failures := 0 // receives in a row that failed
 	for ctx.Err() == nil {
 		receiveCtx, cancel := context.WithTimeout(ctx, w.opts.WaitTime+receiveMargin)
-		out, err := w.sqs.ReceiveMessage(receiveCtx, &sqs.ReceiveMessageInput{
-			QueueUrl:                    aws.String(w.opts.QueueURL),
-			MaxNumberOfMessages:         MaxBatch,
-			WaitTimeSeconds:             int32(w.opts.WaitTime / time.Second),
-			MessageAttributeNames:       []string{"All"},
-			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
-		})
+		out, err := w.sqs.ReceiveMessage(receiveCtx, receiveInput(w.opts.QueueURL, w.opts.WaitTime))
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -242,11 +232,7 @@ func (w *Worker) delete(ctx context.Context, msgs []types.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	entries := make([]types.DeleteMessageBatchRequestEntry, len(msgs))
-	for i, m := range msgs {
-		entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle}
-	}
-	out, err := w.sqs.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries})
+	out, err := w.sqs.DeleteMessageBatch(ctx, deleteInput(w.opts.QueueURL, msgs))
 	if err != nil {
 		w.opts.Logger.WarnContext(ctx, "delete failed; the messages will be redelivered as duplicates", "count", len(msgs), "error", err.Error())
 		return
@@ -260,14 +246,7 @@ func (w *Worker) release(ctx context.Context, msgs []types.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
-	for i, m := range msgs {
-		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{
-			Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle,
-			VisibilityTimeout: int32(w.opts.RetryDelay / time.Second),
-		}
-	}
-	out, err := w.sqs.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(w.opts.QueueURL), Entries: entries})
+	out, err := w.sqs.ChangeMessageVisibilityBatch(ctx, releaseInput(w.opts.QueueURL, msgs, w.opts.RetryDelay))
 	if err != nil {
 		w.opts.Logger.WarnContext(ctx, "could not shorten the visibility timeout; the messages come back after the queue's", "count", len(msgs), "error", err.Error())
 		return
