@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
@@ -162,7 +163,7 @@ func (f *flags) openTable(ctx context.Context, table, endpoint string, check fun
 	if code != 0 {
 		return cfg, awsCfg, nil, code
 	}
-	awsCfg, err := awsconf.Load(ctx, endpoint) // what fails now is the environment, not the command line
+	awsCfg, err := loadAWS(ctx, endpoint) // what fails now is the environment, not the command line
 	if err != nil {
 		return cfg, awsCfg, nil, f.fail(err)
 	}
@@ -171,6 +172,26 @@ func (f *flags) openTable(ctx context.Context, table, endpoint string, check fun
 		return cfg, awsCfg, nil, f.fail(err)
 	}
 	return cfg, awsCfg, db, 0
+}
+
+// loadAWS is awsconf.Load, with the likelier remedy when no endpoint was given: a user
+// of a local stack who left out --endpoint is told so, not sent to configure AWS.
+func loadAWS(ctx context.Context, endpoint string) (aws.Config, error) {
+	cfg, err := awsconf.Load(ctx, endpoint)
+	if endpoint == "" && (errors.Is(err, awsconf.ErrNoRegion) || errors.Is(err, awsconf.ErrNoCredentials)) {
+		err = fmt.Errorf("%w; for a local stack (ledger up, moto), give --endpoint", err)
+	}
+	return cfg, err
+}
+
+// servedQueue refuses a queue URL on this machine when no endpoint serves it (sqsEndpoint
+// empty, no AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL): its calls would go to AWS and
+// fail there, naming an AWS host. remedy is the flag that fixes it.
+func servedQueue(queueURL, sqsEndpoint, remedy string) error {
+	if local, _ := awsconf.IsLoopback(queueURL); !local || sqsEndpoint != "" || os.Getenv("AWS_ENDPOINT_URL_SQS") != "" || os.Getenv("AWS_ENDPOINT_URL") != "" {
+		return nil
+	}
+	return fmt.Errorf("--queue-url %s is on this machine, but SQS would be called in AWS: give %s, where it is served", queueURL, remedy)
 }
 
 // sqsEndpointFor is where a command calls SQS: --sqs-endpoint when given, else a

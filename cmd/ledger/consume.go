@@ -61,6 +61,9 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
 		return fs.usageError("--sqs-endpoint: %v", err)
 	}
+	if err := servedQueue(*queueURL, sqsEndpointFor(*sqsEndpoint, *endpoint), "--endpoint or --sqs-endpoint"); err != nil {
+		return fs.usageError("%v", err)
+	}
 	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint, checkTable)
 	if code != 0 {
 		return code

@@ -121,13 +121,51 @@ func TestFlagLimitsAreInclusive(t *testing.T) {
 
 // An AWS environment without a region or credentials is no usage error: the command
 // line is right. It fails (exit 1) in one line that says what to set, offering no help.
+// A command given no endpoint also says how to reach a local stack instead: that is
+// what a user following the local tour left out.
 func TestAMissingAWSAccountIsAFailure(t *testing.T) {
 	testenv.NoAWSAccount(t)
-	for _, args := range [][]string{{"audit"}, {"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, {"up", "--addr", "127.0.0.1:0", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}} {
+	for _, tc := range []struct {
+		args       []string
+		noEndpoint bool
+	}{
+		{[]string{"audit"}, true},
+		{[]string{"send", "--queue-url", "https://sqs.eu-west-1.amazonaws.com/1/q", "--generate", "1"}, true},
+		{[]string{"up", "--addr", "127.0.0.1:0", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"}, false},
+	} {
 		var out, errOut bytes.Buffer
-		code := run(context.Background(), args, &out, &errOut)
-		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "no AWS region: set AWS_REGION") {
-			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming AWS_REGION", args, code, errOut.String())
+		code := run(context.Background(), tc.args, &out, &errOut)
+		if code != 1 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "no AWS region: set AWS_REGION") ||
+			strings.Contains(errOut.String(), "give --endpoint") != tc.noEndpoint {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 1 and one line naming AWS_REGION (and --endpoint: %v)", tc.args, code, errOut.String(), tc.noEndpoint)
+		}
+	}
+	t.Setenv("AWS_REGION", "eu-west-1")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"cuenta", "ES76"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "no AWS credentials found") || !strings.Contains(errOut.String(), "give --endpoint") {
+		t.Errorf("ledger cuenta without credentials: exit %d, stderr %q; want 1, naming credentials and --endpoint", code, errOut.String())
+	}
+}
+
+// A queue on this machine with no endpoint serving it would be called in AWS, whose
+// error names an AWS host: the command line is wrong, and says what it lacks.
+func TestALocalQueueNeedsItsEndpoint(t *testing.T) {
+	testenv.NoAWSAccount(t)
+	local := "http://127.0.0.1:1/123456789012/movimientos"
+	for _, args := range [][]string{
+		{"consume", "--queue-url", local},
+		{"up", "--addr", "127.0.0.1:0", "--queue-url", local},
+		{"send", "--queue-url", local, "--generate", "1"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--queue-url "+local+" is on this machine") {
+			t.Errorf("ledger %v: exit %d, stderr %q; want 2, naming the local queue", args, code, errOut.String())
+		}
+		// Given the endpoint, the command goes on (and fails on it: nothing listens there).
+		errOut.Reset()
+		if code := run(context.Background(), append(args, "--endpoint", "http://127.0.0.1:1"), &out, &errOut); code != 1 || strings.Contains(errOut.String(), "is on this machine") {
+			t.Errorf("ledger %v --endpoint: exit %d, stderr %q; want 1 from the endpoint", args, code, errOut.String())
 		}
 	}
 }

@@ -117,7 +117,10 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	if err := servedQueue(*queueURL, *endpoint, "--endpoint"); err != nil {
+		return fs.usageError("%v", err)
+	}
+	awsCfg, err := loadAWS(ctx, *endpoint)
 	if err != nil {
 		return fs.fail(err)
 	}

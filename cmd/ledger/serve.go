@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/api"
@@ -45,9 +46,9 @@ curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
 		return fs.usageError("--addr: %v", err)
 	}
 	// The address is taken before the table check, so a port in use is said at once.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := fs.listen(*addr)
 	if err != nil {
-		return fs.fail(fmt.Errorf("--addr: %w", err))
+		return fs.fail(err)
 	}
 	defer ln.Close()
 	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
@@ -74,6 +75,22 @@ func checkAddr(addr string) error {
 	return nil
 }
 
+// listen takes the API's address and, when other machines can reach it, warns at once
+// that the API has no authentication of its own.
+func (f *flags) listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--addr: %w: is another ledger up or serve running? stop it, or give another --addr", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--addr: %w", err)
+	}
+	if exposed(ln.Addr()) {
+		fmt.Fprintf(f.stderr, "ledger %s: warning: the balance API listens on %s, beyond this machine, and has no authentication of its own\n", f.name, ln.Addr())
+	}
+	return ln, nil
+}
+
 // exposed reports whether a listener at addr takes connections from other machines.
 func exposed(addr net.Addr) bool {
 	a, ok := addr.(*net.TCPAddr)
@@ -83,9 +100,6 @@ func exposed(addr net.Addr) bool {
 // serveAPI serves the balance API on ln until ctx is done, then stops, letting requests
 // in flight finish within shutdownGrace.
 func serveAPI(ctx context.Context, ln net.Listener, reader *store.Reader, stderr io.Writer) error {
-	if exposed(ln.Addr()) {
-		fmt.Fprintf(stderr, "warning: the balance API listens on %s, beyond this machine, and has no authentication of its own\n", ln.Addr())
-	}
 	srv := &http.Server{
 		Handler:           api.New(reader, slog.New(slog.NewTextHandler(stderr, nil))),
 		ReadHeaderTimeout: readHeaderTimeout,

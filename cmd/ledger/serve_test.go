@@ -103,6 +103,19 @@ func TestServeUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.says)
 		}
 	}
+	// A port in use is most likely another ledger up or serve: the error says so.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, cmd := range []string{"serve", "up"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{cmd, "--addr", busy.Addr().String()}, &stdout, &stderr)
+		if code != 1 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "is another ledger up or serve running?") {
+			t.Errorf("ledger %s on a busy port: exit %d, stderr %q; want 1 and one line naming the likely cause", cmd, code, stderr.String())
+		}
+	}
 	var help bytes.Buffer
 	run(context.Background(), []string{"help"}, &help, &help)
 	if !strings.Contains(help.String(), "serve") {

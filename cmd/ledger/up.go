@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -85,15 +84,18 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
+	if err := servedQueue(*queueURL, sqsEndpointFor(*sqsEndpoint, *endpoint), "--endpoint or --sqs-endpoint"); err != nil {
+		return fs.usageError("%v", err)
+	}
 	cfg, code := fs.envConfig(*table)
 	if code != 0 {
 		return code
 	}
 	dlqFrom := withDLQ(&cfg, *dlq)
 	// The address is taken before any long work, so a port in use is said at once.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := fs.listen(*addr)
 	if err != nil {
-		return fs.fail(fmt.Errorf("--addr: %w", err))
+		return fs.fail(err)
 	}
 	defer ln.Close()
 	// Before the embedded DynamoDB, which has no SQS, takes --endpoint's place.
@@ -188,7 +190,8 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 				return err
 			}
 			defer in.Close()
-			n, skipped, err := feedLines(gctx, in, h, logger, handledOnce)
+			feed := lineFeed{h: h, log: logger, retry: lineRetry, handledOnce: handledOnce, drop: tally.Drop}
+			n, skipped, err := feed.run(gctx, in)
 			if gctx.Err() == nil {
 				fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v), %d skipped (over %d bytes); still serving\n", n, *from, tally.Outcomes(), skipped, maxLine)
 			}
@@ -234,12 +237,22 @@ func migrateLocal(ctx context.Context, db *dynamodb.Client, tables map[string]st
 	return err
 }
 
-// feedLines hands r's lines to h as SQS would: in batches of up to ten (fewer when the
-// input pauses), each line a message, those that must come back again later. It calls
-// handledOnce when the input is done and each line has been handled once, and returns
-// when no retry waits either, or when ctx is done, with the lines handled and skipped.
-func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.Logger, handledOnce func()) (n, skipped int, err error) {
-	defer handledOnce() // also when ctx ends it first
+// lineFeed hands lines to a handler as SQS would hand it messages. A line that must come
+// back is delivered at most lineAttempts times, retry apart, doubled each time, then
+// dropped.
+type lineFeed struct {
+	h           *consumer.Handler
+	log         *slog.Logger
+	retry       time.Duration   // before the first redelivery of a line (lineRetry)
+	handledOnce func()          // once the input is done and each line has been handled once
+	drop        func(id string) // a line given up on after its last attempt
+}
+
+// run feeds r's lines in batches of up to ten (fewer when the input pauses), each line
+// a message, those that must come back again later. It returns when the input is done
+// and no retry waits, or when ctx is done, with the lines handled and skipped.
+func (f lineFeed) run(ctx context.Context, r io.Reader) (n, skipped int, err error) {
+	defer f.handledOnce() // also when ctx ends it first
 	lines := make(chan line)
 	readErr := make(chan error, 1)
 	var long atomic.Int64 // lines over maxLine, counted by the reader
@@ -248,7 +261,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		for l, err := range readLines(r) {
 			switch {
 			case errors.Is(err, errLongLine): // no queue would take it: it is parked here
-				log.Error("skipped a line no queue would take", "error", err)
+				f.log.Error("skipped a line no queue would take", "error", err)
 				long.Add(1)
 				continue
 			case err != nil:
@@ -271,7 +284,7 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 	var waiting []retry
 	for open := true; (open || len(waiting) > 0) && ctx.Err() == nil; {
 		if !open {
-			handledOnce() // the batch that found the input's end has been handled
+			f.handledOnce() // the batch that found the input's end has been handled
 		}
 		var batch []events.SQSMessage
 		attempts := map[string]int{}
@@ -313,9 +326,9 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 		// movement written but reported failed. A second Ctrl-C quits at once (main).
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lineDeadline)
 		noted := context.AfterFunc(ctx, func() {
-			log.Info("stopping: finishing the batch in flight, for at most " + lineDeadline.String() + "; Ctrl-C again quits now")
+			f.log.Info("stopping: finishing the batch in flight, for at most " + lineDeadline.String() + "; Ctrl-C again quits now")
 		})
-		back := h.Settle(bctx, batch)
+		back := f.h.Settle(bctx, batch)
 		noted()
 		cancel()
 		for _, m := range batch {
@@ -324,10 +337,11 @@ func feedLines(ctx context.Context, r io.Reader, h *consumer.Handler, log *slog.
 			}
 			a := attempts[m.MessageId] + 1
 			if a >= lineAttempts {
-				log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
+				f.log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
+				f.drop(m.MessageId)
 				continue
 			}
-			waiting = append(waiting, retry{msg: m, attempts: a, due: time.Now().Add(lineRetry << (a - 1))})
+			waiting = append(waiting, retry{msg: m, attempts: a, due: time.Now().Add(f.retry << (a - 1))})
 		}
 	}
 	select {

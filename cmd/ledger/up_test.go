@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/ledger-dev/ledger/internal/app"
+	"github.com/ledger-dev/ledger/internal/config"
+	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -197,5 +201,40 @@ func TestOpenInputGivesUpOnAPipeWhenStopped(t *testing.T) {
 	}
 	if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil { // lets the pending open end
 		f.Close()
+	}
+}
+
+// A line that keeps failing is delivered lineAttempts times, then dropped: the summary
+// says so, rather than that it is coming back. Lines beyond a batch still all apply.
+func TestALineThatKeepsFailingIsDroppedAfterItsLastAttempt(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	cfg, err := config.FromEnv(func(name string) string { return map[string]string{config.EnvTable: env.Table()}[name] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := &consumer.Tally{}
+	h, err := app.Consumer(cfg, env.Config, app.Endpoints{DynamoDB: env.Endpoint},
+		consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, Observer: tally.Observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := range 2*consumer.MaxBatch + 3 {
+		lines = append(lines, fmt.Sprintf(`{"id":"a-%d","cuenta":"ES01","tipo":"abono","importe":"1.00","moneda":"EUR"}`, i))
+	}
+	lines = append(lines, `{"id":"too-much","cuenta":"ES02","tipo":"cargo","importe":"5.00","moneda":"EUR"}`) // waits for funds that never come
+	var once, dropped []string
+	feed := lineFeed{h: h, log: slog.New(slog.DiscardHandler), retry: time.Millisecond,
+		handledOnce: func() { once = append(once, "") }, drop: func(id string) { dropped = append(dropped, id); tally.Drop(id) }}
+	n, skipped, err := feed.run(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"))
+	if err != nil || n != len(lines) || skipped != 0 {
+		t.Fatalf("fed %d lines, skipped %d, err %v; want %d, 0, nil", n, skipped, err, len(lines))
+	}
+	got := tally.Outcomes()
+	if got.Applied != len(lines)-1 || got.Failed != 1 || got.Dropped != 1 || got.ComingBack != 0 || tally.Handled() != len(lines)-1+lineAttempts {
+		t.Errorf("outcomes %+v after %d deliveries; want %d applied, the last line dropped after %d deliveries", got, tally.Handled(), len(lines)-1, lineAttempts)
+	}
+	if len(dropped) != 1 || dropped[0] != fmt.Sprintf("line-%d", len(lines)) || len(once) == 0 {
+		t.Errorf("dropped %v (want the last line), told the input was handled %d times", dropped, len(once))
 	}
 }

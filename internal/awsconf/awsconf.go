@@ -33,6 +33,13 @@ const (
 // emulators accept any region, but the SDK needs one to sign.
 const LocalRegion = "us-east-1"
 
+// ErrNoRegion and ErrNoCredentials are matched by Load's refusals of an environment
+// that names no AWS region, or finds no credentials, for an endpoint in AWS.
+var (
+	ErrNoRegion      = errors.New("awsconf: no AWS region")
+	ErrNoCredentials = errors.New("awsconf: no AWS credentials found")
+)
+
 // Load returns the SDK configuration for endpoint ("": AWS, or AWS_ENDPOINT_URL_*). For
 // a loopback endpoint (given, or in AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL) a
 // missing region is LocalRegion, the EC2 metadata service is not probed, and where the
@@ -64,10 +71,10 @@ func Load(ctx context.Context, endpoint string) (aws.Config, error) {
 	defer cancel()
 	if !local {
 		if cfg.Region == "" {
-			return aws.Config{}, errors.New("awsconf: no AWS region: set AWS_REGION, or a region in the AWS profile")
+			return aws.Config{}, fmt.Errorf("%w: set AWS_REGION, or a region in the AWS profile", ErrNoRegion)
 		}
 		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-			return aws.Config{}, fmt.Errorf("awsconf: no AWS credentials found (environment, profile, SSO or instance role): %w", err)
+			return aws.Config{}, fmt.Errorf("%w (environment, profile, SSO or instance role): %w", ErrNoCredentials, err)
 		}
 		return cfg, nil
 	}

@@ -2,6 +2,7 @@ package awsconf_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,11 +75,11 @@ func TestLoadLoopbackKeepsConfiguredCredentials(t *testing.T) {
 // once, in words, not as a failure to reach DynamoDB on the first call.
 func TestLoadElsewhereSaysWhatIsMissing(t *testing.T) {
 	testenv.NoAWSAccount(t)
-	if _, err := awsconf.Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") {
+	if _, err := awsconf.Load(context.Background(), ""); !errors.Is(err, awsconf.ErrNoRegion) || !strings.Contains(err.Error(), "set AWS_REGION") {
 		t.Errorf("without a region: %v", err)
 	}
 	t.Setenv("AWS_REGION", "eu-west-1")
-	if _, err := awsconf.Load(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "no AWS credentials found") {
+	if _, err := awsconf.Load(context.Background(), ""); !errors.Is(err, awsconf.ErrNoCredentials) {
 		t.Errorf("without credentials: %v", err)
 	}
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")

@@ -20,8 +20,8 @@ func attributesInput(queueURL string) *sqs.GetQueueAttributesInput {
 }
 
 // receiveInput is one long-polling ReceiveMessage of at most MaxBatch messages, with
-// every attribute the handler reads (SNS envelopes, ApproximateReceiveCount). SQS waits
-// whole seconds, at most MaxWait.
+// all their attributes, as Lambda hands them over: the parker carries them to the DLQ.
+// SQS waits whole seconds, at most MaxWait.
 func receiveInput(queueURL string, wait time.Duration) *sqs.ReceiveMessageInput {
 	return &sqs.ReceiveMessageInput{
 		QueueUrl:                    aws.String(queueURL),

@@ -29,7 +29,7 @@ func TestReceiveInputLongPollsABatchWithEveryAttribute(t *testing.T) {
 		if in.WaitTimeSeconds != tc.secs || in.MaxNumberOfMessages != MaxBatch || aws.ToString(in.QueueUrl) != "https://q" {
 			t.Errorf("wait %v: asked to wait %ds for %d messages of %q", tc.wait, in.WaitTimeSeconds, in.MaxNumberOfMessages, aws.ToString(in.QueueUrl))
 		}
-		// The handler reads SNS envelopes' attributes and the receive count.
+		// A parked message keeps its attributes, as Lambda would have handed them over.
 		if len(in.MessageAttributeNames) != 1 || in.MessageAttributeNames[0] != "All" ||
 			len(in.MessageSystemAttributeNames) != 1 || in.MessageSystemAttributeNames[0] != types.MessageSystemAttributeNameAll {
 			t.Errorf("attributes asked for: %v and %v", in.MessageAttributeNames, in.MessageSystemAttributeNames)

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ledger-dev/ledger/internal/ledger"
@@ -11,7 +12,7 @@ import (
 // counts once, by its first outcome other than a failure (or as failed if it never got
 // another). Parked counts the messages parked in the DLQ, whatever their outcome;
 // ComingBack the failed ones whose last delivery was left to come back, which may yet
-// succeed.
+// succeed; Dropped the failed ones given up on after their last attempt (Tally.Drop).
 type Outcomes struct {
 	Applied              int `json:"applied"`
 	Duplicate            int `json:"duplicate"`
@@ -20,6 +21,7 @@ type Outcomes struct {
 	Failed               int `json:"failed"`
 	Parked               int `json:"-"`
 	ComingBack           int `json:"-"`
+	Dropped              int `json:"-"`
 }
 
 // Tally counts what a handler decided, message by message; its Observe is an Observer.
@@ -29,6 +31,7 @@ type Tally struct {
 	outcome map[string]ledger.Outcome // by message id
 	parked  map[string]bool
 	back    map[string]bool // its last delivery failed and was left to come back
+	dropped map[string]bool // it will not come back: given up on
 	handled int
 }
 
@@ -36,9 +39,7 @@ type Tally struct {
 func (t *Tally) Observe(r Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.outcome == nil {
-		t.outcome, t.parked, t.back = map[string]ledger.Outcome{}, map[string]bool{}, map[string]bool{}
-	}
+	t.init()
 	id := r.Msg.MessageId
 	if prev, seen := t.outcome[id]; !seen || prev == ledger.Failed {
 		t.outcome[id] = r.Result.Outcome
@@ -48,6 +49,21 @@ func (t *Tally) Observe(r Record) {
 	}
 	t.back[id] = r.Action == Retry || r.Action == RetryToDLQ
 	t.handled++
+}
+
+// Drop notes that a message left to come back never will: its deliverer gave up on it
+// (ledger up drops a line after its last attempt).
+func (t *Tally) Drop(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.init()
+	t.back[id], t.dropped[id] = false, true
+}
+
+func (t *Tally) init() {
+	if t.outcome == nil {
+		t.outcome, t.parked, t.back, t.dropped = map[string]ledger.Outcome{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
 }
 
 // Handled counts the records observed, every redelivery included.
@@ -66,6 +82,9 @@ func (t *Tally) Outcomes() Outcomes {
 		o.add(outcome)
 		if outcome == ledger.Failed && t.back[id] {
 			o.ComingBack++
+		}
+		if outcome == ledger.Failed && t.dropped[id] {
+			o.Dropped++
 		}
 	}
 	return o
@@ -89,9 +108,16 @@ func (o *Outcomes) add(outcome ledger.Outcome) {
 
 // String is the one-line summary the CLI prints when a consumer stops.
 func (o Outcomes) String() string {
-	failed := fmt.Sprintf("%d failed", o.Failed)
+	var of []string
 	if o.ComingBack > 0 {
-		failed += fmt.Sprintf(" (%d of them coming back)", o.ComingBack)
+		of = append(of, fmt.Sprintf("%d of them coming back", o.ComingBack))
+	}
+	if o.Dropped > 0 {
+		of = append(of, fmt.Sprintf("%d dropped after their last attempt", o.Dropped))
+	}
+	failed := fmt.Sprintf("%d failed", o.Failed)
+	if len(of) > 0 {
+		failed += " (" + strings.Join(of, ", ") + ")"
 	}
 	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting, %d rejected, %s, %d parked",
 		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.Rejected, failed, o.Parked)

@@ -40,4 +40,12 @@ func TestTallyCountsEachMessageByWhatBecameOfIt(t *testing.T) {
 	if s := got.String(); s != "2 applied, 0 duplicate, 0 conflicting, 0 rejected, 4 failed (2 of them coming back), 2 parked" {
 		t.Errorf("summary %q", s)
 	}
+	// ledger up gives up on a line after its last attempt: it is no longer coming back.
+	tally.Drop("waiting")
+	if got := tally.Outcomes(); got.ComingBack != 1 || got.Dropped != 1 || got.Failed != 4 {
+		t.Errorf("after dropping one: %+v", got)
+	}
+	if s := tally.Outcomes().String(); s != "2 applied, 0 duplicate, 0 conflicting, 0 rejected, 4 failed (1 of them coming back, 1 dropped after their last attempt), 2 parked" {
+		t.Errorf("summary after a drop %q", s)
+	}
 }
