@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"time"
@@ -30,6 +31,11 @@ const (
 	attrMovs      = "movimientos"
 	attrImporte   = "importe"
 	attrEstado    = "estado"
+	// attrCreada, attrAplicado and attrOrigen are informational: when an account was
+	// opened, when and from which message a movement was recorded.
+	attrCreada   = "creada"
+	attrAplicado = "aplicado"
+	attrOrigen   = "origen"
 	// attrRetenciones is the account's map of active holds, by hold id.
 	attrRetenciones = "retenciones"
 	// attrAnuladoPor, attrCapturadaPor and attrLiberadaPor mark a record with the
@@ -114,6 +120,44 @@ func lacking(item versioned.Item, names []string) string {
 		}
 	}
 	return ""
+}
+
+// informational are the attributes read leniently: when an account was opened, when
+// and from which message a movement was recorded. A value of another type or spelling
+// (another writer, a hand edit) reads as zero, rather than making its whole account or
+// movement unreadable. Money, counts and the clocks holds run by are never read so.
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
+
+// decodeItem is attributevalue.UnmarshalMap into out, a pointer to an item struct. An
+// informational attribute it cannot read reads as zero; any other one fails the item,
+// named in the error.
+func decodeItem(item versioned.Item, out any) error {
+	err := attributevalue.UnmarshalMap(item, out)
+	if err == nil {
+		return nil
+	}
+	var readable versioned.Item // item without the informational attributes it cannot read
+	for f := range reflect.TypeOf(out).Elem().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		av, ok := item[name]
+		if !ok {
+			continue
+		}
+		if err := attributevalue.Unmarshal(av, reflect.New(f.Type).Interface()); err == nil {
+			continue
+		} else if !informational[name] {
+			return fmt.Errorf("attribute %s: %w", name, err)
+		}
+		if readable == nil {
+			readable = maps.Clone(item)
+		}
+		delete(readable, name)
+	}
+	if readable == nil {
+		return err
+	}
+	reflect.ValueOf(out).Elem().SetZero()
+	return attributevalue.UnmarshalMap(readable, out)
 }
 
 // accountAttrs and holdAttrs are the attributes cuentaItem and retencionItem know. Every
@@ -213,7 +257,7 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		return cuenta.Cuenta{}, false, nil
 	}
 	var it cuentaItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+	if err := decodeItem(item, &it); err != nil {
 		return cuenta.Cuenta{}, false, fmt.Errorf("store: account item: %w", err)
 	}
 	id, isAccount := strings.CutPrefix(it.PK, cuentaPK)
@@ -289,7 +333,7 @@ func encodeApunte(a ledger.Apunte) (versioned.Item, error) {
 // recorded under older rules still reads, audits and answers its duplicates.
 func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	var it movItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+	if err := decodeItem(item, &it); err != nil {
 		return ledger.Apunte{}, fmt.Errorf("store: movement item: %w", err)
 	}
 	cuentaID, okPK := strings.CutPrefix(it.PK, cuentaPK)

@@ -202,3 +202,45 @@ func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 		t.Errorf("the refused body was recorded: %v", it)
 	}
 }
+
+// An informational attribute of another type or spelling (another writer, a hand edit)
+// reads as zero: the account still takes movements, its movements still answer their
+// redeliveries, reads and the audit still work. An optional number stored as NULL is no
+// value. Anything else unreadable fails its item, naming the attribute.
+func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx := context.Background()
+	putYesterday(t, env, "IN01", "pago-1", "abono", "10", "EUR", v1("IN01", "pago-1", "abono", "10", "EUR"))
+	set := func(sk, expr string, values item) {
+		t.Helper()
+		if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#IN01"}, "sk": &types.AttributeValueMemberS{Value: sk}},
+			UpdateExpression: aws.String(expr), ExpressionAttributeValues: values,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("CUENTA", "SET creada = :c, limite = :l", item{":c": &types.AttributeValueMemberS{Value: "2024-01-01 00:00:00"}, ":l": &types.AttributeValueMemberNULL{Value: true}})
+	set("MOV#pago-1", "SET aplicado = :a, origen = :o", item{":a": &types.AttributeValueMemberBOOL{Value: true}, ":o": &types.AttributeValueMemberN{Value: "7"}})
+
+	svc := newService(t, env, ledger.Retry)
+	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "pago-2", "IN01", movimiento.Abono, "5.00")}); r.Outcome != ledger.Applied {
+		t.Fatalf("a new movement = %+v, want applied", r)
+	}
+	again, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "IN01", Tipo: movimiento.Abono, Importe: "10", Moneda: "EUR"})
+	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: again}); r.Outcome != ledger.Duplicate {
+		t.Fatalf("a redelivery of the odd movement = %+v, want a duplicate", r)
+	}
+	reader := store.NewReader(env.Client, env.Table())
+	if c, err := reader.Cuenta(ctx, "IN01"); err != nil || c.Saldo.String() != "15" || !c.Limite.IsZero() {
+		t.Fatalf("account = %+v, %v; want saldo 15, no overdraft", c, err)
+	}
+	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
+		t.Fatalf("audit = %+v, %v; want clean", report, err)
+	}
+	// What decides a movement is never read leniently, and the failure names it.
+	set("CUENTA", "SET bloqueada = :b", item{":b": &types.AttributeValueMemberS{Value: "si"}})
+	if _, err := reader.Cuenta(ctx, "IN01"); err == nil || !strings.Contains(err.Error(), "attribute bloqueada") {
+		t.Fatalf("an account frozen in words read: %v; want an error naming bloqueada", err)
+	}
+}
