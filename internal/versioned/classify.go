@@ -31,10 +31,11 @@ type verdict struct {
 	err      error        // the error to report if the loop stops here
 }
 
-// classify turns a TransactWriteItems error into a verdict, for a request of guarded
-// Creates and Absent, then replaces Replaces, then the versioned items. A cancellation
-// has one reason per action; "None" reads as "not known to have failed".
-func classify(err error, guarded, replaces int) verdict {
+// classify turns a TransactWriteItems error into a verdict, for a request of actions
+// actions: guarded Creates and Absent, then replaces Replaces, then the versioned items.
+// A cancellation has one reason per action; "None" reads as "not known to have failed",
+// and more reasons than actions are an answer that cannot be trusted.
+func classify(err error, guarded, replaces, actions int) verdict {
 	if err == nil {
 		return verdict{kind: committed}
 	}
@@ -50,6 +51,9 @@ func classify(err error, guarded, replaces int) verdict {
 		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %w", err)}
 	}
 
+	if n := len(tce.CancellationReasons); n > actions {
+		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %d cancellation reasons for %d actions: %w", n, actions, err)}
+	}
 	v := verdict{moved: map[int]Item{}}
 	rejected := false
 	for i, r := range tce.CancellationReasons {

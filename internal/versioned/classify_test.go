@@ -47,11 +47,14 @@ func TestClassify(t *testing.T) {
 		{name: "validation error", err: cancelled(reason("ValidationError", nil), reason("None", nil)), kind: giveUp, is: ErrRejected},
 		{name: "ValidationException", err: &smithy.GenericAPIError{Code: "ValidationException", Message: "Number overflow"}, kind: giveUp, is: ErrRejected},
 		{name: "deadline", err: fmt.Errorf("send: %w", context.DeadlineExceeded), kind: giveUp, is: context.DeadlineExceeded},
+		// A backend answering for actions the request did not have is not trusted: no
+		// index past the request's actions is ever read.
+		{name: "more reasons than actions", err: cancelled(reason("None", nil), reason("ConditionalCheckFailed", head), reason("ConditionalCheckFailed", head)), kind: giveUp},
 		{name: "5xx after the SDK's retries", err: &smithy.GenericAPIError{Code: "InternalServerError"}, kind: giveUp},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := classify(tc.err, max(tc.creates, 1), tc.replaces)
+			v := classify(tc.err, max(tc.creates, 1), tc.replaces, max(tc.creates, 1)+tc.replaces+1)
 			if v.kind != tc.kind {
 				t.Fatalf("kind = %d, want %d", v.kind, tc.kind)
 			}

@@ -81,7 +81,7 @@ func (s *Store) Update(ctx context.Context, keys []Item, plan Plan) (Result, err
 			return Result{}, err
 		}
 		_, err = s.db.TransactWriteItems(ctx, in)
-		v := classify(err, txn.guarded(), len(txn.Replaces))
+		v := classify(err, txn.guarded(), len(txn.Replaces), len(in.TransactItems))
 		switch v.kind {
 		case committed:
 			return s.committed(txn, ks, st, attempt), nil
