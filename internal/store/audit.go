@@ -3,8 +3,10 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -415,19 +417,17 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 		g.Go(func() error {
 			part := map[string]*books{}
 			parts[seg] = part
-			in := &dynamodb.ScanInput{
-				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
-			}
-			if opts.PageSize > 0 {
-				in.Limit = aws.Int32(opts.PageSize)
-			}
-			p := dynamodb.NewScanPaginator(db, in)
+			p := dynamodb.NewScanPaginator(db, scanInput(table, seg, segments, opts.PageSize))
+			var last versioned.Item
 			for p.HasMorePages() { // ends at the segment's last page
 				out, err := p.NextPage(gctx)
+				if err == nil && repeated(last, out.LastEvaluatedKey) {
+					err = errPageRepeated
+				}
 				if err != nil {
 					return fmt.Errorf("store: audit scan of segment %d: %w", seg, err)
 				}
+				last = out.LastEvaluatedKey
 				for _, item := range out.Items {
 					if id, sk, ok := itemKey(item); ok {
 						if part[id] == nil {
@@ -455,13 +455,41 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 	return accounts, nil
 }
 
+// scanInput is one segment's strongly consistent Scan of the whole table, pageSize items
+// a page (0: DynamoDB's 1 MB pages).
+func scanInput(table string, segment, segments int, pageSize int32) *dynamodb.ScanInput {
+	in := &dynamodb.ScanInput{
+		TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		Segment: aws.Int32(int32(segment)), TotalSegments: aws.Int32(int32(segments)),
+	}
+	if pageSize > 0 {
+		in.Limit = aws.Int32(pageSize)
+	}
+	return in
+}
+
+// rereadInput is the strongly consistent Query of one account's partition.
+func rereadInput(table, cuentaID string) *dynamodb.QueryInput {
+	in := partitionQuery(table, cuentaID)
+	in.ConsistentRead = aws.Bool(true)
+	return in
+}
+
+// errPageRepeated stops a scan or query whose backend answered a page with the same
+// LastEvaluatedKey as the page before it: its paginator would ask for that page forever.
+var errPageRepeated = errors.New("store: the backend answered the same LastEvaluatedKey twice in a row")
+
+// repeated reports a page's LastEvaluatedKey next equal to the previous page's, prev.
+func repeated(prev, next versioned.Item) bool {
+	return next != nil && reflect.DeepEqual(prev, next)
+}
+
 // reread reads one account from one point of view: its partition in one strongly
 // consistent Query, then the account's version once more. Every change of the account
 // moves its version, so an unchanged one means nothing was applied meanwhile; else it
 // reads again, up to maxRereads times.
 func reread(ctx context.Context, db AuditClient, table, id string) (*books, error) {
-	in := partitionQuery(table, id)
-	in.ConsistentRead = aws.Bool(true)
+	in := rereadInput(table, id)
 	var b *books
 	for attempt := range maxRereads {
 		if attempt > 0 {
@@ -471,11 +499,16 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 		}
 		b = newBooks()
 		p := dynamodb.NewQueryPaginator(db, in)
+		var last versioned.Item
 		for p.HasMorePages() { // ends at the partition's last page
 			out, err := p.NextPage(ctx)
+			if err == nil && repeated(last, out.LastEvaluatedKey) {
+				err = errPageRepeated
+			}
 			if err != nil {
 				return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)
 			}
+			last = out.LastEvaluatedKey
 			for _, item := range out.Items {
 				if _, sk, ok := itemKey(item); ok {
 					b.add(sk, item)
