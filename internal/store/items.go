@@ -30,6 +30,7 @@ const (
 	attrMoneda    = "moneda"
 	attrMovs      = "movimientos"
 	attrImporte   = "importe"
+	attrExpira    = "expira"
 	attrEstado    = "estado"
 	// attrCreada, attrAplicado and attrOrigen are informational: when an account was
 	// opened, when and from which message a movement was recorded.
@@ -104,22 +105,30 @@ type movItem struct {
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
 }
 
-// requiredCuenta and requiredPosted are the attributes every release wrote on an account
-// and on a posted movement. Read as zero, a missing one would be made-up money or a
-// made-up count, so an item without one is unreadable rather than read leniently.
+// requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
+// on an account, on each of its active holds and on a posted movement. Read as zero, a
+// missing one would be made-up money, a made-up count or a hold lapsed at once, so an
+// item without one is unreadable rather than read leniently.
 var (
 	requiredCuenta = []string{attrMoneda, attrSaldo, attrMovs}
+	requiredHold   = []string{attrImporte, attrExpira}
 	requiredPosted = []string{attrImporte, attrSeq, attrSaldoTras}
 )
 
 // lacking is the first of names item holds no value for (absent or NULL), or "".
 func lacking(item versioned.Item, names []string) string {
 	for _, name := range names {
-		if _, null := item[name].(*types.AttributeValueMemberNULL); item[name] == nil || null {
+		if item[name] == nil || isNull(item[name]) {
 			return name
 		}
 	}
 	return ""
+}
+
+// isNull reports a NULL attribute value: no value.
+func isNull(av types.AttributeValue) bool {
+	_, null := av.(*types.AttributeValueMemberNULL)
+	return null
 }
 
 // informational are the attributes read leniently: when an account was opened, when
@@ -128,10 +137,18 @@ func lacking(item versioned.Item, names []string) string {
 // movement unreadable. Money, counts and the clocks holds run by are never read so.
 var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
 
-// decodeItem is attributevalue.UnmarshalMap into out, a pointer to an item struct. An
-// informational attribute it cannot read reads as zero; any other one fails the item,
-// named in the error.
+// decodeItem is attributevalue.UnmarshalMap into out, a pointer to an item struct. A
+// NULL attribute reads as absent (where a value is required, lacking says so), and an
+// informational one it cannot read as zero; any other that cannot be read fails the
+// item, named in the error.
 func decodeItem(item versioned.Item, out any) error {
+	for _, av := range item {
+		if isNull(av) {
+			item = maps.Clone(item)
+			maps.DeleteFunc(item, func(_ string, av types.AttributeValue) bool { return isNull(av) })
+			break
+		}
+	}
 	err := attributevalue.UnmarshalMap(item, out)
 	if err == nil {
 		return nil
@@ -266,6 +283,11 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 	}
 	if name := lacking(item, requiredCuenta); name != "" {
 		return cuenta.Cuenta{}, false, fmt.Errorf("store: account %s has no %s", id, name)
+	}
+	for holdID, hold := range fields(item[attrRetenciones]) {
+		if name := lacking(fields(hold), requiredHold); name != "" {
+			return cuenta.Cuenta{}, false, fmt.Errorf("store: account %s: hold %s has no %s", id, holdID, name)
+		}
 	}
 	return cuenta.Cuenta{
 		ID:        id,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -213,10 +214,14 @@ func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	putYesterday(t, env, "IN01", "pago-1", "abono", "10", "EUR", v1("IN01", "pago-1", "abono", "10", "EUR"))
 	set := func(sk, expr string, values item) {
 		t.Helper()
-		if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		in := &dynamodb.UpdateItemInput{
 			TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#IN01"}, "sk": &types.AttributeValueMemberS{Value: sk}},
 			UpdateExpression: aws.String(expr), ExpressionAttributeValues: values,
-		}); err != nil {
+		}
+		if strings.Contains(expr, "#h") {
+			in.ExpressionAttributeNames = map[string]string{"#h": "aut-1"}
+		}
+		if _, err := env.Client.UpdateItem(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,6 +242,20 @@ func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	}
 	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
 		t.Fatalf("audit = %+v, %v; want clean", report, err)
+	}
+	// A hold's amount is money: without it, or NULL, the account is unreadable, not an
+	// account with 10.00 more available.
+	held := clocked(t, env, ledger.Retry, newClock())
+	if r, _ := held.Apply(ctx, ledger.Entrega{Mov: hold(t, "aut-1", "IN01", "10.00", fixedNow.Add(time.Hour))}); r.Outcome != ledger.Applied {
+		t.Fatalf("a hold = %+v, want applied", r)
+	}
+	set("CUENTA", "SET retenciones.#h.importe = :n", item{":n": &types.AttributeValueMemberNULL{Value: true}})
+	if _, err := reader.Cuenta(ctx, "IN01"); err == nil || !strings.Contains(err.Error(), "attribute retenciones") {
+		t.Fatalf("an account whose hold's importe is NULL read: %v; want an error naming the holds", err)
+	}
+	set("CUENTA", "REMOVE retenciones.#h.importe", nil)
+	if _, err := reader.Cuenta(ctx, "IN01"); err == nil || !strings.Contains(err.Error(), "hold aut-1 has no importe") {
+		t.Fatalf("an account whose hold has no importe read: %v; want an error naming the hold's importe", err)
 	}
 	// What decides a movement is never read leniently, and the failure names it.
 	set("CUENTA", "SET bloqueada = :b", item{":b": &types.AttributeValueMemberS{Value: "si"}})

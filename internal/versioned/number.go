@@ -22,8 +22,7 @@ func (n Number) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 }
 
 // UnmarshalDynamoDBAttributeValue reads an N (or a decimal written as an S by another
-// writer) exactly. A NULL reads as no value, zero: where a value is required, the caller
-// checks the attribute is there.
+// writer) exactly.
 func (n *Number) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 	var text string
 	switch v := av.(type) {
@@ -31,9 +30,6 @@ func (n *Number) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error 
 		text = v.Value
 	case *types.AttributeValueMemberS:
 		text = v.Value
-	case *types.AttributeValueMemberNULL:
-		n.Decimal = decimal.Decimal{}
-		return nil
 	default:
 		return fmt.Errorf("versioned: want a number, have %T", av)
 	}
