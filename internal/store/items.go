@@ -27,6 +27,7 @@ const (
 	attrSeq       = "seq"
 	attrSaldoTras = "saldo_tras"
 	attrSaldo     = "saldo"
+	attrLimite    = "limite"
 	attrMoneda    = "moneda"
 	attrMovs      = "movimientos"
 	attrImporte   = "importe"
@@ -106,9 +107,10 @@ type movItem struct {
 }
 
 // requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
-// on an account, on each of its active holds and on a posted movement. Read as zero, a
-// missing one would be made-up money, a made-up count or a hold lapsed at once, so an
-// item without one is unreadable rather than read leniently.
+// on an account, on each of its active holds (and each hold's own record) and on a
+// posted movement. Read as zero, a missing one would be made-up money, a made-up count
+// or a hold lapsed at once, so an item without one is unreadable rather than read
+// leniently.
 var (
 	requiredCuenta = []string{attrMoneda, attrSaldo, attrMovs}
 	requiredHold   = []string{attrImporte, attrExpira}
@@ -137,16 +139,19 @@ func isNull(av types.AttributeValue) bool {
 // movement unreadable. Money, counts and the clocks holds run by are never read so.
 var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
 
+// nullable are the optional numbers a NULL may stand for: absent, they read as a known
+// default (limite: no overdraft). Every other number is money or a count, which NULL
+// never stands for.
+var nullable = []string{attrLimite}
+
 // decodeItem is attributevalue.UnmarshalMap into out, a pointer to an item struct. A
-// NULL attribute reads as absent (where a value is required, lacking says so), and an
-// informational one it cannot read as zero; any other that cannot be read fails the
-// item, named in the error.
+// nullable attribute that is NULL reads as absent, and an informational one it cannot
+// read as zero; any other that cannot be read fails the item, named in the error.
 func decodeItem(item versioned.Item, out any) error {
-	for _, av := range item {
-		if isNull(av) {
+	for _, name := range nullable {
+		if isNull(item[name]) {
 			item = maps.Clone(item)
-			maps.DeleteFunc(item, func(_ string, av types.AttributeValue) bool { return isNull(av) })
-			break
+			delete(item, name)
 		}
 	}
 	err := attributevalue.UnmarshalMap(item, out)
@@ -242,10 +247,11 @@ func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 
 // carryOver copies into the account image item what its stored image prev holds that
 // this release does not know: attributes of the account, and of each hold item still
-// holds.
+// holds. creada is kept as stored: it never changes, and one read leniently as zero
+// must not be written back so.
 func carryOver(item, prev versioned.Item) {
 	for name, v := range prev {
-		if !accountAttrs[name] {
+		if !accountAttrs[name] || name == attrCreada {
 			item[name] = v
 		}
 	}
@@ -392,6 +398,9 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	}
 	if name := lacking(item, requiredPosted); a.Posted() && name != "" {
 		return ledger.Apunte{}, fmt.Errorf("store: applied movement %s/%s has no %s", cuentaID, id, name)
+	}
+	if name := lacking(item, requiredHold); a.Movimiento.Tipo == movimiento.Retencion && name != "" {
+		return ledger.Apunte{}, fmt.Errorf("store: hold %s/%s has no %s", cuentaID, id, name)
 	}
 	return a, nil
 }

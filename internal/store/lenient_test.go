@@ -232,6 +232,9 @@ func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "pago-2", "IN01", movimiento.Abono, "5.00")}); r.Outcome != ledger.Applied {
 		t.Fatalf("a new movement = %+v, want applied", r)
 	}
+	if creada := get(t, env, "CUENTA#IN01", "CUENTA").str("creada"); creada != "2024-01-01 00:00:00" {
+		t.Errorf("creada written back as %q: what was read as zero must be kept as stored", creada)
+	}
 	again, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "IN01", Tipo: movimiento.Abono, Importe: "10", Moneda: "EUR"})
 	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: again}); r.Outcome != ledger.Duplicate {
 		t.Fatalf("a redelivery of the odd movement = %+v, want a duplicate", r)
@@ -261,5 +264,33 @@ func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	set("CUENTA", "SET bloqueada = :b", item{":b": &types.AttributeValueMemberS{Value: "si"}})
 	if _, err := reader.Cuenta(ctx, "IN01"); err == nil || !strings.Contains(err.Error(), "attribute bloqueada") {
 		t.Fatalf("an account frozen in words read: %v; want an error naming bloqueada", err)
+	}
+}
+
+// A hold's record is what a capture without an amount takes: one without its importe,
+// or with a NULL one, is unreadable, never a hold of nothing captured for free.
+func TestAHoldRecordWithoutItsAmountIsNotCapturedForNothing(t *testing.T) {
+	for _, null := range []bool{true, false} {
+		env := testenv.NewDynamoDB(t)
+		ctx := context.Background()
+		svc := clocked(t, env, ledger.Retry, newClock())
+		for _, m := range []movimiento.Movimiento{mov(t, "a", "H1", movimiento.Abono, "100.00"), hold(t, "aut-1", "H1", "30.00", fixedNow.Add(time.Hour))} {
+			if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: m}); r.Outcome != ledger.Applied {
+				t.Fatalf("%s = %+v, want applied", m.ID, r)
+			}
+		}
+		record := get(t, env, "CUENTA#H1", "MOV#aut-1")
+		delete(record, "importe")
+		if null {
+			record["importe"] = &types.AttributeValueMemberNULL{Value: true}
+		}
+		put(t, env, record)
+		r, _ := svc.Apply(ctx, ledger.Entrega{Mov: settleHold(t, movimiento.Captura, "cap-1", "H1", "aut-1", "")})
+		if !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "importe") {
+			t.Errorf("NULL %v: a capture of the hold = %+v, want a permanent failure naming importe", null, r)
+		}
+		if saldo, held := retenido(t, env, "H1"); saldo != "100" || held != "30" {
+			t.Errorf("NULL %v: saldo %s, retenido %s; want 100 and 30 still held", null, saldo, held)
+		}
 	}
 }
