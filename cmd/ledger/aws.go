@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -152,26 +151,32 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 	return answered("--topic-arn", "SNS", "GetTopicAttributes", topicARN, err)
 }
 
-// openTable reads the environment, connects to DynamoDB at endpoint and checks the
-// table with check (checkTable, or checkEndpoint). When it fails it has said why, and
-// code is the exit status.
+// openTable connects (connect) and checks the table with check (checkTable, or
+// checkEndpoint). When it fails it has said why, and code is the exit status.
 func (f *flags) openTable(ctx context.Context, table, endpoint string, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
+	if cfg, awsCfg, db, code = f.connect(ctx, table, endpoint); code != 0 {
+		return cfg, awsCfg, nil, code
+	}
+	if err := check(ctx, db, cfg.Table, endpoint); err != nil {
+		return cfg, awsCfg, nil, f.fail(err)
+	}
+	return cfg, awsCfg, db, 0
+}
+
+// connect reads the environment and makes a DynamoDB client for endpoint, calling
+// nothing yet. When it fails it has said why, and code is the exit status.
+func (f *flags) connect(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
 	if _, err := awsconf.IsLoopback(endpoint); err != nil {
 		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)
 	}
-	cfg, code = f.envConfig(table)
-	if code != 0 {
+	if cfg, code = f.envConfig(table); code != 0 {
 		return cfg, awsCfg, nil, code
 	}
 	awsCfg, err := loadAWS(ctx, endpoint) // what fails now is the environment, not the command line
 	if err != nil {
 		return cfg, awsCfg, nil, f.fail(err)
 	}
-	db = awsconf.DynamoDB(awsCfg, endpoint)
-	if err := check(ctx, db, cfg.Table, endpoint); err != nil {
-		return cfg, awsCfg, nil, f.fail(err)
-	}
-	return cfg, awsCfg, db, 0
+	return cfg, awsCfg, awsconf.DynamoDB(awsCfg, endpoint), 0
 }
 
 // loadAWS is awsconf.Load, with the likelier remedy when no endpoint was given: a user
@@ -184,11 +189,11 @@ func loadAWS(ctx context.Context, endpoint string) (aws.Config, error) {
 	return cfg, err
 }
 
-// servedQueue refuses a queue URL on this machine when no endpoint serves it (sqsEndpoint
-// empty, no AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL): its calls would go to AWS and
-// fail there, naming an AWS host. remedy is the flag that fixes it.
-func servedQueue(queueURL, sqsEndpoint, remedy string) error {
-	if local, _ := awsconf.IsLoopback(queueURL); !local || sqsEndpoint != "" || os.Getenv("AWS_ENDPOINT_URL_SQS") != "" || os.Getenv("AWS_ENDPOINT_URL") != "" {
+// servedQueue refuses a queue URL on this machine when q would call SQS in AWS for it:
+// no endpoint is set for SQS, by flag, environment or profile. The call would fail
+// there, naming an AWS host. remedy is the flag that fixes it.
+func servedQueue(queueURL string, q *sqs.Client, remedy string) error {
+	if local, _ := awsconf.IsLoopback(queueURL); !local || q.Options().BaseEndpoint != nil {
 		return nil
 	}
 	return fmt.Errorf("--queue-url %s is on this machine, but SQS would be called in AWS: give %s, where it is served", queueURL, remedy)

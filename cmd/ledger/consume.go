@@ -61,16 +61,19 @@ ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
 	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
 		return fs.usageError("--sqs-endpoint: %v", err)
 	}
-	if err := servedQueue(*queueURL, sqsEndpointFor(*sqsEndpoint, *endpoint), "--endpoint or --sqs-endpoint"); err != nil {
-		return fs.usageError("%v", err)
-	}
-	cfg, awsCfg, _, code := fs.openTable(ctx, *table, *endpoint, checkTable)
+	cfg, awsCfg, db, code := fs.connect(ctx, *table, *endpoint)
 	if code != 0 {
 		return code
 	}
 	dlqFrom := withDLQ(&cfg, *dlq)
 	*sqsEndpoint = sqsEndpointFor(*sqsEndpoint, *endpoint)
 	q := app.SQS(awsCfg, *sqsEndpoint)
+	if err := servedQueue(*queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
+		return fs.usageError("%v", err)
+	}
+	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
+		return fs.fail(err)
+	}
 	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return fs.fail(err)
 	}

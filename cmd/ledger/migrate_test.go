@@ -149,9 +149,13 @@ func TestAMissingAWSAccountIsAFailure(t *testing.T) {
 }
 
 // A queue on this machine with no endpoint serving it would be called in AWS, whose
-// error names an AWS host: the command line is wrong, and says what it lacks.
+// error names an AWS host: the command line is wrong, and says what it lacks. An
+// endpoint the SDK's configuration names for SQS serves it as well as a flag.
 func TestALocalQueueNeedsItsEndpoint(t *testing.T) {
 	testenv.NoAWSAccount(t)
+	for name, v := range map[string]string{"AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "s"} {
+		t.Setenv(name, v) // an AWS account: what is missing is only the endpoint
+	}
 	local := "http://127.0.0.1:1/123456789012/movimientos"
 	for _, args := range [][]string{
 		{"consume", "--queue-url", local},
@@ -167,6 +171,11 @@ func TestALocalQueueNeedsItsEndpoint(t *testing.T) {
 		if code := run(context.Background(), append(args, "--endpoint", "http://127.0.0.1:1"), &out, &errOut); code != 1 || strings.Contains(errOut.String(), "is on this machine") {
 			t.Errorf("ledger %v --endpoint: exit %d, stderr %q; want 1 from the endpoint", args, code, errOut.String())
 		}
+	}
+	t.Setenv("AWS_ENDPOINT_URL_SQS", "http://127.0.0.1:1")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"up", "--addr", "127.0.0.1:0", "--queue-url", local}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "cannot reach SQS") {
+		t.Errorf("ledger up with AWS_ENDPOINT_URL_SQS: exit %d, stderr %q; want 1 from that endpoint", code, errOut.String())
 	}
 }
 

@@ -117,9 +117,6 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
-	if err := servedQueue(*queueURL, *endpoint, "--endpoint"); err != nil {
-		return fs.usageError("%v", err)
-	}
 	awsCfg, err := loadAWS(ctx, *endpoint)
 	if err != nil {
 		return fs.fail(err)
@@ -127,6 +124,9 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 	// The destination must answer before the bodies are read or generated.
 	q, t := app.SQS(awsCfg, *endpoint), app.SNS(awsCfg, *endpoint)
 	if *queueURL != "" {
+		if err := servedQueue(*queueURL, q, "--endpoint"); err != nil {
+			return fs.usageError("%v", err)
+		}
 		_, err = checkQueue(ctx, q, "--queue-url", *queueURL)
 	} else {
 		err = checkTopic(ctx, t, *topicARN)

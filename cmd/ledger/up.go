@@ -84,9 +84,6 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if err != nil {
 		return fs.usageError("--endpoint: %v", err)
 	}
-	if err := servedQueue(*queueURL, sqsEndpointFor(*sqsEndpoint, *endpoint), "--endpoint or --sqs-endpoint"); err != nil {
-		return fs.usageError("%v", err)
-	}
 	cfg, code := fs.envConfig(*table)
 	if code != 0 {
 		return code
@@ -113,7 +110,10 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	if err != nil {
 		return fs.fail(err)
 	}
-	db := awsconf.DynamoDB(awsCfg, *endpoint)
+	db, q := awsconf.DynamoDB(awsCfg, *endpoint), app.SQS(awsCfg, *sqsEndpoint)
+	if err := servedQueue(*queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
+		return fs.usageError("%v", err)
+	}
 	// A local DynamoDB gets its tables here; anywhere else they exist already (a
 	// stack's, docs/deploy.md), and up only checks the ledger table is there.
 	if !loopback {
@@ -125,7 +125,6 @@ ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123
 	} else if err := migrateLocal(ctx, db, cfg.Tables()); err != nil {
 		return fs.fail(err)
 	}
-	q := app.SQS(awsCfg, *sqsEndpoint)
 	if *queueURL != "" {
 		if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
 			return fs.fail(err)

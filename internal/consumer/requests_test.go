@@ -63,15 +63,12 @@ func TestAcknowledgementsNameEveryMessageOnce(t *testing.T) {
 		ids := map[string]bool{}
 		for i := range n {
 			d, r := del.Entries[i], rel.Entries[i]
-			for _, id := range []string{aws.ToString(d.Id), aws.ToString(r.Id)} {
-				if !sqsEntryID.MatchString(id) {
-					t.Errorf("entry id %q breaks SQS's rule", id)
+			for call, id := range map[string]string{"delete": aws.ToString(d.Id), "release": aws.ToString(r.Id)} {
+				if !sqsEntryID.MatchString(id) || ids[call+id] {
+					t.Errorf("%s entry id %q breaks SQS's rule or is repeated", call, id)
 				}
+				ids[call+id] = true
 			}
-			if ids[aws.ToString(d.Id)] {
-				t.Errorf("entry id %q repeated", aws.ToString(d.Id))
-			}
-			ids[aws.ToString(d.Id)] = true
 			handle := aws.ToString(msgs[i].ReceiptHandle)
 			if aws.ToString(d.ReceiptHandle) != handle || aws.ToString(r.ReceiptHandle) != handle {
 				t.Errorf("message %d: delete names %q, release %q, want %q", i, aws.ToString(d.ReceiptHandle), aws.ToString(r.ReceiptHandle), handle)
