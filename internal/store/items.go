@@ -160,7 +160,7 @@ func decodeItem(item versioned.Item, out any) error {
 	}
 	var readable versioned.Item // item without the informational attributes it cannot read
 	for f := range reflect.TypeOf(out).Elem().Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		name := attrName(f)
 		av, ok := item[name]
 		if !ok {
 			continue
@@ -193,10 +193,15 @@ var (
 func tagNames(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
 	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
-		names[name] = true
+		names[attrName(f)] = true
 	}
 	return names
+}
+
+// attrName is the attribute a struct field is stored under: its dynamodbav tag's name.
+func attrName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+	return name
 }
 
 // DynamoDB's key limits: a partition key of at most 2,048 bytes, a sort key of at most
