@@ -27,6 +27,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/versioned"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -298,11 +299,16 @@ func expireByTTL(ctx context.Context, s *backend, now time.Time) error {
 func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	pages := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
-	for pages.HasMorePages() {
+	var last versioned.Item
+	for pages.HasMorePages() { // ends at the table's last page
 		out, err := pages.NextPage(ctx)
+		if err == nil {
+			err = versioned.CheckPage(last, out.LastEvaluatedKey)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", table, err)
 		}
+		last = out.LastEvaluatedKey
 		items = append(items, out.Items...)
 	}
 	return items, nil

@@ -3,10 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -421,8 +419,8 @@ func scan(ctx context.Context, db AuditClient, table string, opts AuditOptions) 
 			var last versioned.Item
 			for p.HasMorePages() { // ends at the segment's last page
 				out, err := p.NextPage(gctx)
-				if err == nil && repeated(last, out.LastEvaluatedKey) {
-					err = errPageRepeated
+				if err == nil {
+					err = versioned.CheckPage(last, out.LastEvaluatedKey)
 				}
 				if err != nil {
 					return fmt.Errorf("store: audit scan of segment %d: %w", seg, err)
@@ -475,15 +473,6 @@ func rereadInput(table, cuentaID string) *dynamodb.QueryInput {
 	return in
 }
 
-// errPageRepeated stops a scan or query whose backend answered a page with the same
-// LastEvaluatedKey as the page before it: its paginator would ask for that page forever.
-var errPageRepeated = errors.New("store: the backend answered the same LastEvaluatedKey twice in a row")
-
-// repeated reports a page's LastEvaluatedKey next equal to the previous page's, prev.
-func repeated(prev, next versioned.Item) bool {
-	return next != nil && reflect.DeepEqual(prev, next)
-}
-
 // reread reads one account from one point of view: its partition in one strongly
 // consistent Query, then the account's version once more. Every change of the account
 // moves its version, so an unchanged one means nothing was applied meanwhile; else it
@@ -502,8 +491,8 @@ func reread(ctx context.Context, db AuditClient, table, id string) (*books, erro
 		var last versioned.Item
 		for p.HasMorePages() { // ends at the partition's last page
 			out, err := p.NextPage(ctx)
-			if err == nil && repeated(last, out.LastEvaluatedKey) {
-				err = errPageRepeated
+			if err == nil {
+				err = versioned.CheckPage(last, out.LastEvaluatedKey)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("store: audit read of account %s: %w", id, err)

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 func TestAuditReadsAreStronglyConsistentAndCoverEverySegment(t *testing.T) {
@@ -59,11 +61,11 @@ func (e *endless) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dyna
 // stops with an error instead, after the repeat.
 func TestAuditStopsOnAPageAnsweredTwice(t *testing.T) {
 	db := &endless{}
-	if _, err := Audit(context.Background(), db, "ledger", AuditOptions{Segments: 1}); !errors.Is(err, errPageRepeated) || db.calls != 2 {
+	if _, err := Audit(context.Background(), db, "ledger", AuditOptions{Segments: 1}); !errors.Is(err, versioned.ErrPageRepeated) || db.calls != 2 {
 		t.Errorf("audit: %v after %d scans; want it stopped at the repeat", err, db.calls)
 	}
 	db = &endless{}
-	if _, err := reread(context.Background(), db, "ledger", "X"); !errors.Is(err, errPageRepeated) || db.calls != 2 {
+	if _, err := reread(context.Background(), db, "ledger", "X"); !errors.Is(err, versioned.ErrPageRepeated) || db.calls != 2 {
 		t.Errorf("reread: %v after %d queries; want it stopped at the repeat", err, db.calls)
 	}
 }

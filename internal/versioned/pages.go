@@ -1,0 +1,20 @@
+package versioned
+
+import (
+	"errors"
+	"reflect"
+)
+
+// ErrPageRepeated stops a paginated Scan or Query whose backend answered a page with the
+// same LastEvaluatedKey as the page before it: the SDK's paginator would ask for that
+// page again, forever.
+var ErrPageRepeated = errors.New("versioned: the backend answered the same LastEvaluatedKey twice in a row")
+
+// CheckPage is ErrPageRepeated when a page's LastEvaluatedKey, next, equals the previous
+// page's, prev (nil before the first page); else nil. The last page's key is nil.
+func CheckPage(prev, next Item) error {
+	if next != nil && reflect.DeepEqual(prev, next) {
+		return ErrPageRepeated
+	}
+	return nil
+}
