@@ -117,6 +117,16 @@ var (
 	requiredPosted = []string{attrImporte, attrSeq, attrSaldoTras}
 )
 
+// holdLacks is the first attribute a hold (an account's active hold, or the hold's own
+// record) holds no usable value for, or "". An expira that reads as no time would lapse
+// the hold at once, so it counts as lacking.
+func holdLacks(hold versioned.Item, expira time.Time) string {
+	if name := lacking(hold, requiredHold); name != "" || !expira.IsZero() {
+		return name
+	}
+	return attrExpira
+}
+
 // lacking is the first of names item holds no value for (absent or NULL), or "".
 func lacking(item versioned.Item, names []string) string {
 	for _, name := range names {
@@ -252,9 +262,12 @@ func encodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 
 // carryOver copies into the account image item what its stored image prev holds that
 // this release does not know: attributes of the account, and of each hold item still
-// holds. creada is kept as stored: it never changes, and one read leniently as zero
-// must not be written back so.
+// holds. creada is kept as stored, or left absent: it never changes, and one read
+// leniently as zero must not be written back so, nor a missing one made up.
 func carryOver(item, prev versioned.Item) {
+	if prev != nil && prev[attrCreada] == nil {
+		delete(item, attrCreada)
+	}
 	for name, v := range prev {
 		if !accountAttrs[name] || name == attrCreada {
 			item[name] = v
@@ -296,7 +309,7 @@ func decodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		return cuenta.Cuenta{}, false, fmt.Errorf("store: account %s has no %s", id, name)
 	}
 	for holdID, hold := range fields(item[attrRetenciones]) {
-		if name := lacking(fields(hold), requiredHold); name != "" {
+		if name := holdLacks(fields(hold), it.Retenciones[holdID].Expira); name != "" {
 			return cuenta.Cuenta{}, false, fmt.Errorf("store: account %s: hold %s has no %s", id, holdID, name)
 		}
 	}
@@ -404,7 +417,7 @@ func decodeApunte(item versioned.Item) (ledger.Apunte, error) {
 	if name := lacking(item, requiredPosted); a.Posted() && name != "" {
 		return ledger.Apunte{}, fmt.Errorf("store: applied movement %s/%s has no %s", cuentaID, id, name)
 	}
-	if name := lacking(item, requiredHold); a.Movimiento.Tipo == movimiento.Retencion && name != "" {
+	if name := holdLacks(item, it.Expira); a.Movimiento.Tipo == movimiento.Retencion && name != "" {
 		return ledger.Apunte{}, fmt.Errorf("store: hold %s/%s has no %s", cuentaID, id, name)
 	}
 	return a, nil

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,6 +134,57 @@ func TestAWriteKeepsAHoldsUnknownAttributes(t *testing.T) {
 	back, _, err := decodeCuenta(next)
 	if err != nil || !back.Retenciones["aut-1"].Importe.Equal(decimal.RequireFromString("10")) || !back.Saldo.Equal(c.Saldo) {
 		t.Errorf("decoded %+v, %v", back, err)
+	}
+}
+
+// A hold's expira is the clock it runs by: one that reads as no time, on the account's
+// hold or on the hold's record, makes the item unreadable, never a hold lapsed at once.
+func TestAHoldWithoutItsAmountOrExpiryIsUnreadable(t *testing.T) {
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("100"), Creada: t0, Actualizada: t0,
+		Retenciones: map[string]cuenta.Retencion{"aut-1": {Importe: decimal.RequireFromString("10"), Expira: t0.Add(time.Hour)}}}
+	m, err := movimiento.New(movimiento.Datos{ID: "aut-1", Cuenta: "ES76", Tipo: movimiento.Retencion, Importe: "10", Moneda: "EUR", Expira: t0.Add(time.Hour).Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := s(time.Time{}.Format(time.RFC3339))
+	for _, tc := range []struct {
+		attr string
+		v    types.AttributeValue // nil: removed
+	}{{"importe", nil}, {"expira", nil}, {"expira", zero}} {
+		account := mustItem(encodeCuenta(c, nil))
+		hold := account["retenciones"].(*types.AttributeValueMemberM).Value["aut-1"].(*types.AttributeValueMemberM).Value
+		record := mustItem(encodeApunte(ledger.Apunte{Movimiento: m, Estado: ledger.Retenida, Aplicado: t0}))
+		for _, it := range []versioned.Item{hold, record} {
+			delete(it, tc.attr)
+			if tc.v != nil {
+				it[tc.attr] = tc.v
+			}
+		}
+		if _, _, err := decodeCuenta(account); err == nil || !strings.Contains(err.Error(), "hold aut-1 has no "+tc.attr) {
+			t.Errorf("an account's hold with %s %v: %v, want it unreadable naming %s", tc.attr, tc.v, err, tc.attr)
+		}
+		if _, err := decodeApunte(record); err == nil || !strings.Contains(err.Error(), "hold ES76/aut-1 has no "+tc.attr) {
+			t.Errorf("a hold record with %s %v: %v, want it unreadable naming %s", tc.attr, tc.v, err, tc.attr)
+		}
+	}
+}
+
+// A write keeps an account's creada as stored, and makes none up for an account stored
+// without one; a new account's item has one.
+func TestAWriteMakesUpNoCreada(t *testing.T) {
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("1"), Creada: t0, Actualizada: t0}
+	stored := mustItem(encodeCuenta(c, nil))
+	if stored["creada"] == nil {
+		t.Fatal("a new account's item has no creada")
+	}
+	delete(stored, "creada")
+	back, _, err := decodeCuenta(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Saldo, back.Actualizada = decimal.RequireFromString("2"), t0.Add(time.Hour)
+	if next := mustItem(encodeCuenta(back, stored)); next["creada"] != nil {
+		t.Errorf("a write of an account stored without creada wrote creada %v", next["creada"])
 	}
 }
 
