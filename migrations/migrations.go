@@ -46,6 +46,14 @@ type Key struct {
 	Sort      string `json:"sort,omitempty"`
 }
 
+// String is the key as its attributes, partition first: "(pk, sk)", "(id)".
+func (k Key) String() string {
+	if k.Sort == "" {
+		return "(" + k.Partition + ")"
+	}
+	return "(" + k.Partition + ", " + k.Sort + ")"
+}
+
 // Index is a global secondary index. Projection is ALL or KEYS_ONLY.
 type Index struct {
 	Name string `json:"name"`

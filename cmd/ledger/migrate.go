@@ -8,6 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/migrate"
 )
 
@@ -35,7 +38,9 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables()})
+	// Tables made in AWS are meant to last: made as the stack makes them.
+	local, _ := awsconf.IsLoopback(aws.ToString(db.Options().BaseEndpoint))
+	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Protect: !local})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("gave up after --wait %v: %w", *wait, err)
 	}

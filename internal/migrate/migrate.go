@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,10 +53,13 @@ type Step struct {
 
 // Options configure Run. Tables maps logical table names to physical ones (default: the
 // same). Poll is how often to check a table or index still being created (default 1 s);
-// the context's deadline bounds the whole run.
+// the context's deadline bounds the whole run. Protect creates tables as the stack does
+// (deletion protection, point-in-time recovery, KMS encryption with the AWS-managed key):
+// for tables meant to last, not for throwaway ones; tables that exist are left as they are.
 type Options struct {
-	Tables map[string]string
-	Poll   time.Duration
+	Tables  map[string]string
+	Poll    time.Duration
+	Protect bool
 }
 
 // Run applies every migration in order and returns what each did.
@@ -70,55 +74,77 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 	steps := make([]Step, 0, len(all))
 	for _, m := range all {
 		table := cmp.Or(opts.Tables[m.Table], m.Table)
-		action, err := apply(ctx, db, m, table, opts.Poll)
+		action, err := apply(ctx, db, m, table, opts)
 		if err != nil {
-			return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
+			return steps, fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 		steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
 		if m.TTL != "" {
 			action, err := enableTTL(ctx, db, m, table)
 			if err != nil {
-				return steps, fmt.Errorf("migrate: %s: %w", m.Name, err)
+				return steps, fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
 		}
 		if err := record(ctx, db, cmp.Or(opts.Tables[RecordTable], RecordTable), m); err != nil {
-			return steps, fmt.Errorf("migrate: %s: record it: %w", m.Name, err)
+			return steps, fmt.Errorf("migration %s: record it: %w", m.Name, err)
 		}
 	}
 	return steps, nil
 }
 
-func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string, poll time.Duration) (Action, error) {
+// apply creates m's table, or adds the indexes it lacks.
+func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string, opts Options) (Action, error) {
 	desc, err := describe(ctx, db, table)
 	if err != nil {
 		return "", err
 	}
-	if desc == nil {
-		_, err := db.CreateTable(ctx, createTableInput(m, table))
-		if err != nil && !versioned.TableInUse(err) {
-			return "", fmt.Errorf("create table %s: %w", table, err)
-		}
-		return Created, waitActive(ctx, db, table, poll)
+	if desc != nil {
+		return addIndexes(ctx, db, m, table, opts.Poll)
 	}
-	if err := waitActive(ctx, db, table, poll); err != nil {
+	_, err = db.CreateTable(ctx, createTableInput(m, table, opts.Protect))
+	created := err == nil // else another migrator created it first, and protects it
+	if !created && !versioned.TableInUse(err) {
+		return "", fmt.Errorf("create table %s: %w", table, err)
+	}
+	if _, err := waitActive(ctx, db, table, opts.Poll); err != nil {
 		return "", err
 	}
-	updates, err := indexUpdates(m, table, desc)
-	if err != nil {
-		return "", err
-	}
-	action := Unchanged
-	for _, u := range updates {
-		if _, err := db.UpdateTable(ctx, u); err != nil {
-			return "", fmt.Errorf("add index to %s: %w", table, err)
+	if created && opts.Protect {
+		if _, err := db.UpdateContinuousBackups(ctx, recoveryInput(table)); err != nil {
+			return "", fmt.Errorf("enable point-in-time recovery of %s: %w", table, err)
 		}
-		if err := waitActive(ctx, db, table, poll); err != nil {
+	}
+	return Created, nil
+}
+
+// addIndexes adds the indexes m defines that table lacks, one UpdateTable at a time
+// (DynamoDB adds one index per call), each planned from the table's description once it
+// is active: an index another migrator is adding or deleting is waited for, neither
+// counted present nor asked for twice. A refused UpdateTable is planned once more from a
+// fresh description, as another migrator's change may have caused it; a second refusal
+// fails.
+func addIndexes(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string, poll time.Duration) (Action, error) {
+	action, refused := Unchanged, false
+	for range len(m.Indexes) + 2 { // a call per index, one re-plan after a refusal, the last look
+		desc, err := waitActive(ctx, db, table, poll)
+		if err != nil {
 			return "", err
+		}
+		updates, err := indexUpdates(m, table, desc)
+		if err != nil || len(updates) == 0 {
+			return action, err
+		}
+		if _, err := db.UpdateTable(ctx, updates[0]); err != nil {
+			if refused {
+				return "", fmt.Errorf("add index to %s: %w", table, err)
+			}
+			refused = true
+			continue
 		}
 		action = IndexAdded
 	}
-	return action, nil
+	return "", fmt.Errorf("table %s still lacks an index of migration %s after %d UpdateTable calls", table, m.Name, len(m.Indexes)+1)
 }
 
 // describe returns the table's description, or nil when it does not exist.
@@ -133,36 +159,43 @@ func describe(ctx context.Context, db *dynamodb.Client, table string) (*types.Ta
 	return out.Table, nil
 }
 
-// waitActive polls until the table and its indexes are ACTIVE, bounded by ctx; a status
-// not reported (the embedded store reports none) counts as active. A table not found is
-// waited for too: DescribeTable right after CreateTable may not see it.
-func waitActive(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) error {
+// waitActive polls until the table and its indexes are ACTIVE, bounded by ctx, and
+// returns that description. A table not found is waited for too: DescribeTable right
+// after CreateTable may not see it. Giving up, it names what was still pending.
+func waitActive(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) (*types.TableDescription, error) {
 	for {
 		desc, err := describe(ctx, db, table)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if desc != nil && active(desc) {
-			return nil
+		state := "not found"
+		if desc != nil {
+			if state = pending(desc); state == "" {
+				return desc, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for table %s to become active: %w", table, ctx.Err())
+			return nil, fmt.Errorf("wait for table %s to become active (%s): %w", table, state, ctx.Err())
 		case <-time.After(poll):
 		}
 	}
 }
 
-func active(desc *types.TableDescription) bool {
+// pending says what of desc is not yet ACTIVE ("table UPDATING, index por_seq
+// CREATING"), "" when nothing is. A status not reported (the embedded store reports
+// none) counts as active.
+func pending(desc *types.TableDescription) string {
+	var parts []string
 	if desc.TableStatus != "" && desc.TableStatus != types.TableStatusActive {
-		return false
+		parts = append(parts, "table "+string(desc.TableStatus))
 	}
 	for _, g := range desc.GlobalSecondaryIndexes {
 		if g.IndexStatus != "" && g.IndexStatus != types.IndexStatusActive {
-			return false
+			parts = append(parts, "index "+aws.ToString(g.IndexName)+" "+string(g.IndexStatus))
 		}
 	}
-	return true
+	return strings.Join(parts, ", ")
 }
 
 // record notes that m ran: when it first did, when it last did, with which checksum.

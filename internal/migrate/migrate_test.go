@@ -2,6 +2,8 @@ package migrate_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,10 +58,12 @@ func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
 	}
 }
 
-func TestRunAddsAMissingIndex(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+// tableWithoutIndex creates a ledger table as a release before the por_seq index did,
+// dropped when the test ends.
+func tableWithoutIndex(t *testing.T, env *testenv.DynamoDB, suffix string) string {
+	t.Helper()
 	ctx := context.Background()
-	old := env.Table() + "-old"
+	old := env.Table() + suffix
 	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(old),
 		BillingMode: types.BillingModePayPerRequest,
@@ -78,20 +82,60 @@ func TestRunAddsAMissingIndex(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(old)})
 	})
+	return old
+}
 
-	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
+// indexes is the names of table's indexes.
+func indexes(t *testing.T, env *testenv.DynamoDB, table string) []string {
+	t.Helper()
+	desc, err := env.Client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range desc.Table.GlobalSecondaryIndexes {
+		names = append(names, aws.ToString(g.IndexName))
+	}
+	return names
+}
+
+func TestRunAddsAMissingIndex(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	old := tableWithoutIndex(t, env, "-old")
+	steps, err := migrate.Run(context.Background(), env.Client, migrate.Options{Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if steps[0].Action != migrate.IndexAdded {
 		t.Errorf("action = %q, want %q", steps[0].Action, migrate.IndexAdded)
 	}
-	desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(old)})
-	if err != nil {
-		t.Fatal(err)
+	if got := indexes(t, env, old); !slices.Equal(got, []string{"por_seq"}) {
+		t.Errorf("indexes after migration = %v, want por_seq", got)
 	}
-	if len(desc.Table.GlobalSecondaryIndexes) != 1 {
-		t.Errorf("indexes after migration = %+v, want por_seq", desc.Table.GlobalSecondaryIndexes)
+}
+
+// Two deploys may add the same index at once. The one whose UpdateTable is refused
+// plans again from the table as it is once active, and asks once more; refused twice,
+// it fails, naming the refusal.
+func TestRunPlansAgainAfterARefusedIndexUpdate(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	old := tableWithoutIndex(t, env, "-raced")
+	ft := sim.NewTransport(nil)
+	ft.Inject("UpdateTable", sim.Validation)
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": old}, Poll: time.Millisecond})
+	if err != nil || steps[0].Action != migrate.IndexAdded || ft.Calls("UpdateTable") != 2 {
+		t.Fatalf("after one refusal: steps %+v, %v, %d UpdateTable calls; want the index added by the second", steps, err, ft.Calls("UpdateTable"))
+	}
+	if got := indexes(t, env, old); !slices.Equal(got, []string{"por_seq"}) {
+		t.Errorf("indexes after migration = %v, want por_seq", got)
+	}
+
+	again := tableWithoutIndex(t, env, "-refused")
+	ft = sim.NewTransport(nil)
+	ft.Inject("UpdateTable", sim.Validation, sim.Validation)
+	_, err = migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": again}, Poll: time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "add index to "+again) || ft.Calls("UpdateTable") != 2 {
+		t.Errorf("after two refusals: %v, %d UpdateTable calls; want the refusal after 2", err, ft.Calls("UpdateTable"))
 	}
 }
 
@@ -111,8 +155,9 @@ func TestRunRefusesATableWithAnotherKey(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
 	})
-	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond}); err == nil {
-		t.Fatal("migrating a table with another key succeeded; want an error")
+	_, err = migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "has key (id), migration 0001_ledger wants (pk, sk)") {
+		t.Fatalf("migrating a table with another key: %v; want a refusal naming both keys", err)
 	}
 }
 
@@ -184,5 +229,27 @@ func TestRunWhenAnotherMigratorCreatedTheTableFirst(t *testing.T) {
 	}
 	if steps[0].Action != migrate.Created || ft.Calls("CreateTable") != 1 {
 		t.Errorf("steps %+v after %d CreateTable calls; want the ledger table taken as created by one refused call", steps, ft.Calls("CreateTable"))
+	}
+}
+
+// Two deploys may enable the TTL at once: the one whose UpdateTimeToLive is refused
+// looks again, finds it enabled by the other, and goes on.
+func TestRunTakesATTLAnotherMigratorEnabled(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	if env.Backend == testenv.Minidyn {
+		t.Skip("the embedded store has no TTL API")
+	}
+	tables := map[string]string{"ledger": env.Table() + "-ttl", "idempotencia": env.Tables["idempotencia"] + "-ttl"}
+	t.Cleanup(func() { migrate.Drop(env.Client, tables) })
+	ft := sim.NewTransport(nil)
+	// The first call enables it and its answer is lost, as if the other migrator had;
+	// the SDK's retry is refused.
+	ft.Inject("UpdateTimeToLive", sim.LostResponse, sim.Validation)
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	if err != nil {
+		t.Fatalf("migrate racing another migrator's TTL: %v", err)
+	}
+	if last := steps[len(steps)-1]; last.Action != migrate.TTLUnchanged || ft.Calls("UpdateTimeToLive") != 2 {
+		t.Errorf("TTL step %+v after %d UpdateTimeToLive calls; want it taken as enabled after the refused retry", last, ft.Calls("UpdateTimeToLive"))
 	}
 }

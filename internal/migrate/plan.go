@@ -12,18 +12,33 @@ import (
 	"github.com/ledger-dev/ledger/migrations"
 )
 
-// createTableInput is the CreateTable request for m under the physical name table.
-func createTableInput(m migrations.Migration, table string) *dynamodb.CreateTableInput {
+// createTableInput is the CreateTable request for m under the physical name table;
+// protected, with deletion protection and KMS encryption (the AWS-managed key), as the
+// stack creates its tables.
+func createTableInput(m migrations.Migration, table string, protect bool) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
 		BillingMode:          types.BillingMode(m.Billing),
 		AttributeDefinitions: attributeDefinitions(m),
 		KeySchema:            keySchema(m.Key),
 	}
+	if protect {
+		in.DeletionProtectionEnabled = aws.Bool(true)
+		in.SSESpecification = &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms}
+	}
 	for _, ix := range m.Indexes {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, gsi(ix))
 	}
 	return in
+}
+
+// recoveryInput turns on table's point-in-time recovery (35 days of restorable writes),
+// as the stack does; CreateTable cannot.
+func recoveryInput(table string) *dynamodb.UpdateContinuousBackupsInput {
+	return &dynamodb.UpdateContinuousBackupsInput{
+		TableName:                        aws.String(table),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
+	}
 }
 
 // indexUpdates returns one UpdateTable request per index of m that desc lacks (DynamoDB
@@ -32,7 +47,7 @@ func createTableInput(m migrations.Migration, table string) *dynamodb.CreateTabl
 // migration never makes silently.
 func indexUpdates(m migrations.Migration, table string, desc *types.TableDescription) ([]*dynamodb.UpdateTableInput, error) {
 	if got := describedKey(desc.KeySchema); got != m.Key {
-		return nil, fmt.Errorf("table %s has key %+v, migration %s wants %+v: keys cannot change in place", table, got, m.Name, m.Key)
+		return nil, fmt.Errorf("table %s has key %v, migration %s wants %v: keys cannot change in place", table, got, m.Name, m.Key)
 	}
 	for _, d := range desc.AttributeDefinitions { // a key typed otherwise refuses every write
 		name := aws.ToString(d.AttributeName)
@@ -61,7 +76,7 @@ func indexUpdates(m migrations.Migration, table string, desc *types.TableDescrip
 		}
 		g := desc.GlobalSecondaryIndexes[i]
 		if got := describedKey(g.KeySchema); got != ix.Key {
-			return nil, fmt.Errorf("index %s of %s has key %+v, migration %s wants %+v", ix.Name, table, got, m.Name, ix.Key)
+			return nil, fmt.Errorf("index %s of %s has key %v, migration %s wants %v", ix.Name, table, got, m.Name, ix.Key)
 		}
 		if g.Projection != nil && string(g.Projection.ProjectionType) != ix.Projection {
 			return nil, fmt.Errorf("index %s of %s projects %s, migration %s wants %s", ix.Name, table, g.Projection.ProjectionType, m.Name, ix.Projection)

@@ -26,7 +26,7 @@ var ledgerDef = migrations.Migration{
 }
 
 func TestCreateTableInput(t *testing.T) {
-	in := createTableInput(ledgerDef, "prod-ledger")
+	in := createTableInput(ledgerDef, "prod-ledger", false)
 	if aws.ToString(in.TableName) != "prod-ledger" || in.BillingMode != types.BillingModePayPerRequest {
 		t.Errorf("name/billing = %s/%s", aws.ToString(in.TableName), in.BillingMode)
 	}
@@ -46,11 +46,28 @@ func TestCreateTableInput(t *testing.T) {
 	}
 }
 
+// A protected table is created as the stack creates its tables: deletion protection,
+// KMS encryption, and point-in-time recovery turned on once it is active. A throwaway
+// one has none of them, so it can be dropped.
+func TestProtectedTablesAreCreatedAsTheStackCreatesThem(t *testing.T) {
+	in := createTableInput(ledgerDef, "prod-ledger", true)
+	if !aws.ToBool(in.DeletionProtectionEnabled) || in.SSESpecification == nil || !aws.ToBool(in.SSESpecification.Enabled) || in.SSESpecification.SSEType != types.SSETypeKms {
+		t.Errorf("protected: deletion protection %v, encryption %+v; want both", in.DeletionProtectionEnabled, in.SSESpecification)
+	}
+	if in := createTableInput(ledgerDef, "tmp", false); in.DeletionProtectionEnabled != nil || in.SSESpecification != nil {
+		t.Errorf("throwaway: deletion protection %v, encryption %+v; want the defaults", in.DeletionProtectionEnabled, in.SSESpecification)
+	}
+	r := recoveryInput("prod-ledger")
+	if aws.ToString(r.TableName) != "prod-ledger" || !aws.ToBool(r.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled) {
+		t.Errorf("recovery = %+v", r)
+	}
+}
+
 func TestIndexUpdates(t *testing.T) {
 	table := func(key []types.KeySchemaElement, gsis ...types.GlobalSecondaryIndexDescription) *types.TableDescription {
 		return &types.TableDescription{KeySchema: key, GlobalSecondaryIndexes: gsis}
 	}
-	ours := createTableInput(ledgerDef, "x")
+	ours := createTableInput(ledgerDef, "x", false)
 	seqIndex := types.GlobalSecondaryIndexDescription{IndexName: aws.String("por_seq"), KeySchema: ours.GlobalSecondaryIndexes[0].KeySchema, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}
 
 	if u, err := indexUpdates(ledgerDef, "x", table(ours.KeySchema, seqIndex)); err != nil || len(u) != 0 {
@@ -191,26 +208,26 @@ func TestRecordInput(t *testing.T) {
 	}
 }
 
-// A table, or one of its indexes, still being created or updated is not ready: the
-// migration waits before it writes the TTL or its record. A status not reported (the
-// embedded store's) is.
-func TestActiveWaitsForTheTableAndEveryIndex(t *testing.T) {
+// A table, or one of its indexes, still being created, updated or deleted is not ready:
+// the migration waits, and names what it waited for when it gives up. A status not
+// reported (the embedded store's) is ready.
+func TestPendingNamesWhatIsNotActiveYet(t *testing.T) {
 	index := func(s types.IndexStatus) []types.GlobalSecondaryIndexDescription {
-		return []types.GlobalSecondaryIndexDescription{{IndexStatus: types.IndexStatusActive}, {IndexStatus: s}}
+		return []types.GlobalSecondaryIndexDescription{{IndexName: aws.String("a"), IndexStatus: types.IndexStatusActive}, {IndexName: aws.String("por_seq"), IndexStatus: s}}
 	}
 	for _, tc := range []struct {
-		desc  types.TableDescription
-		ready bool
+		desc    types.TableDescription
+		pending string
 	}{
-		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusActive)}, true},
-		{types.TableDescription{}, true},
-		{types.TableDescription{TableStatus: types.TableStatusCreating}, false},
-		{types.TableDescription{TableStatus: types.TableStatusUpdating}, false},
-		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusCreating)}, false},
-		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusUpdating)}, false},
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusActive)}, ""},
+		{types.TableDescription{}, ""},
+		{types.TableDescription{TableStatus: types.TableStatusCreating}, "table CREATING"},
+		{types.TableDescription{TableStatus: types.TableStatusUpdating, GlobalSecondaryIndexes: index(types.IndexStatusCreating)}, "table UPDATING, index por_seq CREATING"},
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusUpdating)}, "index por_seq UPDATING"},
+		{types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: index(types.IndexStatusDeleting)}, "index por_seq DELETING"},
 	} {
-		if got := active(&tc.desc); got != tc.ready {
-			t.Errorf("table %q, indexes %v: ready %v, want %v", tc.desc.TableStatus, tc.desc.GlobalSecondaryIndexes, got, tc.ready)
+		if got := pending(&tc.desc); got != tc.pending {
+			t.Errorf("table %q, indexes %v: pending %q, want %q", tc.desc.TableStatus, tc.desc.GlobalSecondaryIndexes, got, tc.pending)
 		}
 	}
 }

@@ -20,23 +20,35 @@ import (
 var ErrTTLConflict = errors.New("migrate: the table's TTL contradicts the migration")
 
 // enableTTL makes DynamoDB expire m's table by m.TTL: DescribeTimeToLive first, because
-// UpdateTimeToLive fails on a table whose TTL is already enabled.
+// UpdateTimeToLive fails on a table whose TTL is already enabled. A refused
+// UpdateTimeToLive is looked at once more: another migrator may have enabled it meanwhile.
 func enableTTL(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string) (Action, error) {
+	action, update, err := ttlPlan(ctx, db, m, table)
+	if err != nil || update == nil {
+		return action, err
+	}
+	_, err = db.UpdateTimeToLive(ctx, update)
+	if err == nil {
+		return TTLEnabled, nil
+	}
+	if action, update, errAgain := ttlPlan(ctx, db, m, table); errAgain == nil && update == nil {
+		return action, nil
+	}
+	return "", fmt.Errorf("enable the TTL of %s: %w", table, err)
+}
+
+// ttlPlan reads table's TTL and returns the update it needs, or when it needs none what
+// that means: TTLUnchanged, or TTLSkipped on a local endpoint without the TTL API.
+func ttlPlan(ctx context.Context, db *dynamodb.Client, m migrations.Migration, table string) (Action, *dynamodb.UpdateTimeToLiveInput, error) {
 	out, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 	if skippable(err, aws.ToString(db.Options().BaseEndpoint)) {
-		return TTLSkipped, nil
+		return TTLSkipped, nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("describe the TTL of %s: %w", table, err)
+		return "", nil, fmt.Errorf("describe the TTL of %s: %w", table, err)
 	}
 	update, err := ttlUpdate(m, table, out.TimeToLiveDescription)
-	if err != nil || update == nil {
-		return TTLUnchanged, err
-	}
-	if _, err := db.UpdateTimeToLive(ctx, update); err != nil {
-		return "", fmt.Errorf("enable the TTL of %s: %w", table, err)
-	}
-	return TTLEnabled, nil
+	return TTLUnchanged, update, err
 }
 
 // ttlUpdate is the UpdateTimeToLive request that gives table m's TTL, nil when desc has
@@ -52,9 +64,9 @@ func ttlUpdate(m migrations.Migration, table string, desc *types.TimeToLiveDescr
 		if attr == m.TTL {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%w: %s expires by %q, migration %s wants %q", ErrTTLConflict, table, attr, m.Name, m.TTL)
+		return nil, fmt.Errorf("table %s expires by %q, the migration wants %q; change it by hand: %w", table, attr, m.TTL, ErrTTLConflict)
 	case types.TimeToLiveStatusDisabling:
-		return nil, fmt.Errorf("%w: the TTL of %s is being disabled; run the migration again once it is", ErrTTLConflict, table)
+		return nil, fmt.Errorf("the TTL of %s is being disabled; run the migration again once it is: %w", table, ErrTTLConflict)
 	}
 	return &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(table),
