@@ -26,19 +26,20 @@ type Balance struct {
 
 // check reads back what the ledger recorded for w at now: each movement applied (a
 // transfer's both legs, a reversed one naming its reversal, a hold in the fate w gives
-// it), none refused by design recorded, every balance w's. It returns the balances,
-// sorted, and what is wrong.
-func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) ([]Balance, []string, error) {
+// it) and, when answers is not nil, answered as its record says it was applied; none
+// refused by design recorded; every balance w's. It returns the balances, sorted, and
+// what is wrong.
+func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, answers *watch) ([]Balance, []string, error) {
 	var wrong []string
 	fate := map[string]ledger.Estado{} // holds by cuenta/id: what the workload does with them
 	for _, m := range w.Movements {
 		switch m.Tipo {
 		case movimiento.Retencion:
-			fate[m.Cuenta+"/"+m.ID] = ledger.Expirada
+			fate[key(m.Cuenta, m.ID)] = ledger.Expirada
 		case movimiento.Captura:
-			fate[m.Cuenta+"/"+m.Retencion] = ledger.Capturada
+			fate[key(m.Cuenta, m.Retencion)] = ledger.Capturada
 		case movimiento.Liberacion:
-			fate[m.Cuenta+"/"+m.Retencion] = ledger.Liberada
+			fate[key(m.Cuenta, m.Retencion)] = ledger.Liberada
 		}
 	}
 	for _, m := range w.Movements {
@@ -52,10 +53,15 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) 
 		}
 		want := ledger.Aplicado
 		if m.Tipo == movimiento.Retencion {
-			want = fate[m.Cuenta+"/"+m.ID]
+			want = fate[key(m.Cuenta, m.ID)]
 		}
 		if got := a.EstadoAt(now); got != want {
 			wrong = append(wrong, fmt.Sprintf("%s %s of %s is %s, not %s", m.Tipo, m.ID, m.Cuenta, got, want))
+		}
+		if answers != nil {
+			if why := answers.origin(m, a.Origen); why != "" {
+				wrong = append(wrong, why)
+			}
 		}
 		var other ledger.Apunte
 		switch m.Tipo {
@@ -105,7 +111,7 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time) 
 // failed, nothing rejected (the demo's policy is retry). A delivery whose answer was
 // lost after its commit (a deadline passed on a loaded machine) is recognised as a
 // duplicate when it comes back, so a movement may be answered applied or duplicate: only
-// their sum is exact here, and the audit and the records show it applied once.
+// their sum is exact here; check judges each movement's answers against its record.
 func checkOutcomes(o consumer.Outcomes, w sim.Workload, s sim.Schedule) []string {
 	var wrong []string
 	if o.Applied > len(w.Movements) {
@@ -137,8 +143,9 @@ func checkFreeze(ctx context.Context, r *store.Reader, w sim.Workload, f Freeze)
 	if f.Waited == 0 {
 		wrong = append(wrong, fmt.Sprintf("the freeze of %s held back none of its debits", f.Cuenta))
 	}
+	isDebit := debits(w)
 	for _, m := range w.Movements {
-		if m.Cuenta != f.Cuenta || (m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion) {
+		if m.Cuenta != f.Cuenta || !isDebit[key(m.Cuenta, m.ID)] {
 			continue
 		}
 		a, err := r.Apunte(ctx, m.Cuenta, m.ID)

@@ -123,7 +123,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	counts, watched := &consumer.Tally{}, newWatch()
 	op := &freezer{ledger: svc, clock: clock, waited: map[string]bool{}}
 	discard := slog.New(slog.DiscardHandler)
-	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: consumer.LogParker{Logger: discard},
+	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: watched,
 		Observer: func(r consumer.Record) { counts.Observe(r); watched.observe(r); op.observe(r) }})
 
 	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
@@ -179,7 +179,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	reader := store.NewReader(client, table)
-	balances, wrong, err := check(ctx, reader, w, clock.Now())
+	balances, wrong, err := check(ctx, reader, w, clock.Now(), watched)
 	if err != nil {
 		return Summary{}, err
 	}

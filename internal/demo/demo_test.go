@@ -142,7 +142,7 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := store.NewReader(env.Client, env.Table())
-	_, wrong, err := check(ctx, r, w, clock.Now())
+	_, wrong, err := check(ctx, r, w, clock.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,20 +202,38 @@ func TestCheckFreezeCatchesADebitAppliedWhileFrozen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	movs := []movimiento.Movimiento{mustMov(t, "a", movimiento.Abono), mustMov(t, "c", movimiento.Cargo)}
-	w := sim.Workload{Movements: movs}
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: movs[0]}); err != nil {
-		t.Fatal(err)
+	reversal := func(id, of string) movimiento.Movimiento {
+		m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: "F", Tipo: movimiento.Anulacion, Anula: of})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := []movimiento.Movimiento{mustMov(t, "a", movimiento.Abono), mustMov(t, "a2", movimiento.Abono)}
+	// The freeze let them through: a cargo, and the reversal of an abono, which is a
+	// debit too; the reversal of a cargo is a credit, which a freeze lets through.
+	during := []movimiento.Movimiento{mustMov(t, "c", movimiento.Cargo), reversal("ra", "a2"), reversal("rc", "c")}
+	w := sim.Workload{Movements: slices.Concat(before, during)}
+	for _, m := range before {
+		if _, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	desde := clock.Now()
 	clock.Advance(time.Minute)
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: movs[1]}); err != nil { // the freeze let it through
-		t.Fatal(err)
+	for _, m := range during {
+		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil || r.Outcome != ledger.Applied {
+			t.Fatalf("%s: %+v, %v", m.ID, r, err)
+		}
 	}
 	r := store.NewReader(env.Client, env.Table())
 	wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: desde, Frozen: frozenFor, Waited: 0})
-	if text := strings.Join(wrong, "\n"); err != nil || !strings.Contains(text, "held back none of its debits") || !strings.Contains(text, "cargo c of F was applied at") {
-		t.Errorf("check found %q, %v; want the debit let through and none held back", text, err)
+	text := strings.Join(wrong, "\n")
+	if err != nil || !strings.Contains(text, "held back none of its debits") || !strings.Contains(text, "cargo c of F was applied at") || !strings.Contains(text, "anulacion ra of F was applied at") {
+		t.Errorf("check found %q, %v; want the debits let through and none held back", text, err)
+	}
+	if strings.Contains(text, "rc of F") {
+		t.Errorf("check found %q: the reversal of a cargo is a credit, which a freeze lets through", text)
 	}
 	if wrong, err := checkFreeze(ctx, r, w, Freeze{Cuenta: "F", Desde: clock.Now().Add(time.Second), Frozen: frozenFor, Waited: 1}); err != nil || len(wrong) != 0 {
 		t.Errorf("a freeze after the debit: %v, %v", wrong, err)

@@ -92,7 +92,7 @@ func (f *freezer) observe(r consumer.Record) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.waited[r.Mov.Cuenta+"/"+r.Mov.ID] = true
+	f.waited[key(r.Mov.Cuenta, r.Mov.ID)] = true
 }
 
 // debtor is the account to freeze: of those opened before w's tail, the one with the
@@ -103,17 +103,40 @@ func debtor(w sim.Workload) string {
 	for _, m := range head {
 		opened[m.Cuenta], opened[m.Destino] = true, true
 	}
-	debits := map[string]int{}
+	isDebit := debits(w)
+	count := map[string]int{}
 	for _, m := range tail {
-		if opened[m.Cuenta] && (m.Tipo == movimiento.Cargo || m.Tipo == movimiento.Traspaso || m.Tipo == movimiento.Retencion) {
-			debits[m.Cuenta]++
+		if opened[m.Cuenta] && isDebit[key(m.Cuenta, m.ID)] {
+			count[m.Cuenta]++
 		}
 	}
 	best := ""
-	for _, c := range slices.Sorted(maps.Keys(debits)) {
-		if debits[c] > debits[best] {
+	for _, c := range slices.Sorted(maps.Keys(count)) {
+		if count[c] > count[best] {
 			best = c
 		}
 	}
 	return best
 }
+
+// debits is w's movements that take money from their account, which a freeze holds
+// back, by key: cargos, transfers, holds and reversals of abonos.
+func debits(w sim.Workload) map[string]bool {
+	tipo := map[string]movimiento.Tipo{}
+	for _, m := range w.Movements {
+		tipo[key(m.Cuenta, m.ID)] = m.Tipo
+	}
+	out := map[string]bool{}
+	for _, m := range w.Movements {
+		switch m.Tipo {
+		case movimiento.Cargo, movimiento.Traspaso, movimiento.Retencion:
+			out[key(m.Cuenta, m.ID)] = true
+		case movimiento.Anulacion:
+			out[key(m.Cuenta, m.ID)] = tipo[key(m.Cuenta, m.Anula)] == movimiento.Abono
+		}
+	}
+	return out
+}
+
+// key names a movement: its account and id.
+func key(cuenta, id string) string { return cuenta + "/" + id }
