@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/migrate"
 )
 
@@ -38,9 +37,10 @@ ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	// Tables made in AWS are meant to last: made as the stack makes them.
-	local, _ := awsconf.IsLoopback(aws.ToString(db.Options().BaseEndpoint))
-	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Protect: !local})
+	// Tables in AWS itself (no endpoint given by flag, environment or profile) are meant
+	// to last: protected as the stack protects them. An emulator's are not.
+	inAWS := aws.ToString(db.Options().BaseEndpoint) == ""
+	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Protect: inAWS})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("gave up after --wait %v: %w", *wait, err)
 	}

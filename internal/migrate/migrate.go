@@ -42,6 +42,8 @@ const (
 	// there ever expires, which only tests and the demo can accept. A remote endpoint
 	// without it fails the migration.
 	TTLSkipped Action = "ttl skipped: the endpoint has no TTL API"
+	// RecoveryEnabled: a protected run turned on the table's point-in-time recovery.
+	RecoveryEnabled Action = "point-in-time recovery enabled"
 )
 
 // Step is the outcome of one migration's table, or of its TTL (a second step).
@@ -53,9 +55,10 @@ type Step struct {
 
 // Options configure Run. Tables maps logical table names to physical ones (default: the
 // same). Poll is how often to check a table or index still being created (default 1 s);
-// the context's deadline bounds the whole run. Protect creates tables as the stack does
-// (deletion protection, point-in-time recovery, KMS encryption with the AWS-managed key):
-// for tables meant to last, not for throwaway ones; tables that exist are left as they are.
+// the context's deadline bounds the whole run. Protect is for tables meant to last, not
+// throwaway ones: it creates tables as the stack does (deletion protection, KMS
+// encryption with the AWS-managed key) and turns on point-in-time recovery of every
+// table it migrates that lacks it, one it created included.
 type Options struct {
 	Tables  map[string]string
 	Poll    time.Duration
@@ -86,6 +89,15 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 			}
 			steps = append(steps, Step{Migration: m.Name, Table: table, Action: action})
 		}
+		if opts.Protect {
+			enabled, err := enableRecovery(ctx, db, table, opts.Poll)
+			if err != nil {
+				return steps, fmt.Errorf("migration %s: %w", m.Name, err)
+			}
+			if enabled {
+				steps = append(steps, Step{Migration: m.Name, Table: table, Action: RecoveryEnabled})
+			}
+		}
 		if err := record(ctx, db, cmp.Or(opts.Tables[RecordTable], RecordTable), m); err != nil {
 			return steps, fmt.Errorf("migration %s: record it: %w", m.Name, err)
 		}
@@ -103,19 +115,40 @@ func apply(ctx context.Context, db *dynamodb.Client, m migrations.Migration, tab
 		return addIndexes(ctx, db, m, table, opts.Poll)
 	}
 	_, err = db.CreateTable(ctx, createTableInput(m, table, opts.Protect))
-	created := err == nil // else another migrator created it first, and protects it
-	if !created && !versioned.TableInUse(err) {
+	if err != nil && !versioned.TableInUse(err) { // in use: another migrator created it first
 		return "", fmt.Errorf("create table %s: %w", table, err)
 	}
 	if _, err := waitActive(ctx, db, table, opts.Poll); err != nil {
 		return "", err
 	}
-	if created && opts.Protect {
-		if _, err := db.UpdateContinuousBackups(ctx, recoveryInput(table)); err != nil {
-			return "", fmt.Errorf("enable point-in-time recovery of %s: %w", table, err)
+	return Created, nil
+}
+
+// enableRecovery turns on table's point-in-time recovery unless it is on, and reports
+// whether it did. Right after CreateTable DynamoDB may refuse it for some seconds
+// (backups not yet available): it asks again every poll, bounded by ctx.
+func enableRecovery(ctx context.Context, db *dynamodb.Client, table string, poll time.Duration) (bool, error) {
+	out, err := db.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	if err != nil {
+		return false, fmt.Errorf("describe the backups of %s: %w", table, err)
+	}
+	if recovering(out.ContinuousBackupsDescription) {
+		return false, nil
+	}
+	for {
+		_, err := db.UpdateContinuousBackups(ctx, recoveryInput(table))
+		if !versioned.BackupsUnavailable(err) {
+			if err != nil {
+				return false, fmt.Errorf("enable point-in-time recovery of %s: %w", table, err)
+			}
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("enable point-in-time recovery of %s (backups still unavailable): %w", table, ctx.Err())
+		case <-time.After(poll):
 		}
 	}
-	return Created, nil
 }
 
 // addIndexes adds the indexes m defines that table lacks, one UpdateTable at a time
@@ -144,7 +177,7 @@ func addIndexes(ctx context.Context, db *dynamodb.Client, m migrations.Migration
 		}
 		action = IndexAdded
 	}
-	return "", fmt.Errorf("table %s still lacks an index of migration %s after %d UpdateTable calls", table, m.Name, len(m.Indexes)+1)
+	return "", fmt.Errorf("table %s still lacks an index after %d UpdateTable calls", table, len(m.Indexes)+2)
 }
 
 // describe returns the table's description, or nil when it does not exist.

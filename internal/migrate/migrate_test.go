@@ -2,8 +2,13 @@ package migrate_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,5 +256,128 @@ func TestRunTakesATTLAnotherMigratorEnabled(t *testing.T) {
 	}
 	if last := steps[len(steps)-1]; last.Action != migrate.TTLUnchanged || ft.Calls("UpdateTimeToLive") != 2 {
 		t.Errorf("TTL step %+v after %d UpdateTimeToLive calls; want it taken as enabled after the refused retry", last, ft.Calls("UpdateTimeToLive"))
+	}
+}
+
+// backupsNotYet answers the first n UpdateContinuousBackups calls as DynamoDB does for
+// some seconds after CreateTable (backups not yet available) and passes the rest on.
+type backupsNotYet struct {
+	mu       sync.Mutex
+	n, calls int
+}
+
+func (b *backupsNotYet) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".UpdateContinuousBackups") {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	b.mu.Lock()
+	b.calls++
+	refuse := b.calls <= b.n
+	b.mu.Unlock()
+	if !refuse {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	body := `{"__type":"com.amazonaws.dynamodb.v20120810#ContinuousBackupsUnavailableException","message":"Backups are being enabled for the table"}`
+	return &http.Response{StatusCode: http.StatusBadRequest, Status: "400 Bad Request", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}, nil
+}
+
+// A protected run creates tables as the stack does: deletion protection, KMS encryption
+// and point-in-time recovery, which it asks for again while DynamoDB says backups are
+// not available yet. A run after one that failed before turning recovery on turns it on.
+func TestAProtectedRunProtectsItsTables(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	if env.Backend == testenv.Minidyn {
+		t.Skip("the embedded store has no backups API")
+	}
+	ctx := context.Background()
+	tables := map[string]string{"ledger": env.Table() + "-prot", "idempotencia": env.Tables["idempotencia"] + "-prot"}
+	t.Cleanup(func() {
+		for _, name := range tables {
+			_, _ = env.Client.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
+		}
+		migrate.Drop(env.Client, tables)
+	})
+	ft := sim.NewTransport(nil)
+	ft.Inject("UpdateContinuousBackups", sim.Validation)
+	if _, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true}); err == nil || !strings.Contains(err.Error(), "enable point-in-time recovery") {
+		t.Fatalf("a run whose recovery call is refused: %v; want it to fail naming recovery", err)
+	}
+	slow := &backupsNotYet{n: 2}
+	steps, err := migrate.Run(ctx, env.ClientVia(slow), migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recovered []string
+	for _, s := range steps {
+		if s.Action == migrate.RecoveryEnabled {
+			recovered = append(recovered, s.Migration)
+		}
+	}
+	if !slices.Equal(recovered, []string{"0001_ledger", "0002_idempotencia"}) || slow.calls != 4 {
+		t.Errorf("recovery turned on for %v after %d calls; want both tables, after 2 refusals", recovered, slow.calls)
+	}
+	for _, name := range tables {
+		desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		backups, err := env.Client.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sse, pitr := desc.Table.SSEDescription, backups.ContinuousBackupsDescription.PointInTimeRecoveryDescription
+		if !aws.ToBool(desc.Table.DeletionProtectionEnabled) || sse == nil || sse.SSEType != types.SSETypeKms || pitr == nil || pitr.PointInTimeRecoveryStatus != types.PointInTimeRecoveryStatusEnabled {
+			t.Errorf("%s: deletion protection %v, encryption %+v, recovery %+v; want all three", name, desc.Table.DeletionProtectionEnabled, sse, pitr)
+		}
+	}
+	steps, err = migrate.Run(ctx, env.Client, migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true})
+	for _, s := range steps {
+		if err != nil || s.Action == migrate.RecoveryEnabled {
+			t.Errorf("a third run: %+v, %v; want recovery left as it is", steps, err)
+			break
+		}
+	}
+}
+
+// ttlElsewhere plays another migrator with another TTL: it answers the first
+// UpdateTimeToLive with a refusal, after setting the table's TTL on attribute "otra".
+type ttlElsewhere struct {
+	db   *dynamodb.Client
+	done bool
+}
+
+func (e *ttlElsewhere) RoundTrip(req *http.Request) (*http.Response, error) {
+	if e.done || !strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".UpdateTimeToLive") {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	e.done = true
+	var in struct{ TableName string }
+	if err := json.NewDecoder(req.Body).Decode(&in); err != nil {
+		return nil, err
+	}
+	if _, err := e.db.UpdateTimeToLive(req.Context(), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(in.TableName),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("otra"), Enabled: aws.Bool(true)}}); err != nil {
+		return nil, err
+	}
+	body := `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"TimeToLive is already enabled"}`
+	return &http.Response{StatusCode: http.StatusBadRequest, Status: "400 Bad Request", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}, nil
+}
+
+// When the TTL another migrator enabled meanwhile is not the migration's, the refusal
+// says so: ErrTTLConflict, naming the attribute, not the refused call.
+func TestRunReportsATTLAnotherMigratorSetOtherwise(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	if env.Backend == testenv.Minidyn {
+		t.Skip("the embedded store has no TTL API")
+	}
+	tables := map[string]string{"ledger": env.Table() + "-otra", "idempotencia": env.Tables["idempotencia"] + "-otra"}
+	t.Cleanup(func() { migrate.Drop(env.Client, tables) })
+	_, err := migrate.Run(context.Background(), env.ClientVia(&ttlElsewhere{db: env.Client}), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	if !errors.Is(err, migrate.ErrTTLConflict) || !strings.Contains(err.Error(), `expires by "otra"`) {
+		t.Errorf("migrate racing a migrator with another TTL: %v; want ErrTTLConflict naming otra", err)
 	}
 }

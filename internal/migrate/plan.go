@@ -14,7 +14,7 @@ import (
 
 // createTableInput is the CreateTable request for m under the physical name table;
 // protected, with deletion protection and KMS encryption (the AWS-managed key), as the
-// stack creates its tables.
+// stack creates its tables (point-in-time recovery is turned on by recoveryInput).
 func createTableInput(m migrations.Migration, table string, protect bool) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
@@ -39,6 +39,12 @@ func recoveryInput(table string) *dynamodb.UpdateContinuousBackupsInput {
 		TableName:                        aws.String(table),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
 	}
+}
+
+// recovering reports point-in-time recovery on in desc.
+func recovering(desc *types.ContinuousBackupsDescription) bool {
+	return desc != nil && desc.PointInTimeRecoveryDescription != nil &&
+		desc.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled
 }
 
 // indexUpdates returns one UpdateTable request per index of m that desc lacks (DynamoDB

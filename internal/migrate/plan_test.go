@@ -47,8 +47,8 @@ func TestCreateTableInput(t *testing.T) {
 }
 
 // A protected table is created as the stack creates its tables: deletion protection,
-// KMS encryption, and point-in-time recovery turned on once it is active. A throwaway
-// one has none of them, so it can be dropped.
+// KMS encryption, and point-in-time recovery turned on unless it is on. A throwaway one
+// has none of them, so it can be dropped.
 func TestProtectedTablesAreCreatedAsTheStackCreatesThem(t *testing.T) {
 	in := createTableInput(ledgerDef, "prod-ledger", true)
 	if !aws.ToBool(in.DeletionProtectionEnabled) || in.SSESpecification == nil || !aws.ToBool(in.SSESpecification.Enabled) || in.SSESpecification.SSEType != types.SSETypeKms {
@@ -56,6 +56,19 @@ func TestProtectedTablesAreCreatedAsTheStackCreatesThem(t *testing.T) {
 	}
 	if in := createTableInput(ledgerDef, "tmp", false); in.DeletionProtectionEnabled != nil || in.SSESpecification != nil {
 		t.Errorf("throwaway: deletion protection %v, encryption %+v; want the defaults", in.DeletionProtectionEnabled, in.SSESpecification)
+	}
+	for _, tc := range []struct {
+		desc *types.ContinuousBackupsDescription
+		on   bool
+	}{
+		{nil, false},
+		{&types.ContinuousBackupsDescription{}, false},
+		{&types.ContinuousBackupsDescription{PointInTimeRecoveryDescription: &types.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: types.PointInTimeRecoveryStatusDisabled}}, false},
+		{&types.ContinuousBackupsDescription{PointInTimeRecoveryDescription: &types.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: types.PointInTimeRecoveryStatusEnabled}}, true},
+	} {
+		if got := recovering(tc.desc); got != tc.on {
+			t.Errorf("recovering(%+v) = %v, want %v", tc.desc, got, tc.on)
+		}
 	}
 	r := recoveryInput("prod-ledger")
 	if aws.ToString(r.TableName) != "prod-ledger" || !aws.ToBool(r.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled) {

@@ -31,7 +31,10 @@ func enableTTL(ctx context.Context, db *dynamodb.Client, m migrations.Migration,
 	if err == nil {
 		return TTLEnabled, nil
 	}
-	if action, update, errAgain := ttlPlan(ctx, db, m, table); errAgain == nil && update == nil {
+	switch action, update, errAgain := ttlPlan(ctx, db, m, table); {
+	case errors.Is(errAgain, ErrTTLConflict): // the other migrator's TTL is not m's
+		return "", errAgain
+	case errAgain == nil && update == nil:
 		return action, nil
 	}
 	return "", fmt.Errorf("enable the TTL of %s: %w", table, err)

@@ -117,6 +117,14 @@ func TableInUse(err error) bool {
 	return errors.As(err, &e)
 }
 
+// BackupsUnavailable reports UpdateContinuousBackups refused because backups are not
+// enabled on the table yet (ContinuousBackupsUnavailableException), as happens for some
+// seconds after CreateTable: the call succeeds later.
+func BackupsUnavailable(err error) bool {
+	var e *types.ContinuousBackupsUnavailableException
+	return errors.As(err, &e)
+}
+
 // ConditionFailed reports a single-item write refused by its condition
 // (ConditionalCheckFailedException), with the stored item when the call asked for it
 // (ReturnValuesOnConditionCheckFailure ALL_OLD; else nil).
