@@ -277,10 +277,15 @@ func (b *backupsNotYet) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !refuse {
 		return http.DefaultTransport.RoundTrip(req)
 	}
-	body := `{"__type":"com.amazonaws.dynamodb.v20120810#ContinuousBackupsUnavailableException","message":"Backups are being enabled for the table"}`
+	return refusal(req, "ContinuousBackupsUnavailableException", "Backups are being enabled for the table"), nil
+}
+
+// refusal is DynamoDB's 400 answer to req with the error code and message.
+func refusal(req *http.Request, code, message string) *http.Response {
+	body := `{"__type":"com.amazonaws.dynamodb.v20120810#` + code + `","message":"` + message + `"}`
 	return &http.Response{StatusCode: http.StatusBadRequest, Status: "400 Bad Request", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}}, Body: io.NopCloser(strings.NewReader(body)),
-		ContentLength: int64(len(body)), Request: req}, nil
+		ContentLength: int64(len(body)), Request: req}
 }
 
 // A protected run creates tables as the stack does: deletion protection, KMS encryption
@@ -361,10 +366,7 @@ func (e *ttlElsewhere) RoundTrip(req *http.Request) (*http.Response, error) {
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("otra"), Enabled: aws.Bool(true)}}); err != nil {
 		return nil, err
 	}
-	body := `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"TimeToLive is already enabled"}`
-	return &http.Response{StatusCode: http.StatusBadRequest, Status: "400 Bad Request", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}}, Body: io.NopCloser(strings.NewReader(body)),
-		ContentLength: int64(len(body)), Request: req}, nil
+	return refusal(req, "ValidationException", "TimeToLive is already enabled"), nil
 }
 
 // When the TTL another migrator enabled meanwhile is not the migration's, the refusal
