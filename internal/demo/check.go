@@ -163,3 +163,21 @@ func checkFreeze(ctx context.Context, r *store.Reader, w sim.Workload, f Freeze)
 	}
 	return wrong, nil
 }
+
+// checkHeld audits the table at now, while the holds left to lapse are still held: each
+// must be reserved in its account, which the audit at the end, once they have lapsed,
+// can no longer see. It returns what the audit found wrong.
+func checkHeld(ctx context.Context, db store.AuditClient, table string, now time.Time) ([]string, error) {
+	report, err := store.Audit(ctx, db, table, store.AuditOptions{Now: func() time.Time { return now }})
+	if err != nil {
+		return nil, err
+	}
+	var wrong []string
+	for _, b := range report.Broken {
+		wrong = append(wrong, fmt.Sprintf("before the holds lapsed, account %s: %s", b.Cuenta, b.Reason))
+	}
+	for _, b := range report.Unverified {
+		wrong = append(wrong, fmt.Sprintf("before the holds lapsed, account %s could not be verified: %s", b.Cuenta, b.Reason))
+	}
+	return wrong, nil
+}

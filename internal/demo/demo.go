@@ -155,6 +155,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := drain(schedule.Deliveries); err != nil {
 		return Summary{}, err
 	}
+	early, err := checkHeld(ctx, client, table, clock.Now())
+	if err != nil {
+		return Summary{}, err
+	}
 	clock.AdvanceTo(w.Lapse)
 	if c := debtor(w); c != "" {
 		clock.Advance(time.Second) // what came before is stamped before the freeze
@@ -188,7 +192,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	outcomes := counts.Outcomes()
-	wrong = slices.Concat(wrong, held, checkOutcomes(outcomes, w, schedule), watched.check(q.Dead()))
+	wrong = slices.Concat(wrong, early, held, checkOutcomes(outcomes, w, schedule), watched.check(q.Dead()))
 	s := Summary{
 		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: outcomes,
 		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,

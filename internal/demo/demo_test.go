@@ -195,13 +195,8 @@ func TestCheckOutcomesCatchesMisjudgedMessages(t *testing.T) {
 
 // A freeze that let a debit through, or held none back, is wrong.
 func TestCheckFreezeCatchesADebitAppliedWhileFrozen(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env, clock, svc := clockedLedger(t)
 	ctx := context.Background()
-	clock := sim.NewClock()
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reversal := func(id, of string) movimiento.Movimiento {
 		m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: "F", Tipo: movimiento.Anulacion, Anula: of})
 		if err != nil {
@@ -252,4 +247,48 @@ func mustMov(t *testing.T, id string, tipo movimiento.Tipo) movimiento.Movimient
 		t.Fatal(err)
 	}
 	return m
+}
+
+// A hold that reserves nothing in its account leaves every balance right, and once it
+// lapses the audit cannot see it: checkHeld, run while it is held, catches it.
+func TestCheckHeldCatchesAHoldThatReservesNothing(t *testing.T) {
+	env, clock, svc := clockedLedger(t)
+	ctx := context.Background()
+	hold, err := movimiento.New(movimiento.Datos{ID: "h1", Cuenta: "F", Tipo: movimiento.Retencion, Importe: "10.00", Moneda: "EUR",
+		Expira: clock.Now().Add(time.Hour).Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []movimiento.Movimiento{mustMov(t, "a", movimiento.Abono), hold} {
+		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil || r.Outcome != ledger.Applied {
+			t.Fatalf("%s: %+v, %v", m.ID, r, err)
+		}
+	}
+	if wrong, err := checkHeld(ctx, env.Client, env.Table(), clock.Now()); err != nil || len(wrong) != 0 {
+		t.Fatalf("a hold reserved: %v, %v; want nothing wrong", wrong, err)
+	}
+	account := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#F"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}}
+	got, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table()), Key: account, ConsistentRead: aws.Bool(true)})
+	if err != nil || got.Item["retenciones"] == nil {
+		t.Fatalf("the account: %v, %v; want its hold", got, err)
+	}
+	delete(got.Item, "retenciones") // the reservation never made
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: got.Item}); err != nil {
+		t.Fatal(err)
+	}
+	wrong, err := checkHeld(ctx, env.Client, env.Table(), clock.Now())
+	if text := strings.Join(wrong, "\n"); err != nil || !strings.Contains(text, "before the holds lapsed, account F: ") || !strings.Contains(text, "hold h1 is held until") {
+		t.Errorf("a hold that reserves nothing: %q, %v; want it named", text, err)
+	}
+}
+
+// clockedLedger is a ledger on a fresh table whose clock the test moves.
+func clockedLedger(t *testing.T) (*testenv.DynamoDB, *sim.Clock, *store.Ledger) {
+	t.Helper()
+	env, clock := testenv.NewDynamoDB(t), sim.NewClock()
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, clock, svc
 }
