@@ -1,7 +1,8 @@
 // Package migrate applies the table definitions in migrations/ to a DynamoDB endpoint,
 // idempotently: it creates missing tables and indexes, enables TTL (skipped only on a
-// local endpoint without the API), refuses a table whose keys contradict its
-// definition, and records each migration run, with its checksum, in the ledger table.
+// local endpoint without the API), protects tables meant to last as the stack does,
+// refuses a table whose keys contradict its definition, and records each migration run,
+// with its checksum, in the ledger table.
 package migrate
 
 import (
