@@ -203,12 +203,7 @@ func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
 func TestRunWaitsForAFreshTableDynamoDBDoesNotSeeYet(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
-	tables := map[string]string{"ledger": env.Table() + "-fresh", "idempotencia": env.Tables["idempotencia"] + "-fresh"}
-	t.Cleanup(func() {
-		for _, name := range tables {
-			_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		}
-	})
+	tables := freshTables(t, env, "-fresh")
 	ft := sim.NewTransport(nil)
 	// The first DescribeTable finds nothing (the table is created); the next two, right
 	// after CreateTable, do not see it yet.
@@ -244,8 +239,7 @@ func TestRunTakesATTLAnotherMigratorEnabled(t *testing.T) {
 	if env.Backend == testenv.Minidyn {
 		t.Skip("the embedded store has no TTL API")
 	}
-	tables := map[string]string{"ledger": env.Table() + "-ttl", "idempotencia": env.Tables["idempotencia"] + "-ttl"}
-	t.Cleanup(func() { migrate.Drop(env.Client, tables) })
+	tables := freshTables(t, env, "-ttl")
 	ft := sim.NewTransport(nil)
 	// The first call enables it and its answer is lost, as if the other migrator had;
 	// the SDK's retry is refused.
@@ -297,13 +291,7 @@ func TestAProtectedRunProtectsItsTables(t *testing.T) {
 		t.Skip("the embedded store has no backups API")
 	}
 	ctx := context.Background()
-	tables := map[string]string{"ledger": env.Table() + "-prot", "idempotencia": env.Tables["idempotencia"] + "-prot"}
-	t.Cleanup(func() {
-		for _, name := range tables {
-			_, _ = env.Client.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
-		}
-		migrate.Drop(env.Client, tables)
-	})
+	tables := freshTables(t, env, "-prot")
 	ft := sim.NewTransport(nil)
 	ft.Inject("UpdateContinuousBackups", sim.Validation)
 	if _, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true}); err == nil || !strings.Contains(err.Error(), "enable point-in-time recovery") {
@@ -376,10 +364,23 @@ func TestRunReportsATTLAnotherMigratorSetOtherwise(t *testing.T) {
 	if env.Backend == testenv.Minidyn {
 		t.Skip("the embedded store has no TTL API")
 	}
-	tables := map[string]string{"ledger": env.Table() + "-otra", "idempotencia": env.Tables["idempotencia"] + "-otra"}
-	t.Cleanup(func() { migrate.Drop(env.Client, tables) })
+	tables := freshTables(t, env, "-otra")
 	_, err := migrate.Run(context.Background(), env.ClientVia(&ttlElsewhere{db: env.Client}), migrate.Options{Tables: tables, Poll: time.Millisecond})
 	if !errors.Is(err, migrate.ErrTTLConflict) || !strings.Contains(err.Error(), `expires by "otra"`) {
 		t.Errorf("migrate racing a migrator with another TTL: %v; want ErrTTLConflict naming otra", err)
 	}
+}
+
+// freshTables names a ledger and an idempotency table no run has made yet, dropped when
+// the test ends (deletion protection lifted first, for a protected run's).
+func freshTables(t *testing.T, env *testenv.DynamoDB, suffix string) map[string]string {
+	t.Helper()
+	tables := map[string]string{"ledger": env.Table() + suffix, "idempotencia": env.Tables["idempotencia"] + suffix}
+	t.Cleanup(func() {
+		for _, name := range tables {
+			_, _ = env.Client.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
+		}
+		migrate.Drop(env.Client, tables)
+	})
+	return tables
 }
