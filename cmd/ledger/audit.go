@@ -19,8 +19,8 @@ var auditCommand = command{
 const maxAuditSegments = 64
 
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("audit", "[--endpoint URL] [--table T] [--segments N] [--json]", `
-ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`, stdout, stderr)
+	fs := newFlags("audit", helpText{synopsis: "[--endpoint URL] [--table T] [--segments N] [--json]", example: `
+ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`}, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	segments := fs.Int("segments", 4, "parallel scan segments (1–64)")

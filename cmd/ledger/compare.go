@@ -28,10 +28,10 @@ var compareCommand = command{
 const maxRTT = time.Second
 
 func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", `
+	fs := newFlags("compare", helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", example: `
 ledger compare --bench --html compare.html
 ledger compare --scenarios crash-after-effect,messageid-key --json
-ledger compare --bench --bench-movements 10000 --scenarios hot-account`, stdout, stderr)
+ledger compare --bench --bench-movements 10000 --scenarios hot-account`}, stdout, stderr)
 	scenarios := fs.String("scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
 	seed := fs.Uint64("seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
 	rtt := fs.Duration("rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")

@@ -29,9 +29,9 @@ const maxRetryDelay = 11 * time.Hour
 const maxPollers = 64
 
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("consume", "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", `
+	fs := newFlags("consume", helpText{synopsis: "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", example: `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
-  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`, stdout, stderr)
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`}, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "the movements queue (required)")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
 	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: a loopback --endpoint, else AWS)")

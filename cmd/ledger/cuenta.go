@@ -35,10 +35,10 @@ type cuentaChange struct {
 const cuentaTimeout = 30 * time.Second
 
 func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("cuenta", "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", `
+	fs := newFlags("cuenta", helpText{synopsis: "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", example: `
 ledger cuenta ES7620770024003102575766
 ledger cuenta ES7620770024003102575766 --limite 500.00 --endpoint http://127.0.0.1:5000
-ledger cuenta ES7620770024003102575766 --bloquear --json`, stdout, stderr)
+ledger cuenta ES7620770024003102575766 --bloquear --json`}, stdout, stderr)
 	limite := fs.String("limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals (any in a currency since withdrawn)")
 	bloquear := fs.Bool("bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
 	desbloquear := fs.Bool("desbloquear", false, "unfreeze the account")

@@ -64,8 +64,8 @@ func newDemoJSON(s demo.Summary) demoJSON {
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("demo", "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", `
-ledger demo --accounts 50 --movements 2000 --seed 7`, stdout, stderr)
+	fs := newFlags("demo", helpText{synopsis: "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", example: `
+ledger demo --accounts 50 --movements 2000 --seed 7`}, stdout, stderr)
 	accounts := fs.Int("accounts", 20, "accounts in the workload")
 	movements := fs.Int("movements", 1000, "movements in the workload, each delivered at least once (time grows with the square: 5000 take about two minutes)")
 	seed := fs.Uint64("seed", 1, "seed of the workload and of the delivery schedule (same seed, same movements, messages and outcomes; how often each is handled varies)")

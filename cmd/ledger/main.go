@@ -93,25 +93,31 @@ func version() string {
 // on stdout; a bad flag is one line on stderr naming it, then where to find help.
 type flags struct {
 	*flag.FlagSet
-	name              string
-	synopsis, example string
-	stdout, stderr    io.Writer
+	name           string
+	text           helpText
+	stdout, stderr io.Writer
 }
 
-func newFlags(name, synopsis, example string, stdout, stderr io.Writer) *flags {
+// helpText is what a command's --help says besides its flags.
+type helpText struct {
+	synopsis string // the command line's shape, after "ledger NAME"
+	example  string // command lines to copy, one a line
+}
+
+func newFlags(name string, text helpText, stdout, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet("ledger "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parse errors are reported by parse, in one line
 	fs.Usage = func() {}     // and help by help, on stdout
-	return &flags{FlagSet: fs, name: name, synopsis: synopsis, example: example, stdout: stdout, stderr: stderr}
+	return &flags{FlagSet: fs, name: name, text: text, stdout: stdout, stderr: stderr}
 }
 
 // help prints the synopsis, the flags and an example on stdout.
 func (f *flags) help() {
-	fmt.Fprintf(f.stdout, "Usage: ledger %s %s\n\nFlags:\n", f.name, f.synopsis)
+	fmt.Fprintf(f.stdout, "Usage: ledger %s %s\n\nFlags:\n", f.name, f.text.synopsis)
 	f.SetOutput(f.stdout)
 	f.PrintDefaults()
 	f.SetOutput(io.Discard)
-	fmt.Fprintf(f.stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(f.example), "\n", "\n  "))
+	fmt.Fprintf(f.stdout, "\nExample:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(f.text.example), "\n", "\n  "))
 }
 
 // parse parses args, allowing at most want positional arguments; ok is false when the

@@ -20,8 +20,8 @@ var migrateCommand = command{
 }
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("migrate", "[--endpoint URL] [--table T] [--wait D]", `
-ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`, stdout, stderr)
+	fs := newFlags("migrate", helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", example: `
+ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`}, stdout, stderr)
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
 	wait := fs.Duration("wait", 10*time.Minute, "give up the migrations after this long, waiting for tables and indexes to become active included")

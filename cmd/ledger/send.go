@@ -56,10 +56,10 @@ const (
 const callTimeout = 30 * time.Second
 
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("send", "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", `
+	fs := newFlags("send", helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", example: `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --reversals 0.05 --holds 0.1
-ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`, stdout, stderr)
+ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}, stdout, stderr)
 	queueURL := fs.String("queue-url", "", "send to this SQS queue")
 	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
 	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")

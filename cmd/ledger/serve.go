@@ -33,9 +33,9 @@ const (
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "[--addr A] [--endpoint URL] [--table T]", `
+	fs := newFlags("serve", helpText{synopsis: "[--addr A] [--endpoint URL] [--table T]", example: `
 ledger serve --endpoint http://127.0.0.1:5000 --table ledger
-curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`, stdout, stderr)
+curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`}, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback unless something in front authenticates callers, as the API has no authentication of its own")
 	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
 	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")

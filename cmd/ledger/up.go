@@ -45,10 +45,10 @@ const (
 )
 
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("up", "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", `
+	fs := newFlags("up", helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", example: `
 ledger up --from examples/movimientos.jsonl
 ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
-  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`, stdout, stderr)
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`}, stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
 	from := fs.String("from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line of a regular file has been handled once ('-' for stdin, read as it comes; stdin and pipes are served at once)")
 	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
