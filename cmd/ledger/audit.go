@@ -18,41 +18,65 @@ var auditCommand = command{
 // maxAuditSegments bounds --segments; see store.AuditOptions.
 const maxAuditSegments = 64
 
+// auditHelp is ledger audit's --help.
+var auditHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--segments N] [--json]", example: `
+ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`}
+
+// auditCmd is ledger audit's command line.
+type auditCmd struct {
+	*flags
+	table    tableFlags
+	segments int
+	asJSON   bool
+}
+
+// newAuditCmd declares ledger audit's flags.
+func newAuditCmd(stdout, stderr io.Writer) *auditCmd {
+	c := &auditCmd{flags: newFlags("audit", auditHelp, stdout, stderr)}
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.IntVar(&c.segments, "segments", 4, "parallel scan segments (1–64)")
+	c.BoolVar(&c.asJSON, "json", false, "print the verdict as one JSON document on stdout")
+	return c
+}
+
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("audit", helpText{synopsis: "[--endpoint URL] [--table T] [--segments N] [--json]", example: `
-ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`}, stdout, stderr)
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	segments := fs.Int("segments", 4, "parallel scan segments (1–64)")
-	asJSON := fs.Bool("json", false, "print the verdict as one JSON document on stdout")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
+	c := newAuditCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks --segments, then where the table is.
+func (c *auditCmd) validate() error {
+	if c.segments < 1 || c.segments > maxAuditSegments {
+		return fmt.Errorf("--segments must be within 1–%d, not %d", maxAuditSegments, c.segments)
 	}
-	if *segments < 1 || *segments > maxAuditSegments {
-		return fs.usageError("--segments must be within 1–%d, not %d", maxAuditSegments, *segments)
-	}
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
-	if code != 0 {
-		return code
-	}
-	report, err := store.Audit(ctx, db, cfg.Table, store.AuditOptions{Segments: *segments})
+	return c.table.validate()
+}
+
+// run audits the table and prints the verdict; broken accounts are a failure.
+func (c *auditCmd) run(ctx context.Context) error {
+	cfg, _, db, err := c.table.open(ctx, checkTable)
 	if err != nil {
-		return fs.fail(err)
+		return err
+	}
+	report, err := store.Audit(ctx, db, cfg.Table, store.AuditOptions{Segments: c.segments})
+	if err != nil {
+		return err
 	}
 	if report.Accounts == 0 { // clean, but perhaps not the ledger's table
-		fmt.Fprintf(stderr, "ledger audit: table %s holds no ledger account or movement (CUENTA#…); is it the ledger table?\n", cfg.Table)
+		fmt.Fprintf(c.stderr, "ledger audit: table %s holds no ledger account or movement (CUENTA#…); is it the ledger table?\n", cfg.Table)
 	}
-	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(report); err != nil {
-			return fs.fail(err)
+	if c.asJSON {
+		if err := json.NewEncoder(c.stdout).Encode(report); err != nil {
+			return err
 		}
 	} else {
-		printAudit(stdout, cfg.Table, report)
+		printAudit(c.stdout, cfg.Table, report)
 	}
 	if !report.OK {
-		return 1
+		return errReported
 	}
-	return 0
+	return nil
 }
 
 // printAudit writes the verdict for people: a line per broken or unverified account,

@@ -116,3 +116,15 @@ func TestAuditTextNamesUnverifiedAccounts(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// validate names the first thing wrong: --segments, then --endpoint, then --table.
+func TestAuditValidate(t *testing.T) {
+	testValidate(t, newAuditCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--segments", "64", "--endpoint", "http://127.0.0.1:1", "--table", "ledger"}, ""},
+		{[]string{"--segments", "0"}, "--segments must be within 1–64, not 0"},
+		{[]string{"--segments", "65", "--endpoint", "ftp://x"}, "--segments must be within 1–64, not 65"},
+		{[]string{"--endpoint", "ftp://x", "--table", "ab"}, `--endpoint: awsconf: endpoint "ftp://x"`},
+		{[]string{"--table", "ab"}, `--table: table name "ab"`},
+	})
+}

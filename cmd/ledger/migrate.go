@@ -19,38 +19,58 @@ var migrateCommand = command{
 	run:     runMigrate,
 }
 
+// migrateHelp is ledger migrate's --help.
+var migrateHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", example: `
+ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`}
+
+// migrateCmd is ledger migrate's command line.
+type migrateCmd struct {
+	*flags
+	table tableFlags
+	wait  time.Duration
+}
+
+// newMigrateCmd declares ledger migrate's flags.
+func newMigrateCmd(stdout, stderr io.Writer) *migrateCmd {
+	c := &migrateCmd{flags: newFlags("migrate", migrateHelp, stdout, stderr)}
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.DurationVar(&c.wait, "wait", 10*time.Minute, "give up the migrations after this long, waiting for tables and indexes to become active included")
+	return c
+}
+
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("migrate", helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", example: `
-ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`}, stdout, stderr)
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	wait := fs.Duration("wait", 10*time.Minute, "give up the migrations after this long, waiting for tables and indexes to become active included")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
+	c := newMigrateCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks --wait, then where the tables go.
+func (c *migrateCmd) validate() error {
+	if c.wait <= 0 {
+		return fmt.Errorf("--wait must be positive, not %v", c.wait)
 	}
-	if *wait <= 0 {
-		return fs.usageError("--wait must be positive, not %v", *wait)
+	return c.table.validate()
+}
+
+// run applies the migrations within --wait and prints what each did to each table.
+func (c *migrateCmd) run(ctx context.Context) error {
+	cfg, _, db, err := c.table.open(ctx, checkEndpoint)
+	if err != nil {
+		return err
 	}
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkEndpoint)
-	if code != 0 {
-		return code
-	}
-	ctx, cancel := context.WithTimeout(ctx, *wait)
+	ctx, cancel := context.WithTimeout(ctx, c.wait)
 	defer cancel()
 	// Tables in AWS itself (no endpoint given by flag, environment or profile) are meant
 	// to last: protected as the stack protects them. An emulator's are not.
 	inAWS := aws.ToString(db.Options().BaseEndpoint) == ""
 	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Protect: inAWS})
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("gave up after --wait %v: %w", *wait, err)
+		err = fmt.Errorf("gave up after --wait %v: %w", c.wait, err)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	for _, s := range steps {
 		fmt.Fprintf(tw, "%s\ttable %s\t%s\n", s.Migration, s.Table, s.Action)
 	}
 	tw.Flush()
-	if err != nil {
-		return fs.fail(err)
-	}
-	return 0
+	return err
 }

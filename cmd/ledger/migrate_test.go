@@ -222,3 +222,15 @@ func TestHelpShowsAnExample(t *testing.T) {
 		t.Errorf("ledger --version: exit %d, %q", code, out.String())
 	}
 }
+
+// validate names the first thing wrong: --wait, then --endpoint, then --table.
+func TestMigrateValidate(t *testing.T) {
+	testValidate(t, newMigrateCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--wait", "1ns", "--endpoint", "http://127.0.0.1:1", "--table", "ledger"}, ""},
+		{[]string{"--wait", "0s", "--table", "ab"}, "--wait must be positive, not 0s"},
+		{[]string{"--wait", "-1m"}, "--wait must be positive, not -1m0s"},
+		{[]string{"--endpoint", "127.0.0.1:8000"}, `--endpoint: awsconf: endpoint "127.0.0.1:8000"`},
+		{[]string{"--table", "a/b"}, `--table: table name "a/b"`},
+	})
+}

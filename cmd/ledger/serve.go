@@ -32,35 +32,58 @@ const (
 	shutdownGrace     = 10 * time.Second
 )
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", helpText{synopsis: "[--addr A] [--endpoint URL] [--table T]", example: `
+// serveHelp is ledger serve's --help.
+var serveHelp = helpText{synopsis: "[--addr A] [--endpoint URL] [--table T]", example: `
 ledger serve --endpoint http://127.0.0.1:5000 --table ledger
-curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`}, stdout, stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback unless something in front authenticates callers, as the API has no authentication of its own")
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
+curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`}
+
+// serveCmd is ledger serve's command line.
+type serveCmd struct {
+	*flags
+	table tableFlags
+	addr  string
+}
+
+// newServeCmd declares ledger serve's flags.
+func newServeCmd(stdout, stderr io.Writer) *serveCmd {
+	c := &serveCmd{flags: newFlags("serve", serveHelp, stdout, stderr)}
+	c.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address; keep it on loopback unless something in front authenticates callers, as the API has no authentication of its own")
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	return c
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newServeCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks --addr, then where the table is.
+func (c *serveCmd) validate() error {
+	if err := checkAddr(c.addr); err != nil {
+		return fmt.Errorf("--addr: %w", err)
 	}
-	if err := checkAddr(*addr); err != nil {
-		return fs.usageError("--addr: %v", err)
-	}
+	return c.table.validate()
+}
+
+// run serves the API until ctx is done.
+func (c *serveCmd) run(ctx context.Context) error {
 	// The address is taken before the table check, so a port in use is said at once.
-	ln, err := fs.listen(*addr)
+	ln, err := c.listen(c.addr)
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
 	defer ln.Close()
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
-	if code != 0 {
-		return code
+	cfg, _, db, err := c.table.open(ctx, checkTable)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
-	if err := serveAPI(ctx, ln, store.NewReader(db, cfg.Table), stderr); err != nil {
-		return fs.fail(err)
+	fmt.Fprintf(c.stderr, "ledger serve: balance API on http://%s (table %s); Ctrl-C stops it\n", ln.Addr(), cfg.Table)
+	if err := serveAPI(ctx, ln, store.NewReader(db, cfg.Table), c.stderr); err != nil {
+		return err
 	}
-	fmt.Fprintln(stderr, "ledger serve: stopped")
-	return 0
+	fmt.Fprintln(c.stderr, "ledger serve: stopped")
+	return nil
 }
 
 // checkAddr checks a listen address: a host (which may be empty) and a port 0–65535.

@@ -140,3 +140,16 @@ func TestExposedIsAnyAddressButLoopback(t *testing.T) {
 		}
 	}
 }
+
+// validate names the first thing wrong: --addr, then --endpoint, then --table; nothing
+// listens yet.
+func TestServeValidate(t *testing.T) {
+	testValidate(t, newServeCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--addr", "0.0.0.0:0", "--endpoint", "http://127.0.0.1:1", "--table", "ledger"}, ""},
+		{[]string{"--addr", "8080", "--table", "x"}, "--addr: address 8080: missing port in address"},
+		{[]string{"--addr", ":65536"}, `--addr: port "65536": want a number within 0–65535`},
+		{[]string{"--endpoint", "not a url", "--table", "x"}, `--endpoint: awsconf: endpoint "not a url"`},
+		{[]string{"--table", "x"}, `--table: table name "x"`},
+	})
+}
