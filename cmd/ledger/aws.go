@@ -151,18 +151,6 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 	return answered("--topic-arn", "SNS", "GetTopicAttributes", topicARN, err)
 }
 
-// openTable connects (connect) and checks the table with check (checkTable, or
-// checkEndpoint). When it fails it has said why, and code is the exit status.
-func (f *flags) openTable(ctx context.Context, table, endpoint string, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
-	if cfg, awsCfg, db, code = f.connect(ctx, table, endpoint); code != 0 {
-		return cfg, awsCfg, nil, code
-	}
-	if err := check(ctx, db, cfg.Table, endpoint); err != nil {
-		return cfg, awsCfg, nil, f.fail(err)
-	}
-	return cfg, awsCfg, db, 0
-}
-
 // connect reads the environment and makes a DynamoDB client for endpoint, calling
 // nothing yet. When it fails it has said why, and code is the exit status.
 func (f *flags) connect(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {

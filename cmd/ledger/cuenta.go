@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,104 +35,139 @@ type cuentaChange struct {
 // the command.
 const cuentaTimeout = 30 * time.Second
 
-func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("cuenta", helpText{synopsis: "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", example: `
+// cuentaHelp is ledger cuenta's --help.
+var cuentaHelp = helpText{synopsis: "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", example: `
 ledger cuenta ES7620770024003102575766
 ledger cuenta ES7620770024003102575766 --limite 500.00 --endpoint http://127.0.0.1:5000
-ledger cuenta ES7620770024003102575766 --bloquear --json`}, stdout, stderr)
-	limite := fs.String("limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals (any in a currency since withdrawn)")
-	bloquear := fs.Bool("bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
-	desbloquear := fs.Bool("desbloquear", false, "unfreeze the account")
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	asJSON := fs.Bool("json", false, "print the account (before and after a change) as JSON on stdout")
-	// The account may come before, among or after the flags; flags after it are read
-	// too, and an argument after it is the stray one named.
-	id := ""
+ledger cuenta ES7620770024003102575766 --bloquear --json`}
+
+// cuentaCmd is ledger cuenta's command line.
+type cuentaCmd struct {
+	*flags
+	table       tableFlags
+	id          string // the account
+	limite      string
+	newLimite   *decimal.Decimal // --limite, once validated; nil when not given
+	bloquear    bool
+	desbloquear bool
+	asJSON      bool
+}
+
+// newCuentaCmd declares ledger cuenta's flags.
+func newCuentaCmd(stdout, stderr io.Writer) *cuentaCmd {
+	c := &cuentaCmd{flags: newFlags("cuenta", cuentaHelp, stdout, stderr)}
+	c.StringVar(&c.limite, "limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals (any in a currency since withdrawn)")
+	c.BoolVar(&c.bloquear, "bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
+	c.BoolVar(&c.desbloquear, "desbloquear", false, "unfreeze the account")
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.BoolVar(&c.asJSON, "json", false, "print the account (before and after a change) as JSON on stdout")
+	return c
+}
+
+func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCuentaCmd(stdout, stderr)
+	if code, ok := c.parseArgs(args); !ok {
+		return code
+	}
+	return c.step(ctx, c)
+}
+
+// parseArgs parses the account and the flags. The account may come before, among or
+// after the flags; flags after it are read too, and an argument after it is the stray
+// one named.
+func (c *cuentaCmd) parseArgs(args []string) (code int, ok bool) {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args = args[0], args[1:]
+		c.id, args = args[0], args[1:]
 	}
-	code, ok := fs.parse(args, len(args))
+	code, ok = c.parse(args, len(args))
 	switch {
-	case ok && id == "" && fs.NArg() > 0:
-		id = fs.Arg(0)
-		code, ok = fs.parse(fs.Args()[1:], 0)
-	case ok && fs.NArg() > 0:
-		code, ok = fs.usageError("unexpected argument %q", fs.Arg(0)), false
+	case ok && c.id == "" && c.NArg() > 0:
+		c.id = c.Arg(0)
+		return c.parse(c.Args()[1:], 0)
+	case ok && c.NArg() > 0:
+		return c.usageError("unexpected argument %q", c.Arg(0)), false
 	}
-	if !ok {
-		return code
+	return code, ok
+}
+
+// validate checks the account is given, --limite, that --bloquear and --desbloquear
+// are not both given, then where the table is.
+func (c *cuentaCmd) validate() error {
+	if c.id == "" {
+		return errors.New("give the account: ledger cuenta CUENTA")
 	}
-	if id == "" {
-		return fs.usageError("give the account: ledger cuenta CUENTA")
-	}
-	var newLimite *decimal.Decimal
-	if fs.given("limite") {
-		d, err := decimal.NewFromString(*limite)
-		if err != nil || !movimiento.IsPlainDecimal(*limite) {
-			return fs.usageError("--limite must be a decimal ≥ 0 in plain notation such as 500.00, not %q", *limite)
+	if c.given("limite") {
+		d, err := decimal.NewFromString(c.limite)
+		if err != nil || !movimiento.IsPlainDecimal(c.limite) {
+			return fmt.Errorf("--limite must be a decimal ≥ 0 in plain notation such as 500.00, not %q", c.limite)
 		}
-		newLimite = &d
+		c.newLimite = &d
 	}
-	if *bloquear && *desbloquear {
-		return fs.usageError("give --bloquear or --desbloquear, not both")
+	if c.bloquear && c.desbloquear {
+		return errors.New("give --bloquear or --desbloquear, not both")
 	}
-	cfg, _, db, code := fs.openTable(ctx, *table, *endpoint, checkTable)
-	if code != 0 {
-		return code
+	return c.table.validate()
+}
+
+// run shows the account, or changes it and shows it before and after.
+func (c *cuentaCmd) run(ctx context.Context) error {
+	cfg, _, db, err := c.table.open(ctx, checkTable)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cuentaTimeout)
 	defer cancel()
-	if newLimite == nil && !*bloquear && !*desbloquear {
-		c, err := store.NewReader(db, cfg.Table).Cuenta(ctx, id)
+	if c.newLimite == nil && !c.bloquear && !c.desbloquear {
+		cu, err := store.NewReader(db, cfg.Table).Cuenta(ctx, c.id)
 		if err != nil {
-			return fs.fail(err)
+			return err
 		}
-		return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(c, time.Now()), nil)
+		return printCuenta(c.stdout, c.asJSON, api.NewCuentaBody(cu, time.Now()), nil)
 	}
 	l, err := store.New(db, store.Config{Table: cfg.Table})
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
-	antes, despues, err := l.Administrar(ctx, id, func(c cuenta.Cuenta) (cuenta.Cuenta, error) {
-		if newLimite != nil {
-			var err error
-			if c, err = c.ConLimite(*newLimite); err != nil {
-				return c, err
-			}
-		}
-		c.Bloqueada = (c.Bloqueada || *bloquear) && !*desbloquear
-		return c, nil
-	})
+	antes, despues, err := l.Administrar(ctx, c.id, c.change)
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
 	after := api.NewCuentaBody(despues, time.Now())
-	return printCuenta(fs, stdout, *asJSON, api.NewCuentaBody(antes, time.Now()), &after)
+	return printCuenta(c.stdout, c.asJSON, api.NewCuentaBody(antes, time.Now()), &after)
+}
+
+// change is what the flags do to the account: its overdraft limit, then its freeze.
+func (c *cuentaCmd) change(cu cuenta.Cuenta) (cuenta.Cuenta, error) {
+	if c.newLimite != nil {
+		var err error
+		if cu, err = cu.ConLimite(*c.newLimite); err != nil {
+			return cu, err
+		}
+	}
+	cu.Bloqueada = (cu.Bloqueada || c.bloquear) && !c.desbloquear
+	return cu, nil
 }
 
 // printCuenta prints an account, or an account before and after a change.
-func printCuenta(fs *flags, w io.Writer, asJSON bool, c api.CuentaBody, after *api.CuentaBody) int {
+func printCuenta(w io.Writer, asJSON bool, c api.CuentaBody, after *api.CuentaBody) error {
 	if asJSON {
 		var doc any = c
 		if after != nil {
 			doc = cuentaChange{Antes: c, Despues: *after}
 		}
-		if err := json.NewEncoder(w).Encode(doc); err != nil {
-			return fs.fail(err)
-		}
-		return 0
+		return json.NewEncoder(w).Encode(doc)
 	}
 	if after == nil {
 		fmt.Fprintf(w, "cuenta       %s\nsaldo        %s %s\nretenido     %s\ndisponible   %s\nlimite       %s\nbloqueada    %v\nmovimientos  %d\nversion      %d\nactualizada  %s\n",
 			c.Cuenta, c.Saldo, c.Moneda, c.Retenido, c.Disponible, c.Limite, c.Bloqueada, c.Movimientos, c.Version, c.Actualizada)
-		return 0
+		return nil
 	}
 	if after.Version == c.Version {
 		fmt.Fprintf(w, "cuenta %s unchanged: limite %s, bloqueada %v (version %d)\n", c.Cuenta, c.Limite, c.Bloqueada, c.Version)
-		return 0
+		return nil
 	}
 	fmt.Fprintf(w, "cuenta %s (%s)\n  limite     %s → %s\n  bloqueada  %v → %v\n  version    %d → %d\n",
 		c.Cuenta, c.Moneda, c.Limite, after.Limite, c.Bloqueada, after.Bloqueada, c.Version, after.Version)
-	return 0
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -66,5 +67,28 @@ func TestCuentaShowsAndChangesAnAccount(t *testing.T) {
 	// recorded under older rules would be shown and changed.
 	if code, _, errOut := cuenta("NO SUCH", "--bloquear"); code != 1 || !strings.Contains(errOut, "account NO SUCH not found") {
 		t.Errorf("an id outside today's rules: exit %d, %q; want 1, not found", code, errOut)
+	}
+}
+
+// validate names the first thing wrong: the account, --limite, --bloquear with
+// --desbloquear, then where the table is.
+func TestCuentaValidate(t *testing.T) {
+	for _, tc := range []validateCase{
+		{[]string{"ES76"}, ""},
+		{[]string{"--limite", "0", "ES76", "--desbloquear", "--json"}, ""},
+		{[]string{"--limite", "-1"}, "give the account: ledger cuenta CUENTA"},
+		{[]string{"ES76", "--limite", "5,00", "--bloquear", "--desbloquear"}, `--limite must be a decimal ≥ 0 in plain notation such as 500.00, not "5,00"`},
+		{[]string{"ES76", "--bloquear", "--desbloquear", "--endpoint", "x"}, "give --bloquear or --desbloquear, not both"},
+		{[]string{"ES76", "--endpoint", "x", "--table", "ab"}, `--endpoint: awsconf: endpoint "x"`},
+		{[]string{"--table", "ab", "ES76"}, `--table: table name "ab"`},
+	} {
+		c := newCuentaCmd(io.Discard, io.Discard)
+		if code, ok := c.parseArgs(tc.args); !ok {
+			t.Errorf("%q: parse exited %d", tc.args, code)
+			continue
+		}
+		if err := c.validate(); (err == nil) != (tc.says == "") || err != nil && (!strings.HasPrefix(err.Error(), tc.says) || strings.Contains(err.Error(), "\n")) {
+			t.Errorf("%q: validate = %v, want one line beginning %q", tc.args, err, tc.says)
+		}
 	}
 }
