@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,46 +64,72 @@ func newDemoJSON(s demo.Summary) demoJSON {
 	}
 }
 
+// demoHelp is ledger demo's --help.
+var demoHelp = helpText{synopsis: "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", example: `
+ledger demo --accounts 50 --movements 2000 --seed 7`}
+
+// demoCmd is ledger demo's command line.
+type demoCmd struct {
+	*flags
+	accounts, movements, consumers int
+	seed                           uint64
+	asJSON                         bool
+}
+
+// newDemoCmd declares ledger demo's flags.
+func newDemoCmd(stdout, stderr io.Writer) *demoCmd {
+	c := &demoCmd{flags: newFlags("demo", demoHelp, stdout, stderr)}
+	c.IntVar(&c.accounts, "accounts", 20, "accounts in the workload")
+	c.IntVar(&c.movements, "movements", 1000, "movements in the workload, each delivered at least once (time grows with the square: 5000 take about two minutes)")
+	c.Uint64Var(&c.seed, "seed", 1, "seed of the workload and of the delivery schedule (same seed, same movements, messages and outcomes; how often each is handled varies)")
+	c.IntVar(&c.consumers, "consumers", 4, "batches handled concurrently")
+	c.BoolVar(&c.asJSON, "json", false, "print one JSON document on stdout instead of the human summary")
+	return c
+}
+
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("demo", helpText{synopsis: "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", example: `
-ledger demo --accounts 50 --movements 2000 --seed 7`}, stdout, stderr)
-	accounts := fs.Int("accounts", 20, "accounts in the workload")
-	movements := fs.Int("movements", 1000, "movements in the workload, each delivered at least once (time grows with the square: 5000 take about two minutes)")
-	seed := fs.Uint64("seed", 1, "seed of the workload and of the delivery schedule (same seed, same movements, messages and outcomes; how often each is handled varies)")
-	consumers := fs.Int("consumers", 4, "batches handled concurrently")
-	asJSON := fs.Bool("json", false, "print one JSON document on stdout instead of the human summary")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
-	}
+	c := newDemoCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks the workload's sizes, then --seed.
+func (c *demoCmd) validate() error {
 	for _, f := range []struct {
 		name   string
 		v, max int
-	}{{"--accounts", *accounts, sim.MaxAccounts}, {"--movements", *movements, demo.MaxMovements}, {"--consumers", *consumers, demo.MaxConsumers}} {
+	}{{"--accounts", c.accounts, sim.MaxAccounts}, {"--movements", c.movements, demo.MaxMovements}, {"--consumers", c.consumers, demo.MaxConsumers}} {
 		if f.v < 1 || f.v > f.max {
-			return fs.usageError("%s must be within 1–%d, not %d", f.name, f.max, f.v)
+			return fmt.Errorf("%s must be within 1–%d, not %d", f.name, f.max, f.v)
 		}
 	}
-	if *seed == 0 {
-		return fs.usageError("--seed must be at least 1")
+	if c.seed == 0 {
+		return errors.New("--seed must be at least 1")
 	}
-	s, err := demo.Run(ctx, demo.Options{Accounts: *accounts, Movements: *movements, Seed: *seed, Consumers: *consumers,
-		Progress: stderr, Terminal: isTerminal(stderr)})
-	if err != nil {
-		return fs.fail(err)
-	}
-	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(newDemoJSON(s)); err != nil {
-			return fs.fail(err)
-		}
-	} else {
-		printDemo(stdout, s)
-	}
-	if !s.ExactlyOnce {
-		return 1
-	}
-	return 0
+	return nil
 }
 
+// run runs the demo and prints its summary; a movement not applied exactly once is a
+// failure.
+func (c *demoCmd) run(ctx context.Context) error {
+	s, err := demo.Run(ctx, demo.Options{Accounts: c.accounts, Movements: c.movements, Seed: c.seed, Consumers: c.consumers,
+		Progress: c.stderr, Terminal: isTerminal(c.stderr)})
+	if err != nil {
+		return err
+	}
+	if c.asJSON {
+		if err := json.NewEncoder(c.stdout).Encode(newDemoJSON(s)); err != nil {
+			return err
+		}
+	} else {
+		printDemo(c.stdout, s)
+	}
+	if !s.ExactlyOnce {
+		return errReported
+	}
+	return nil
+}
+
+// printDemo writes the demo's summary for people.
 func printDemo(w io.Writer, s demo.Summary) {
 	o, k := s.Outcomes, s.Kinds
 	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)

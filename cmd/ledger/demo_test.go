@@ -55,3 +55,15 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 		t.Errorf("outcomes %v do not account for the %d deliveries", doc.Outcomes, doc.Deliveries)
 	}
 }
+
+// validate names the first thing wrong: the sizes, in their order, then --seed.
+func TestDemoValidate(t *testing.T) {
+	testValidate(t, newDemoCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--accounts", "100000", "--movements", "10000", "--consumers", "64"}, ""},
+		{[]string{"--accounts", "0", "--movements", "0"}, "--accounts must be within 1–100000, not 0"},
+		{[]string{"--movements", "10001", "--seed", "0"}, "--movements must be within 1–10000, not 10001"},
+		{[]string{"--consumers", "0"}, "--consumers must be within 1–64, not 0"},
+		{[]string{"--seed", "0"}, "--seed must be at least 1"},
+	})
+}
