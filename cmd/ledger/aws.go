@@ -151,22 +151,6 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 	return answered("--topic-arn", "SNS", "GetTopicAttributes", topicARN, err)
 }
 
-// connect reads the environment and makes a DynamoDB client for endpoint, calling
-// nothing yet. When it fails it has said why, and code is the exit status.
-func (f *flags) connect(ctx context.Context, table, endpoint string) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, code int) {
-	if _, err := awsconf.IsLoopback(endpoint); err != nil {
-		return cfg, awsCfg, nil, f.usageError("--endpoint: %v", err)
-	}
-	if cfg, code = f.envConfig(table); code != 0 {
-		return cfg, awsCfg, nil, code
-	}
-	awsCfg, err := loadAWS(ctx, endpoint) // what fails now is the environment, not the command line
-	if err != nil {
-		return cfg, awsCfg, nil, f.fail(err)
-	}
-	return cfg, awsCfg, awsconf.DynamoDB(awsCfg, endpoint), 0
-}
-
 // loadAWS is awsconf.Load, with the likelier remedy when no endpoint was given: a user
 // of a local stack who left out --endpoint is told so, not sent to configure AWS.
 func loadAWS(ctx context.Context, endpoint string) (aws.Config, error) {

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/ledger-dev/ledger/internal/app"
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
@@ -28,79 +31,124 @@ const maxRetryDelay = 11 * time.Hour
 // process applies within their visibility timeouts; run more processes instead.
 const maxPollers = 64
 
-func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("consume", helpText{synopsis: "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", example: `
+// consumeHelp is ledger consume's --help.
+var consumeHelp = helpText{synopsis: "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", example: `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
-  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`}, stdout, stderr)
-	queueURL := fs.String("queue-url", "", "the movements queue (required)")
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
-	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL (default: a loopback --endpoint, else AWS)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	dlq := fs.String("dlq-url", "", dlqUsage)
-	pollers := fs.Int("pollers", consumer.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
-	retryDelay := fs.Duration("retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
-	wait := fs.Duration("wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
-	drain := fs.Bool("drain", false, fmt.Sprintf("stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many); fail after %d failed receives in a row", consumer.MaxDrainReceiveFailures))
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
-	}
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`}
+
+// consumeCmd is ledger consume's command line.
+type consumeCmd struct {
+	*flags
+	table       tableFlags
+	queueURL    string
+	sqsEndpoint string
+	dlq         string
+	pollers     int
+	retryDelay  time.Duration
+	wait        time.Duration
+	drain       bool
+}
+
+// newConsumeCmd declares ledger consume's flags.
+func newConsumeCmd(stdout, stderr io.Writer) *consumeCmd {
+	c := &consumeCmd{flags: newFlags("consume", consumeHelp, stdout, stderr)}
+	c.StringVar(&c.queueURL, "queue-url", "", "the movements queue (required)")
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
+	c.StringVar(&c.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL (default: a loopback --endpoint, else AWS)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.StringVar(&c.dlq, "dlq-url", "", dlqUsage)
+	c.IntVar(&c.pollers, "pollers", consumer.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
+	c.DurationVar(&c.retryDelay, "retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
+	c.DurationVar(&c.wait, "wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
+	c.BoolVar(&c.drain, "drain", false, fmt.Sprintf("stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many); fail after %d failed receives in a row", consumer.MaxDrainReceiveFailures))
+	return c
+}
+
+func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newConsumeCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks the queues and the worker's pace, then the endpoints and the table.
+func (c *consumeCmd) validate() error {
 	switch {
-	case *queueURL == "":
-		return fs.usageError("--queue-url is required")
-	case config.ValidateQueueURL(*queueURL) != nil:
-		return fs.usageError("--queue-url: %v", config.ValidateQueueURL(*queueURL))
-	case *pollers < 1 || *pollers > maxPollers:
-		return fs.usageError("--pollers must be within 1–%d, not %d", maxPollers, *pollers)
-	case *wait < time.Second || *wait > consumer.MaxWait:
-		return fs.usageError("--wait must be within 1s–%v, not %v", consumer.MaxWait, *wait)
-	case *retryDelay < time.Second || *retryDelay > maxRetryDelay:
-		return fs.usageError("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, *retryDelay)
-	case config.ValidateQueueURL(*dlq) != nil:
-		return fs.usageError("--dlq-url: %v", config.ValidateQueueURL(*dlq))
+	case c.queueURL == "":
+		return errors.New("--queue-url is required")
+	case config.ValidateQueueURL(c.queueURL) != nil:
+		return fmt.Errorf("--queue-url: %w", config.ValidateQueueURL(c.queueURL))
+	case c.pollers < 1 || c.pollers > maxPollers:
+		return fmt.Errorf("--pollers must be within 1–%d, not %d", maxPollers, c.pollers)
+	case c.wait < time.Second || c.wait > consumer.MaxWait:
+		return fmt.Errorf("--wait must be within 1s–%v, not %v", consumer.MaxWait, c.wait)
+	case c.retryDelay < time.Second || c.retryDelay > maxRetryDelay:
+		return fmt.Errorf("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, c.retryDelay)
+	case config.ValidateQueueURL(c.dlq) != nil:
+		return fmt.Errorf("--dlq-url: %w", config.ValidateQueueURL(c.dlq))
 	}
-	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
-		return fs.usageError("--sqs-endpoint: %v", err)
+	if err := checkEndpointFlag("--sqs-endpoint", c.sqsEndpoint); err != nil {
+		return err
 	}
-	cfg, awsCfg, db, code := fs.connect(ctx, *table, *endpoint)
-	if code != 0 {
-		return code
+	return c.table.validate()
+}
+
+// run checks the table and the queues, then consumes until interrupted or, with
+// --drain, until the queue answers empty; it prints the outcomes.
+func (c *consumeCmd) run(ctx context.Context) error {
+	cfg, awsCfg, db, err := c.table.connect(ctx)
+	if err != nil {
+		return err
 	}
-	dlqFrom := withDLQ(&cfg, *dlq)
-	*sqsEndpoint = sqsEndpointFor(*sqsEndpoint, *endpoint)
-	q := app.SQS(awsCfg, *sqsEndpoint)
-	if err := servedQueue(*queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
-		return fs.usageError("%v", err)
+	dlqFrom := withDLQ(&cfg, c.dlq)
+	ends := app.Endpoints{DynamoDB: c.table.endpoint, SQS: sqsEndpointFor(c.sqsEndpoint, c.table.endpoint)}
+	q := app.SQS(awsCfg, ends.SQS)
+	if err := servedQueue(c.queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
+		return usageErr{err}
 	}
-	if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
+	if err := checkTable(ctx, db, cfg.Table, c.table.endpoint); err != nil {
+		return err
 	}
-	if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
-		return fs.fail(err)
+	if err := checkQueues(ctx, q, c.queueURL, dlqFrom, cfg.DLQ); err != nil {
+		return err
 	}
 	tally := &consumer.Tally{}
-	opts := app.LambdaLogs(stderr)
-	opts.Observer = tally.Observe
-	h, err := app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint}, opts)
+	logger := slog.New(slog.NewJSONHandler(c.stderr, nil)) // stderr stays JSON lines, as in the Lambda
+	w, err := c.worker(cfg, awsCfg, ends, q, tally, logger)
 	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil)) // stderr stays JSON lines, as in the Lambda
-	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{
-		QueueURL: *queueURL, Pollers: *pollers, WaitTime: *wait, RetryDelay: *retryDelay, Drain: *drain, Logger: logger,
-	})
-	if err != nil {
-		return fs.usageError("%v", err)
+		return err
 	}
 	if err := w.Run(ctx); err != nil {
-		return fs.fail(err)
+		return err
 	}
-	fmt.Fprintf(stdout, "consumed %s: %v\n", *queueURL, tally.Outcomes())
-	if !*drain {
-		return 0
+	fmt.Fprintf(c.stdout, "consumed %s: %v\n", c.queueURL, tally.Outcomes())
+	if c.drain {
+		c.warnUnseen(ctx, q, logger)
 	}
-	if n, err := unseen(ctx, q, *queueURL); err == nil && n > 0 {
+	return nil
+}
+
+// worker is the Lambda's handler, counting outcomes in tally, in a worker polling
+// --queue-url. The options they refuse are usage errors.
+func (c *consumeCmd) worker(cfg config.Config, awsCfg aws.Config, ends app.Endpoints, q *sqs.Client, tally *consumer.Tally, logger *slog.Logger) (*consumer.Worker, error) {
+	opts := app.LambdaLogs(c.stderr)
+	opts.Observer = tally.Observe
+	h, err := app.Consumer(cfg, awsCfg, ends, opts)
+	if err != nil {
+		return nil, usageErr{err}
+	}
+	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{
+		QueueURL: c.queueURL, Pollers: c.pollers, WaitTime: c.wait, RetryDelay: c.retryDelay, Drain: c.drain, Logger: logger,
+	})
+	if err != nil {
+		return nil, usageErr{err}
+	}
+	return w, nil
+}
+
+// warnUnseen warns, after a drain, of the messages the queue holds that no receive
+// could see.
+func (c *consumeCmd) warnUnseen(ctx context.Context, q *sqs.Client, logger *slog.Logger) {
+	if n, err := unseen(ctx, q, c.queueURL); err == nil && n > 0 {
 		logger.Warn("the queue answered empty, but holds messages no receive could see: in flight (received, not deleted, such as by an interrupted run) or delayed; they come back when their visibility timeout or delay passes",
-			"queue", *queueURL, "unseen", n)
+			"queue", c.queueURL, "unseen", n)
 	}
-	return 0
 }

@@ -265,3 +265,22 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 		}
 	}
 }
+
+// validate names the first thing wrong: the queue, the worker's pace, the DLQ, then the
+// endpoints and the table.
+func TestConsumeValidate(t *testing.T) {
+	q := "http://127.0.0.1:1/123456789012/movimientos"
+	testValidate(t, newConsumeCmd, []validateCase{
+		{[]string{"--queue-url", q}, ""},
+		{[]string{"--queue-url", q, "--pollers", "64", "--wait", "1s", "--retry-delay", "11h", "--dlq-url", q + "-dlq", "--sqs-endpoint", "http://127.0.0.1:2"}, ""},
+		{[]string{"--pollers", "0"}, "--queue-url is required"},
+		{[]string{"--queue-url", "movimientos", "--pollers", "0"}, `--queue-url: "movimientos" is not a queue URL`},
+		{[]string{"--queue-url", q, "--pollers", "0", "--wait", "0s"}, "--pollers must be within 1–64, not 0"},
+		{[]string{"--queue-url", q, "--wait", "21s", "--retry-delay", "0s"}, "--wait must be within 1s–20s, not 21s"},
+		{[]string{"--queue-url", q, "--retry-delay", "12h", "--dlq-url", "x"}, "--retry-delay must be within 1s–11h0m0s, not 12h0m0s"},
+		{[]string{"--queue-url", q, "--dlq-url", "x", "--sqs-endpoint", "x"}, `--dlq-url: "x" is not a queue URL`},
+		{[]string{"--queue-url", q, "--sqs-endpoint", "x", "--endpoint", "x"}, `--sqs-endpoint: awsconf: endpoint "x"`},
+		{[]string{"--queue-url", q, "--endpoint", "x", "--table", "ab"}, `--endpoint: awsconf: endpoint "x"`},
+		{[]string{"--queue-url", q, "--table", "ab"}, `--table: table name "ab"`},
+	})
+}
