@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/ledger-dev/ledger/internal/app"
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -55,91 +55,169 @@ const (
 // included: an endpoint that takes the connection and never answers fails the send.
 const callTimeout = 30 * time.Second
 
-func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("send", helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", example: `
+// sendHelp is ledger send's --help.
+var sendHelp = helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", example: `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --reversals 0.05 --holds 0.1
-ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}, stdout, stderr)
-	queueURL := fs.String("queue-url", "", "send to this SQS queue")
-	topicARN := fs.String("topic-arn", "", "publish to this SNS topic")
-	from := fs.String("from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
-	generate := fs.Int("generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
-	accounts := fs.Int("accounts", 10, "accounts of the generated workload")
-	seed := fs.Uint64("seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones (on a later day one seed's holds expire later, so they would be conflicting duplicates: take another seed)")
-	duplicates := fs.Float64("duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
-	transfers := fs.Float64("transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
-	reversals := fs.Float64("reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
-	holds := fs.Float64("holds", 0, "share of the generated movements that are holds, later captured, released or left to expire in a day (0–1)")
-	endpoint := fs.String("endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
-	}
+ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}
+
+// sendCmd is ledger send's command line.
+type sendCmd struct {
+	*flags
+	queueURL, topicARN string
+	from               string
+	generate, accounts int
+	seed               uint64
+	duplicates         float64
+	transfers          float64
+	reversals          float64
+	holds              float64
+	endpoint           string
+}
+
+// newSendCmd declares ledger send's flags.
+func newSendCmd(stdout, stderr io.Writer) *sendCmd {
+	c := &sendCmd{flags: newFlags("send", sendHelp, stdout, stderr)}
+	c.StringVar(&c.queueURL, "queue-url", "", "send to this SQS queue")
+	c.StringVar(&c.topicARN, "topic-arn", "", "publish to this SNS topic")
+	c.StringVar(&c.from, "from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
+	c.IntVar(&c.generate, "generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
+	c.IntVar(&c.accounts, "accounts", 10, "accounts of the generated workload")
+	c.Uint64Var(&c.seed, "seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones (on a later day one seed's holds expire later, so they would be conflicting duplicates: take another seed)")
+	c.Float64Var(&c.duplicates, "duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
+	c.Float64Var(&c.transfers, "transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
+	c.Float64Var(&c.reversals, "reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
+	c.Float64Var(&c.holds, "holds", 0, "share of the generated movements that are holds, later captured, released or left to expire in a day (0–1)")
+	c.StringVar(&c.endpoint, "endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
+	return c
+}
+
+func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newSendCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks that one destination and one source are given, the workload's
+// shape, the file, then the destination and the endpoint.
+func (c *sendCmd) validate() error {
 	switch {
-	case (*queueURL == "") == (*topicARN == ""):
-		return fs.usageError("give exactly one of --queue-url and --topic-arn")
-	case (*from == "") == !fs.given("generate"):
-		return fs.usageError("give exactly one of --from and --generate")
-	case fs.given("generate") && (*generate < 1 || *generate > sim.MaxMovements):
-		return fs.usageError("--generate must be within 1–%d, not %d", sim.MaxMovements, *generate)
-	case *accounts < 1 || *accounts > sim.MaxAccounts:
-		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)
-	case !(*duplicates >= 0 && *duplicates <= maxDuplicates):
-		return fs.usageError("--duplicates must be within 0–%d, not %v", maxDuplicates, *duplicates)
+	case (c.queueURL == "") == (c.topicARN == ""):
+		return errors.New("give exactly one of --queue-url and --topic-arn")
+	case (c.from == "") == !c.given("generate"):
+		return errors.New("give exactly one of --from and --generate")
+	}
+	if err := c.validateWorkload(); err != nil {
+		return err
+	}
+	if err := checkFile(c.from); err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	if c.queueURL != "" {
+		if err := config.ValidateQueueURL(c.queueURL); err != nil {
+			return fmt.Errorf("--queue-url: %w", err)
+		}
+	} else if a, err := arn.Parse(c.topicARN); err != nil || a.Service != "sns" {
+		return fmt.Errorf("--topic-arn: %q is not an SNS topic ARN", c.topicARN)
+	}
+	return checkEndpointFlag("--endpoint", c.endpoint)
+}
+
+// validateWorkload checks the generated workload's size and shares, and that the
+// flags that shape it come with --generate.
+func (c *sendCmd) validateWorkload() error {
+	switch {
+	case c.given("generate") && (c.generate < 1 || c.generate > sim.MaxMovements):
+		return fmt.Errorf("--generate must be within 1–%d, not %d", sim.MaxMovements, c.generate)
+	case c.accounts < 1 || c.accounts > sim.MaxAccounts:
+		return fmt.Errorf("--accounts must be within 1–%d, not %d", sim.MaxAccounts, c.accounts)
+	case !(c.duplicates >= 0 && c.duplicates <= maxDuplicates):
+		return fmt.Errorf("--duplicates must be within 0–%d, not %v", maxDuplicates, c.duplicates)
 	}
 	for _, share := range []struct {
 		flag string
 		v    float64
-	}{{"--transfers", *transfers}, {"--reversals", *reversals}, {"--holds", *holds}} {
+	}{{"--transfers", c.transfers}, {"--reversals", c.reversals}, {"--holds", c.holds}} {
 		if !(share.v >= 0 && share.v <= 1) {
-			return fs.usageError("%s must be within 0–1, not %v", share.flag, share.v)
+			return fmt.Errorf("%s must be within 0–1, not %v", share.flag, share.v)
 		}
 	}
-	switch sum := *transfers + *reversals + *holds; {
+	switch sum := c.transfers + c.reversals + c.holds; {
 	case sum > 1:
-		return fs.usageError("--transfers, --reversals and --holds add up to %v; together they may be at most 1", sum)
-	case sum > 0 && *generate == 0:
-		return fs.usageError("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
-	case *duplicates > 0 && *generate == 0:
-		return fs.usageError("--duplicates repeats generated movements: give it with --generate")
-	case (fs.given("accounts") || fs.given("seed")) && *generate == 0:
-		return fs.usageError("--accounts and --seed shape a generated workload: give them with --generate")
+		return fmt.Errorf("--transfers, --reversals and --holds add up to %v; together they may be at most 1", sum)
+	case sum > 0 && c.generate == 0:
+		return errors.New("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
+	case c.duplicates > 0 && c.generate == 0:
+		return errors.New("--duplicates repeats generated movements: give it with --generate")
+	case (c.given("accounts") || c.given("seed")) && c.generate == 0:
+		return errors.New("--accounts and --seed shape a generated workload: give them with --generate")
 	}
-	if err := checkFile(*from); err != nil {
-		return fs.usageError("--from: %v", err)
+	return nil
+}
+
+// run checks the destination answers, then reads or generates the bodies, sends them
+// and says how many went.
+func (c *sendCmd) run(ctx context.Context) error {
+	dest, err := c.destination(ctx)
+	if err != nil {
+		return err
 	}
-	if *queueURL != "" {
-		if err := config.ValidateQueueURL(*queueURL); err != nil {
-			return fs.usageError("--queue-url: %v", err)
+	spec := sim.Spec{Accounts: c.accounts, Movements: c.generate, Seed: c.seed, Transfers: c.transfers, Reversals: c.reversals, Holds: c.holds, Now: time.Now()}
+	bodies, err := sendBodies(c.from, spec, c.duplicates)
+	if err != nil {
+		return err
+	}
+	invalid, older := countInvalid(bodies)
+	start := time.Now()
+	sent, err := dest.send(ctx, bodies)
+	fmt.Fprintf(c.stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest.name, time.Since(start).Seconds())
+	if invalid > 0 {
+		fmt.Fprintf(c.stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
+	}
+	if older > 0 {
+		fmt.Fprintf(c.stdout, " (%d follow only older releases' rules: answered as duplicates where their movement is recorded, else parked)", older)
+	}
+	fmt.Fprintln(c.stdout)
+	return err
+}
+
+// destination is where send sends: a queue's URL or a topic's ARN, and the batch calls
+// that send there.
+type destination struct {
+	name string
+	send func(ctx context.Context, bodies []string) (int, error)
+}
+
+// destination makes the client for --queue-url or --topic-arn and makes sure it
+// answers, before the bodies are read or generated.
+func (c *sendCmd) destination(ctx context.Context) (destination, error) {
+	awsCfg, err := loadAWS(ctx, c.endpoint)
+	if err != nil {
+		return destination{}, err
+	}
+	if c.queueURL == "" {
+		t := app.SNS(awsCfg, c.endpoint)
+		if err := checkTopic(ctx, t, c.topicARN); err != nil {
+			return destination{}, err
 		}
-	} else if a, err := arn.Parse(*topicARN); err != nil || a.Service != "sns" {
-		return fs.usageError("--topic-arn: %q is not an SNS topic ARN", *topicARN)
+		return destination{c.topicARN, func(ctx context.Context, bodies []string) (int, error) {
+			return publishSNS(ctx, t, c.topicARN, bodies)
+		}}, nil
 	}
-	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
-		return fs.usageError("--endpoint: %v", err)
+	q := app.SQS(awsCfg, c.endpoint)
+	if err := servedQueue(c.queueURL, q, "--endpoint"); err != nil {
+		return destination{}, usageErr{err}
 	}
-	awsCfg, err := loadAWS(ctx, *endpoint)
-	if err != nil {
-		return fs.fail(err)
+	if _, err := checkQueue(ctx, q, "--queue-url", c.queueURL); err != nil {
+		return destination{}, err
 	}
-	// The destination must answer before the bodies are read or generated.
-	q, t := app.SQS(awsCfg, *endpoint), app.SNS(awsCfg, *endpoint)
-	if *queueURL != "" {
-		if err := servedQueue(*queueURL, q, "--endpoint"); err != nil {
-			return fs.usageError("%v", err)
-		}
-		_, err = checkQueue(ctx, q, "--queue-url", *queueURL)
-	} else {
-		err = checkTopic(ctx, t, *topicARN)
-	}
-	if err != nil {
-		return fs.fail(err)
-	}
-	spec := sim.Spec{Accounts: *accounts, Movements: *generate, Seed: *seed, Transfers: *transfers, Reversals: *reversals, Holds: *holds, Now: time.Now()}
-	bodies, err := sendBodies(*from, spec, *duplicates)
-	if err != nil {
-		return fs.fail(err)
-	}
-	invalid, older := 0, 0 // refused by every rule; refused today but read by older releases' rules
+	return destination{c.queueURL, func(ctx context.Context, bodies []string) (int, error) {
+		return sendSQS(ctx, q, c.queueURL, bodies)
+	}}, nil
+}
+
+// countInvalid counts the bodies refused by every rule (invalid), and those refused
+// today but read by older releases' rules (older), for the summary.
+func countInvalid(bodies []string) (invalid, older int) {
 	for _, b := range bodies {
 		switch _, refused, err := movimiento.Read([]byte(b)); {
 		case err != nil:
@@ -148,27 +226,7 @@ ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from ex
 			older++
 		}
 	}
-	start := time.Now()
-	var sent int
-	dest := *queueURL
-	if *queueURL != "" {
-		sent, err = sendSQS(ctx, q, *queueURL, bodies)
-	} else {
-		dest = *topicARN
-		sent, err = publishSNS(ctx, t, *topicARN, bodies)
-	}
-	fmt.Fprintf(stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest, time.Since(start).Seconds())
-	if invalid > 0 {
-		fmt.Fprintf(stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
-	}
-	if older > 0 {
-		fmt.Fprintf(stdout, " (%d follow only older releases' rules: answered as duplicates where their movement is recorded, else parked)", older)
-	}
-	fmt.Fprintln(stdout)
-	if err != nil {
-		return fs.fail(err)
-	}
-	return 0
+	return invalid, older
 }
 
 // checkFile makes sure name ("" and "-" aside: nothing, and stdin) is a file that can be

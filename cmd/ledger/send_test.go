@@ -311,3 +311,28 @@ func TestBatchesKeepUnderBothLimits(t *testing.T) {
 		}
 	}
 }
+
+// validate names the first thing wrong: the destination and the source, the workload,
+// the file, then the destination's address and the endpoint.
+func TestSendValidate(t *testing.T) {
+	q := "http://127.0.0.1:1/123456789012/movimientos"
+	testValidate(t, newSendCmd, []validateCase{
+		{[]string{"--queue-url", q, "--generate", "5"}, ""},
+		{[]string{"--topic-arn", "arn:aws:sns:us-east-1:1:t", "--from", "-"}, ""},
+		{[]string{"--queue-url", q, "--generate", "1000000", "--accounts", "100000", "--seed", "0", "--duplicates", "10", "--transfers", "0.5", "--reversals", "0.25", "--holds", "0.25"}, ""},
+		{[]string{"--generate", "0"}, "give exactly one of --queue-url and --topic-arn"},
+		{[]string{"--queue-url", q, "--generate", "0", "--from", "x"}, "give exactly one of --from and --generate"},
+		{[]string{"--queue-url", q, "--generate", "0", "--accounts", "0"}, "--generate must be within 1–1000000, not 0"},
+		{[]string{"--queue-url", q, "--generate", "5", "--accounts", "0", "--duplicates", "-1"}, "--accounts must be within 1–100000, not 0"},
+		{[]string{"--queue-url", q, "--generate", "5", "--duplicates", "-1", "--holds", "2"}, "--duplicates must be within 0–10, not -1"},
+		{[]string{"--queue-url", q, "--generate", "5", "--holds", "2", "--transfers", "0.9"}, "--holds must be within 0–1, not 2"},
+		{[]string{"--queue-url", q, "--generate", "5", "--holds", "0.5", "--transfers", "0.75"}, "--transfers, --reversals and --holds add up to 1.25"},
+		{[]string{"--queue-url", q, "--from", "-", "--reversals", "0.1", "--duplicates", "1"}, "--transfers, --reversals and --holds shape a generated workload"},
+		{[]string{"--queue-url", q, "--from", "-", "--duplicates", "1", "--seed", "2"}, "--duplicates repeats generated movements"},
+		{[]string{"--queue-url", q, "--from", "-", "--accounts", "2"}, "--accounts and --seed shape a generated workload"},
+		{[]string{"--queue-url", "q", "--from", t.TempDir()}, "--from: "},
+		{[]string{"--queue-url", "q", "--from", "-", "--endpoint", "x"}, `--queue-url: "q" is not a queue URL`},
+		{[]string{"--topic-arn", "arn:aws:sqs:us-east-1:1:q", "--from", "-", "--endpoint", "x"}, `--topic-arn: "arn:aws:sqs:us-east-1:1:q" is not an SNS topic ARN`},
+		{[]string{"--queue-url", q, "--from", "-", "--endpoint", "x"}, `--endpoint: awsconf: endpoint "x"`},
+	})
+}
