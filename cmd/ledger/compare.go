@@ -27,116 +27,179 @@ var compareCommand = command{
 // maxRTT bounds --rtt: a longer simulated round trip only makes a run slower.
 const maxRTT = time.Second
 
-func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", example: `
+// compareHelp is ledger compare's --help.
+var compareHelp = helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", example: `
 ledger compare --bench --html compare.html
 ledger compare --scenarios crash-after-effect,messageid-key --json
-ledger compare --bench --bench-movements 10000 --scenarios hot-account`}, stdout, stderr)
-	scenarios := fs.String("scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
-	seed := fs.Uint64("seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
-	rtt := fs.Duration("rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
-	movements := fs.Int("movements", 100, "movements per scenario")
-	accounts := fs.Int("accounts", 8, "accounts per scenario (hot-account always uses one)")
-	bench := fs.Bool("bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
-	benchMovements := fs.Int("bench-movements", 400, "movements per benchmark run, its warm-up included: the table counts those after it (10000 shows the steady state; it takes minutes)")
-	asJSON := fs.Bool("json", false, "print the report as one JSON document on stdout instead of the tables")
-	htmlFile := fs.String("html", "", "also write a self-contained HTML report to this file")
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: a fresh embedded store per run)")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
-	}
+ledger compare --bench --bench-movements 10000 --scenarios hot-account`}
+
+// compareCmd is ledger compare's command line.
+type compareCmd struct {
+	*flags
+	scenarios      string
+	names          []string // --scenarios, once validated; nil for all
+	seed           uint64
+	rtt            time.Duration
+	movements      int
+	accounts       int
+	bench          bool
+	benchMovements int
+	asJSON         bool
+	htmlFile       string
+	endpoint       string
+}
+
+// newCompareCmd declares ledger compare's flags.
+func newCompareCmd(stdout, stderr io.Writer) *compareCmd {
+	c := &compareCmd{flags: newFlags("compare", compareHelp, stdout, stderr)}
+	c.StringVar(&c.scenarios, "scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
+	c.Uint64Var(&c.seed, "seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
+	c.DurationVar(&c.rtt, "rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
+	c.IntVar(&c.movements, "movements", 100, "movements per scenario")
+	c.IntVar(&c.accounts, "accounts", 8, "accounts per scenario (hot-account always uses one)")
+	c.BoolVar(&c.bench, "bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
+	c.IntVar(&c.benchMovements, "bench-movements", 400, "movements per benchmark run, its warm-up included: the table counts those after it (10000 shows the steady state; it takes minutes)")
+	c.BoolVar(&c.asJSON, "json", false, "print the report as one JSON document on stdout instead of the tables")
+	c.StringVar(&c.htmlFile, "html", "", "also write a self-contained HTML report to this file")
+	c.StringVar(&c.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: a fresh embedded store per run)")
+	return c
+}
+
+func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCompareCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks the sizes and the seed, the scenarios and the movements they need,
+// then the endpoint.
+func (c *compareCmd) validate() error {
 	switch {
-	case *movements < 1 || *movements > sim.MaxMovements:
-		return fs.usageError("--movements must be within 1–%d, not %d", sim.MaxMovements, *movements)
-	case *accounts < 1 || *accounts > sim.MaxAccounts:
-		return fs.usageError("--accounts must be within 1–%d, not %d", sim.MaxAccounts, *accounts)
-	case *benchMovements < compare.MinBenchMovements || *benchMovements > sim.MaxMovements:
-		return fs.usageError("--bench-movements must be within %d–%d, not %d", compare.MinBenchMovements, sim.MaxMovements, *benchMovements)
-	case *seed == 0:
-		return fs.usageError("--seed must be at least 1")
-	case *rtt < 0 || *rtt > maxRTT:
-		return fs.usageError("--rtt must be within 0–%v, not %v", maxRTT, *rtt)
+	case c.movements < 1 || c.movements > sim.MaxMovements:
+		return fmt.Errorf("--movements must be within 1–%d, not %d", sim.MaxMovements, c.movements)
+	case c.accounts < 1 || c.accounts > sim.MaxAccounts:
+		return fmt.Errorf("--accounts must be within 1–%d, not %d", sim.MaxAccounts, c.accounts)
+	case c.benchMovements < compare.MinBenchMovements || c.benchMovements > sim.MaxMovements:
+		return fmt.Errorf("--bench-movements must be within %d–%d, not %d", compare.MinBenchMovements, sim.MaxMovements, c.benchMovements)
+	case c.seed == 0:
+		return errors.New("--seed must be at least 1")
+	case c.rtt < 0 || c.rtt > maxRTT:
+		return fmt.Errorf("--rtt must be within 0–%v, not %v", maxRTT, c.rtt)
 	}
-	var names []string
-	if *scenarios != "" {
-		names = strings.Split(*scenarios, ",")
-		for _, n := range names {
+	if c.scenarios != "" {
+		c.names = strings.Split(c.scenarios, ",")
+		for _, n := range c.names {
 			if compare.Describe(n) == "" {
-				return fs.usageError("unknown scenario %q: want some of %s", n, strings.Join(compare.Names(), ","))
+				return fmt.Errorf("unknown scenario %q: want some of %s", n, strings.Join(compare.Names(), ","))
 			}
 		}
 	}
-	if *movements < compare.MinTransferMovements && (names == nil || slices.Contains(names, compare.TransferScenario)) {
-		return fs.usageError("--movements must be at least %d for %s, not %d", compare.MinTransferMovements, compare.TransferScenario, *movements)
+	if c.movements < compare.MinTransferMovements && (c.names == nil || slices.Contains(c.names, compare.TransferScenario)) {
+		return fmt.Errorf("--movements must be at least %d for %s, not %d", compare.MinTransferMovements, compare.TransferScenario, c.movements)
 	}
-	if _, err := awsconf.IsLoopback(*endpoint); err != nil {
-		return fs.usageError("--endpoint: %v", err)
-	}
-	if *endpoint != "" {
-		awsCfg, err := awsconf.Load(ctx, *endpoint)
+	return checkEndpointFlag("--endpoint", c.endpoint)
+}
+
+// run checks the endpoint, runs the scenarios and prints the report (and writes it to
+// --html); a transaction strategy that did not apply every movement exactly once is a
+// failure.
+func (c *compareCmd) run(ctx context.Context) error {
+	if c.endpoint != "" {
+		awsCfg, err := awsconf.Load(ctx, c.endpoint)
 		if err == nil {
-			err = checkEndpoint(ctx, awsconf.DynamoDB(awsCfg, *endpoint), config.DefaultTable, *endpoint) // its own tables are named at run time
+			err = checkEndpoint(ctx, awsconf.DynamoDB(awsCfg, c.endpoint), config.DefaultTable, c.endpoint) // its own tables are named at run time
 		}
 		if err != nil {
-			return fs.fail(err)
+			return err
 		}
 	}
-	// A path that cannot be written is said now, not after the run. The file is emptied
-	// only once the report is ready, so a run that fails keeps the last one.
-	var html *os.File
-	wrote := false
-	if *htmlFile != "" {
-		_, err := os.Stat(*htmlFile)
-		created := errors.Is(err, os.ErrNotExist)
-		if html, err = os.OpenFile(*htmlFile, os.O_WRONLY|os.O_CREATE, 0o666); err != nil {
-			return fs.usageError("--html: %v", err)
+	var html *htmlReport
+	if c.htmlFile != "" {
+		var err error
+		if html, err = openHTMLReport(c.htmlFile); err != nil {
+			return badUsage("--html: %w", err)
 		}
-		defer html.Close()
-		if created {
-			defer func() {
-				if !wrote {
-					os.Remove(*htmlFile)
-				}
-			}()
-		}
+		defer html.close()
 	}
 	rep, err := compare.Run(ctx, compare.Options{
-		Scenarios: names, Seed: *seed, RTT: *rtt, Movements: *movements, Accounts: *accounts,
-		Endpoint: *endpoint, Bench: *bench, BenchMovements: *benchMovements,
-		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "ledger compare: "+format, args...) },
+		Scenarios: c.names, Seed: c.seed, RTT: c.rtt, Movements: c.movements, Accounts: c.accounts,
+		Endpoint: c.endpoint, Bench: c.bench, BenchMovements: c.benchMovements,
+		Progress: func(format string, args ...any) { fmt.Fprintf(c.stderr, "ledger compare: "+format, args...) },
 	})
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
-	if *asJSON {
-		err = json.NewEncoder(stdout).Encode(rep)
-	} else {
-		err = compare.WriteText(stdout, rep)
-	}
-	if err != nil {
-		return fs.fail(err)
-	}
-	if html != nil {
-		wrote = true
-		if st, err := html.Stat(); err != nil {
-			return fs.fail(err)
-		} else if st.Mode().IsRegular() { // a pipe or a device takes the report as it comes
-			if err := html.Truncate(0); err != nil {
-				return fs.fail(err)
-			}
-		}
-		if err := compare.WriteHTML(html, rep); err != nil {
-			return fs.fail(err)
-		}
-		if err := html.Close(); err != nil {
-			return fs.fail(err)
-		}
-		fmt.Fprintf(stderr, "ledger compare: HTML report in %s\n", *htmlFile)
+	if err := c.print(rep, html); err != nil {
+		return err
 	}
 	for _, r := range rep.Results {
 		if v := r.Verdict(); r.Strategy == ledger.Transaction && v != compare.ExactlyOnce {
-			return fs.fail(fmt.Errorf("the transaction strategy's verdict in %s: %s", r.Scenario, v))
+			return fmt.Errorf("the transaction strategy's verdict in %s: %s", r.Scenario, v)
 		}
 	}
-	return 0
+	return nil
+}
+
+// print prints the report on stdout, as tables or JSON, then writes it to html when
+// --html is given.
+func (c *compareCmd) print(rep compare.Report, html *htmlReport) error {
+	var err error
+	if c.asJSON {
+		err = json.NewEncoder(c.stdout).Encode(rep)
+	} else {
+		err = compare.WriteText(c.stdout, rep)
+	}
+	if err != nil || html == nil {
+		return err
+	}
+	if err := html.write(rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "ledger compare: HTML report in %s\n", c.htmlFile)
+	return nil
+}
+
+// htmlReport is --html's file, opened before the run so that a path that cannot be
+// written is said at once. It is emptied only once the report is ready, so a run that
+// fails keeps the last one; a file the run created goes when no report was written.
+type htmlReport struct {
+	path    string
+	f       *os.File
+	created bool // by openHTMLReport
+	wrote   bool // write has begun
+}
+
+// openHTMLReport opens the file at path for the report, creating it when there is none.
+func openHTMLReport(path string) (*htmlReport, error) {
+	_, err := os.Stat(path)
+	created := errors.Is(err, os.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &htmlReport{path: path, f: f, created: created}, nil
+}
+
+// write empties a regular file (a pipe or a device takes the report as it comes), then
+// writes the report and closes it.
+func (h *htmlReport) write(rep compare.Report) error {
+	h.wrote = true
+	if st, err := h.f.Stat(); err != nil {
+		return err
+	} else if st.Mode().IsRegular() {
+		if err := h.f.Truncate(0); err != nil {
+			return err
+		}
+	}
+	if err := compare.WriteHTML(h.f, rep); err != nil {
+		return err
+	}
+	return h.f.Close()
+}
+
+// close closes the file, and removes it when the run created it but wrote no report.
+func (h *htmlReport) close() {
+	h.f.Close()
+	if h.created && !h.wrote {
+		os.Remove(h.path)
+	}
 }

@@ -135,3 +135,20 @@ func TestAnInterruptedCompareKeepsTheLastReport(t *testing.T) {
 		t.Errorf("a new --html path after a failed run: %v, want no file", err)
 	}
 }
+
+// validate names the first thing wrong: the sizes, the seed and the round trip, the
+// scenarios and the movements they need, then the endpoint.
+func TestCompareValidate(t *testing.T) {
+	testValidate(t, newCompareCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--movements", "2", "--scenarios", "duplicates,hot-account", "--rtt", "1s", "--bench-movements", "11"}, ""},
+		{[]string{"--movements", "0", "--accounts", "0"}, "--movements must be within 1–1000000, not 0"},
+		{[]string{"--accounts", "0", "--seed", "0"}, "--accounts must be within 1–100000, not 0"},
+		{[]string{"--bench-movements", "10", "--seed", "0"}, "--bench-movements must be within 11–1000000, not 10"},
+		{[]string{"--seed", "0", "--rtt", "-1ms"}, "--seed must be at least 1"},
+		{[]string{"--rtt", "1001ms", "--scenarios", "nonsense"}, "--rtt must be within 0–1s, not 1.001s"},
+		{[]string{"--scenarios", "duplicates,", "--movements", "2"}, `unknown scenario "": want some of duplicates,`},
+		{[]string{"--movements", "2", "--endpoint", "x"}, "--movements must be at least 3 for crash-between-legs, not 2"},
+		{[]string{"--endpoint", "x"}, `--endpoint: awsconf: endpoint "x"`},
+	})
+}

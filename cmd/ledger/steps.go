@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // options are one command's parsed command line, in a struct of its own, in two steps:
@@ -50,4 +51,9 @@ func (f *flags) step(ctx context.Context, o options) int {
 	default:
 		return f.fail(err)
 	}
+}
+
+// badUsage is a usageErr saying what fmt.Errorf says.
+func badUsage(format string, args ...any) error {
+	return usageErr{fmt.Errorf(format, args...)}
 }
