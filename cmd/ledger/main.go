@@ -14,8 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-
-	"github.com/ledger-dev/ledger/internal/config"
 )
 
 // command is one subcommand. run returns the process exit code.
@@ -161,20 +159,3 @@ func (f *flags) fail(err error) int {
 }
 
 var errInterrupted = errors.New("interrupted")
-
-// envConfig reads the environment's configuration, with --table (when given)
-// overriding LEDGER_TABLE. code is not 0 after it has reported a bad value: 2 for
-// --table, 1 for the environment, which is no part of the command line.
-func (f *flags) envConfig(table string) (cfg config.Config, code int) {
-	if err := config.ValidateTable(table); table != "" && err != nil { // the command line first
-		return cfg, f.usageError("--table: %v", err)
-	}
-	cfg, err := config.FromEnv(nil)
-	if err != nil {
-		return cfg, f.fail(err)
-	}
-	if table != "" {
-		cfg.Table = table
-	}
-	return cfg, 0
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/app"
@@ -44,168 +46,242 @@ const (
 	localPoll      = 100 * time.Millisecond
 )
 
-func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("up", helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", example: `
+// upHelp is ledger up's --help.
+var upHelp = helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", example: `
 ledger up --from examples/movimientos.jsonl
 ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
-  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`}, stdout, stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
-	from := fs.String("from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line of a regular file has been handled once ('-' for stdin, read as it comes; stdin and pipes are served at once)")
-	queueURL := fs.String("queue-url", "", "consume this SQS queue, as ledger consume does")
-	dlq := fs.String("dlq-url", "", "with --queue-url: "+dlqUsage)
-	endpoint := fs.String("endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
-	sqsEndpoint := fs.String("sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: a loopback --endpoint, else AWS)")
-	table := fs.String("table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	if code, ok := fs.parse(args, 0); !ok {
-		return code
+  --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`}
+
+// upCmd is ledger up's command line.
+type upCmd struct {
+	*flags
+	table       tableFlags // --endpoint "" for the embedded DynamoDB
+	addr        string
+	from        string
+	queueURL    string
+	dlq         string
+	sqsEndpoint string
+}
+
+// newUpCmd declares ledger up's flags.
+func newUpCmd(stdout, stderr io.Writer) *upCmd {
+	c := &upCmd{flags: newFlags("up", upHelp, stdout, stderr)}
+	c.StringVar(&c.addr, "addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
+	c.StringVar(&c.from, "from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line of a regular file has been handled once ('-' for stdin, read as it comes; stdin and pipes are served at once)")
+	c.StringVar(&c.queueURL, "queue-url", "", "consume this SQS queue, as ledger consume does")
+	c.StringVar(&c.dlq, "dlq-url", "", "with --queue-url: "+dlqUsage)
+	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
+	c.StringVar(&c.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: a loopback --endpoint, else AWS)")
+	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	return c
+}
+
+func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newUpCmd(stdout, stderr)
+	return c.execute(ctx, args, 0, c)
+}
+
+// validate checks --from and --addr, the queues and what they need, then where the
+// table is.
+func (c *upCmd) validate() error {
+	if err := checkFile(c.from); err != nil {
+		return fmt.Errorf("--from: %w", err)
 	}
-	if err := checkFile(*from); err != nil {
-		return fs.usageError("--from: %v", err)
+	if err := checkAddr(c.addr); err != nil {
+		return fmt.Errorf("--addr: %w", err)
 	}
-	if err := checkAddr(*addr); err != nil {
-		return fs.usageError("--addr: %v", err)
+	if err := checkEndpointFlag("--sqs-endpoint", c.sqsEndpoint); err != nil {
+		return err
 	}
-	if _, err := awsconf.IsLoopback(*sqsEndpoint); err != nil {
-		return fs.usageError("--sqs-endpoint: %v", err)
+	if err := config.ValidateQueueURL(c.queueURL); err != nil {
+		return fmt.Errorf("--queue-url: %w", err)
 	}
-	if err := config.ValidateQueueURL(*queueURL); err != nil {
-		return fs.usageError("--queue-url: %v", err)
+	if err := config.ValidateQueueURL(c.dlq); err != nil {
+		return fmt.Errorf("--dlq-url: %w", err)
 	}
-	if err := config.ValidateQueueURL(*dlq); err != nil {
-		return fs.usageError("--dlq-url: %v", err)
+	if c.dlq != "" && c.queueURL == "" {
+		return errors.New("--dlq-url needs --queue-url: lines of --from that fail are parked in the log")
 	}
-	if *dlq != "" && *queueURL == "" {
-		return fs.usageError("--dlq-url needs --queue-url: lines of --from that fail are parked in the log")
+	if c.sqsEndpoint != "" && c.queueURL == "" {
+		return errors.New("--sqs-endpoint needs --queue-url: it is where that queue is served")
 	}
-	if *sqsEndpoint != "" && *queueURL == "" {
-		return fs.usageError("--sqs-endpoint needs --queue-url: it is where that queue is served")
-	}
-	loopback, err := awsconf.IsLoopback(*endpoint)
+	return c.table.validate()
+}
+
+// run takes the API's address, starts the embedded DynamoDB when no --endpoint is
+// given, connects, then serves until Ctrl-C.
+func (c *upCmd) run(ctx context.Context) error {
+	cfg, err := envConfig(c.table.name)
 	if err != nil {
-		return fs.usageError("--endpoint: %v", err)
+		return err
 	}
-	cfg, code := fs.envConfig(*table)
-	if code != 0 {
-		return code
-	}
-	dlqFrom := withDLQ(&cfg, *dlq)
+	dlqFrom := withDLQ(&cfg, c.dlq)
 	// The address is taken before any long work, so a port in use is said at once.
-	ln, err := fs.listen(*addr)
+	ln, err := c.listen(c.addr)
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
 	defer ln.Close()
-	// Before the embedded DynamoDB, which has no SQS, takes --endpoint's place.
-	*sqsEndpoint = sqsEndpointFor(*sqsEndpoint, *endpoint)
-	if *endpoint == "" {
+	// SQS's endpoint is found before the embedded DynamoDB, which has no SQS, takes
+	// --endpoint's place.
+	ends := app.Endpoints{DynamoDB: c.table.endpoint, SQS: sqsEndpointFor(c.sqsEndpoint, c.table.endpoint)}
+	if ends.DynamoDB == "" {
 		embedded, err := sim.StartDynamoDB()
 		if err != nil {
-			return fs.fail(err)
+			return err
 		}
 		defer embedded.Close()
-		*endpoint, loopback = embedded.URL, true
-		fmt.Fprintf(stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
+		ends.DynamoDB = embedded.URL
+		fmt.Fprintf(c.stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
 	}
-	awsCfg, err := awsconf.Load(ctx, *endpoint)
+	st, err := c.connect(ctx, cfg, dlqFrom, ends)
 	if err != nil {
-		return fs.fail(err)
+		return err
 	}
-	db, q := awsconf.DynamoDB(awsCfg, *endpoint), app.SQS(awsCfg, *sqsEndpoint)
-	if err := servedQueue(*queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
-		return fs.usageError("%v", err)
+	return c.serve(ctx, ln, st)
+}
+
+// upStack is what ledger up serves and consumes with.
+type upStack struct {
+	cfg    config.Config
+	db     *dynamodb.Client
+	logger *slog.Logger
+	tally  *consumer.Tally   // the outcomes of the lines and the queue's messages
+	worker *consumer.Worker  // consumes --queue-url; nil without it
+	lines  *consumer.Handler // handles the lines of --from; nil without it
+}
+
+// connect makes the clients for ends, makes sure the tables and the queues are there,
+// and makes the consumers of --queue-url and --from.
+func (c *upCmd) connect(ctx context.Context, cfg config.Config, dlqFrom string, ends app.Endpoints) (*upStack, error) {
+	awsCfg, err := awsconf.Load(ctx, ends.DynamoDB)
+	if err != nil {
+		return nil, err
 	}
-	// A local DynamoDB gets its tables here; anywhere else they exist already (a
-	// stack's, docs/deploy.md), and up only checks the ledger table is there.
-	if !loopback {
-		if err := checkTable(ctx, db, cfg.Table, *endpoint); err != nil {
-			return fs.fail(err)
-		}
-	} else if err := checkEndpoint(ctx, db, cfg.Table, *endpoint); err != nil {
-		return fs.fail(err)
-	} else if err := migrateLocal(ctx, db, cfg.Tables()); err != nil {
-		return fs.fail(err)
+	db, q := awsconf.DynamoDB(awsCfg, ends.DynamoDB), app.SQS(awsCfg, ends.SQS)
+	if err := servedQueue(c.queueURL, q, "--endpoint or --sqs-endpoint"); err != nil {
+		return nil, usageErr{err}
 	}
-	if *queueURL != "" {
-		if err := checkQueues(ctx, q, *queueURL, dlqFrom, cfg.DLQ); err != nil {
-			return fs.fail(err)
-		}
+	if err := prepareTables(ctx, db, cfg, ends.DynamoDB); err != nil {
+		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	tally := &consumer.Tally{}
+	st := &upStack{cfg: cfg, db: db, logger: slog.New(slog.NewTextHandler(c.stderr, nil)), tally: &consumer.Tally{}}
 	handler := func(cfg config.Config, parker consumer.Parker) (*consumer.Handler, error) {
-		return app.Consumer(cfg, awsCfg, app.Endpoints{DynamoDB: *endpoint, SQS: *sqsEndpoint},
-			consumer.Options{Logger: logger, Parker: parker, Observer: tally.Observe})
+		h, err := app.Consumer(cfg, awsCfg, ends, consumer.Options{Logger: st.logger, Parker: parker, Observer: st.tally.Observe})
+		if err != nil {
+			return nil, usageErr{err}
+		}
+		return h, nil
 	}
-	var worker *consumer.Worker
-	if *queueURL != "" {
+	if c.queueURL != "" {
+		if err := checkQueues(ctx, q, c.queueURL, dlqFrom, cfg.DLQ); err != nil {
+			return nil, err
+		}
 		// A message that can never succeed goes to --dlq-url or $LEDGER_DLQ_URL when set,
 		// else comes back until the queue's redrive policy moves it to its DLQ.
 		h, err := handler(cfg, nil)
 		if err != nil {
-			return fs.usageError("%v", err)
+			return nil, err
 		}
-		if worker, err = consumer.NewWorker(q, h, consumer.WorkerOptions{QueueURL: *queueURL, Logger: logger}); err != nil {
-			return fs.usageError("%v", err)
-		}
-		if err := worker.Check(ctx); err != nil {
-			return fs.fail(err)
+		if st.worker, err = c.worker(ctx, q, h, st.logger); err != nil {
+			return nil, err
 		}
 	}
-	// A file's balances are in place before the API answers: a request made meanwhile
-	// waits on the listener. Stdin and pipes may never end, so their API answers at once.
-	fileDone, handledOnce, when := make(chan struct{}), func() {}, ""
-	if st, err := os.Stat(*from); *from != "-" && err == nil && st.Mode().IsRegular() {
-		when = ", answering once each line of " + *from + " has been handled once"
-		handledOnce = sync.OnceFunc(func() {
-			fmt.Fprintf(stderr, "ledger up: each line of %s handled once; the API answers\n", *from)
-			close(fileDone)
-		})
-	} else {
-		close(fileDone)
-	}
-	fmt.Fprintf(stderr, "ledger up: balance API on http://%s (table %s)%s; Ctrl-C stops everything\n", ln.Addr(), cfg.Table, when)
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		select {
-		case <-fileDone:
-		case <-gctx.Done():
-			return nil
-		}
-		return serveAPI(gctx, ln, store.NewReader(db, cfg.Table), stderr)
-	})
-	if *from != "" {
+	if c.from != "" {
 		// Lines have no queue: a line that can never succeed is parked in the log, never
 		// on a DLQ named in the environment.
 		lineCfg := cfg
 		lineCfg.DLQ = ""
-		h, err := handler(lineCfg, consumer.LogParker{Logger: logger})
-		if err != nil {
-			return fs.usageError("%v", err)
+		if st.lines, err = handler(lineCfg, consumer.LogParker{Logger: st.logger}); err != nil {
+			return nil, err
 		}
-		g.Go(func() error {
-			in, err := openInput(gctx, *from)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			feed := lineFeed{h: h, log: logger, retry: lineRetry, handledOnce: handledOnce, drop: tally.Drop}
-			n, skipped, err := feed.run(gctx, in)
-			if gctx.Err() == nil {
-				fmt.Fprintf(stderr, "ledger up: %d lines from %s handled (%v), %d skipped (over %d bytes); still serving\n", n, *from, tally.Outcomes(), skipped, maxLine)
-			}
-			return err
-		})
 	}
-	if worker != nil {
-		g.Go(func() error { return worker.Run(gctx) })
+	return st, nil
+}
+
+// prepareTables creates or updates the tables on a loopback DynamoDB; anywhere else
+// they exist already (a stack's, docs/deploy.md), and up only checks the ledger table
+// is there.
+func prepareTables(ctx context.Context, db *dynamodb.Client, cfg config.Config, endpoint string) error {
+	if local, _ := awsconf.IsLoopback(endpoint); !local {
+		return checkTable(ctx, db, cfg.Table, endpoint)
 	}
-	err = g.Wait()
-	fmt.Fprintf(stdout, "ledger up: stopped; messages: %v\n", tally.Outcomes())
+	if err := checkEndpoint(ctx, db, cfg.Table, endpoint); err != nil {
+		return err
+	}
+	return migrateLocal(ctx, db, cfg.Tables())
+}
+
+// worker is a worker polling --queue-url with h, checked before it starts.
+func (c *upCmd) worker(ctx context.Context, q *sqs.Client, h *consumer.Handler, logger *slog.Logger) (*consumer.Worker, error) {
+	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{QueueURL: c.queueURL, Logger: logger})
+	if err != nil {
+		return nil, usageErr{err}
+	}
+	if err := w.Check(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// serve serves the API, and consumes the lines of --from and --queue-url, until ctx is
+// done or one of them fails; then it prints the outcomes on stdout.
+func (c *upCmd) serve(ctx context.Context, ln net.Listener, st *upStack) error {
+	apiOpen, handledOnce, when := c.fileGate()
+	fmt.Fprintf(c.stderr, "ledger up: balance API on http://%s (table %s)%s; Ctrl-C stops everything\n", ln.Addr(), st.cfg.Table, when)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		select {
+		case <-apiOpen:
+		case <-gctx.Done():
+			return nil
+		}
+		return serveAPI(gctx, ln, store.NewReader(st.db, st.cfg.Table), c.stderr)
+	})
+	if st.lines != nil {
+		g.Go(func() error { return c.feed(gctx, st, handledOnce) })
+	}
+	if st.worker != nil {
+		g.Go(func() error { return st.worker.Run(gctx) })
+	}
+	err := g.Wait()
+	fmt.Fprintf(c.stdout, "ledger up: stopped; messages: %v\n", st.tally.Outcomes())
 	if err != nil && ctx.Err() == nil {
-		return fs.fail(err)
+		return err
 	}
-	return 0
+	return nil
+}
+
+// fileGate holds the API back until each line of a regular --from file has been
+// handled once, so that its balances are in place before the API answers: a request
+// made meanwhile waits on the listener. Stdin and pipes may never end, so their API
+// answers at once. handledOnce opens the gate; when says what it waits for, if anything.
+func (c *upCmd) fileGate() (open <-chan struct{}, handledOnce func(), when string) {
+	done := make(chan struct{})
+	if st, err := os.Stat(c.from); c.from != "-" && err == nil && st.Mode().IsRegular() {
+		return done, sync.OnceFunc(func() {
+			fmt.Fprintf(c.stderr, "ledger up: each line of %s handled once; the API answers\n", c.from)
+			close(done)
+		}), ", answering once each line of " + c.from + " has been handled once"
+	}
+	close(done)
+	return done, func() {}, ""
+}
+
+// feed consumes the lines of --from until they are done or ctx is, then says how many
+// were handled.
+func (c *upCmd) feed(ctx context.Context, st *upStack, handledOnce func()) error {
+	in, err := openInput(ctx, c.from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	feed := lineFeed{h: st.lines, log: st.logger, retry: lineRetry, handledOnce: handledOnce, drop: st.tally.Drop}
+	n, skipped, err := feed.run(ctx, in)
+	if ctx.Err() == nil {
+		fmt.Fprintf(c.stderr, "ledger up: %d lines from %s handled (%v), %d skipped (over %d bytes); still serving\n", n, c.from, st.tally.Outcomes(), skipped, maxLine)
+	}
+	return err
 }
 
 // openInput opens --from, giving up when ctx ends first: opening a named pipe waits for

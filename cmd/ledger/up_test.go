@@ -238,3 +238,22 @@ func TestALineThatKeepsFailingIsDroppedAfterItsLastAttempt(t *testing.T) {
 		t.Errorf("dropped %v (want the last line), told the input was handled %d times", dropped, len(once))
 	}
 }
+
+// validate names the first thing wrong: --from, --addr, the queues and what they need,
+// then where the table is; nothing listens or starts yet.
+func TestUpValidate(t *testing.T) {
+	q := "http://127.0.0.1:1/123456789012/movimientos"
+	testValidate(t, newUpCmd, []validateCase{
+		{nil, ""},
+		{[]string{"--from", "-", "--addr", ":0", "--queue-url", q, "--dlq-url", q + "-dlq", "--sqs-endpoint", "http://127.0.0.1:2", "--endpoint", "http://127.0.0.1:3", "--table", "ledger"}, ""},
+		{[]string{"--from", t.TempDir(), "--addr", "x"}, "--from: "},
+		{[]string{"--addr", "x", "--sqs-endpoint", "x"}, "--addr: address x: missing port in address"},
+		{[]string{"--sqs-endpoint", "x", "--queue-url", "x"}, `--sqs-endpoint: awsconf: endpoint "x"`},
+		{[]string{"--queue-url", "x", "--dlq-url", "x"}, `--queue-url: "x" is not a queue URL`},
+		{[]string{"--dlq-url", "x"}, `--dlq-url: "x" is not a queue URL`},
+		{[]string{"--dlq-url", q, "--sqs-endpoint", "http://127.0.0.1:2"}, "--dlq-url needs --queue-url"},
+		{[]string{"--sqs-endpoint", "http://127.0.0.1:2", "--endpoint", "x"}, "--sqs-endpoint needs --queue-url"},
+		{[]string{"--endpoint", "x", "--table", "ab"}, `--endpoint: awsconf: endpoint "x"`},
+		{[]string{"--table", "ab"}, `--table: table name "ab"`},
+	})
+}
