@@ -328,101 +328,158 @@ type lineFeed struct {
 // and no retry waits, or when ctx is done, with the lines handled and skipped.
 func (f lineFeed) run(ctx context.Context, r io.Reader) (n, skipped int, err error) {
 	defer f.handledOnce() // also when ctx ends it first
-	lines := make(chan line)
-	readErr := make(chan error, 1)
-	var long atomic.Int64 // lines over maxLine, counted by the reader
+	in := f.read(ctx, r)
+	var waiting []redelivery
+	for (in.open || len(waiting) > 0) && ctx.Err() == nil {
+		if !in.open {
+			f.handledOnce() // the batch that found the input's end has been handled
+		}
+		b := feedBatch{attempts: map[string]int{}}
+		waiting = b.takeDue(waiting, time.Now()) // retries that are due go first
+		taken, ok := in.fill(ctx, &b)
+		n += taken
+		if !ok {
+			return n, in.skipped(), nil
+		}
+		if len(b.msgs) == 0 {
+			if !in.open && len(waiting) > 0 {
+				time.Sleep(localPoll) // only retries left, none due yet
+			}
+			continue
+		}
+		waiting = append(waiting, f.settle(ctx, b)...)
+	}
+	return n, in.skipped(), in.err()
+}
+
+// feedInput is the lines of an input, read by a goroutine of their own so that a batch
+// need not wait for a line that is slow to come.
+type feedInput struct {
+	lines   chan line
+	readErr chan error
+	long    atomic.Int64 // lines over maxLine, counted by the reader
+	open    bool         // until lines is closed
+}
+
+// read starts reading r's lines, until they end or ctx does. A line no queue would take
+// is logged, counted and skipped.
+func (f lineFeed) read(ctx context.Context, r io.Reader) *feedInput {
+	in := &feedInput{lines: make(chan line), readErr: make(chan error, 1), open: true}
 	go func() {
-		defer close(lines)
+		defer close(in.lines)
 		for l, err := range readLines(r) {
 			switch {
 			case errors.Is(err, errLongLine): // no queue would take it: it is parked here
 				f.log.Error("skipped a line no queue would take", "error", err)
-				long.Add(1)
+				in.long.Add(1)
 				continue
 			case err != nil:
-				readErr <- err
+				in.readErr <- err
 				return
 			}
 			select {
-			case lines <- l:
+			case in.lines <- l:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
+	return in
+}
 
-	type retry struct {
-		msg      events.SQSMessage
-		attempts int
-		due      time.Time
+// fill adds lines to b, as messages named by their line number, until b is full, the
+// input ends, or it pauses for lineBatchPause. It returns how many lines it took, and
+// false when ctx ended first.
+func (in *feedInput) fill(ctx context.Context, b *feedBatch) (taken int, ok bool) {
+	pause := time.After(lineBatchPause)
+	for in.open && len(b.msgs) < consumer.MaxBatch {
+		select {
+		case l, more := <-in.lines:
+			if !more {
+				in.open = false
+				return taken, true
+			}
+			taken++
+			id := fmt.Sprintf("line-%d", l.n) // the line of the input, as an editor numbers it
+			b.add(events.SQSMessage{MessageId: id, Body: l.text, EventSource: "aws:sqs"}, 0)
+		case <-pause:
+			return taken, true
+		case <-ctx.Done():
+			return taken, false
+		}
 	}
-	var waiting []retry
-	for open := true; (open || len(waiting) > 0) && ctx.Err() == nil; {
-		if !open {
-			f.handledOnce() // the batch that found the input's end has been handled
+	return taken, true
+}
+
+// skipped is how many lines were over maxLine.
+func (in *feedInput) skipped() int { return int(in.long.Load()) }
+
+// err is the error that ended the reading, if any.
+func (in *feedInput) err() error {
+	select {
+	case err := <-in.readErr:
+		return err
+	default:
+		return nil
+	}
+}
+
+// feedBatch is a batch of lines as messages, with how many times each was delivered
+// before.
+type feedBatch struct {
+	msgs     []events.SQSMessage
+	attempts map[string]int
+}
+
+// add puts m in the batch, delivered attempts times before.
+func (b *feedBatch) add(m events.SQSMessage, attempts int) {
+	b.msgs, b.attempts[m.MessageId] = append(b.msgs, m), attempts
+}
+
+// redelivery is a line that must come back, once due.
+type redelivery struct {
+	msg      events.SQSMessage
+	attempts int
+	due      time.Time
+}
+
+// takeDue adds the redeliveries due by now to b, as many as it holds, and returns the
+// others.
+func (b *feedBatch) takeDue(waiting []redelivery, now time.Time) (later []redelivery) {
+	for _, w := range waiting {
+		if !w.due.After(now) && len(b.msgs) < consumer.MaxBatch {
+			b.add(w.msg, w.attempts)
+		} else {
+			later = append(later, w)
 		}
-		var batch []events.SQSMessage
-		attempts := map[string]int{}
-		now := time.Now()
-		var later []retry
-		for _, w := range waiting { // retries that are due go first
-			if !w.due.After(now) && len(batch) < consumer.MaxBatch {
-				batch, attempts[w.msg.MessageId] = append(batch, w.msg), w.attempts
-			} else {
-				later = append(later, w)
-			}
-		}
-		waiting = later
-		pause := time.After(lineBatchPause)
-	collect:
-		for open && len(batch) < consumer.MaxBatch {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					open = false
-					break collect
-				}
-				n++
-				id := fmt.Sprintf("line-%d", l.n) // the line of the input, as an editor numbers it
-				batch, attempts[id] = append(batch, events.SQSMessage{MessageId: id, Body: l.text, EventSource: "aws:sqs"}), 0
-			case <-pause:
-				break collect
-			case <-ctx.Done():
-				return n, int(long.Load()), nil
-			}
-		}
-		if len(batch) == 0 {
-			if !open && len(waiting) > 0 {
-				time.Sleep(localPoll) // only retries left, none due yet
-			}
+	}
+	return later
+}
+
+// settle hands b to the handler and returns the lines that must come back, due after
+// f.retry, doubled for each attempt before; a line out of attempts is dropped. A batch
+// begun is finished, as the worker finishes one: Ctrl-C never leaves a movement
+// written but reported failed. A second Ctrl-C quits at once (main).
+func (f lineFeed) settle(ctx context.Context, b feedBatch) []redelivery {
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lineDeadline)
+	noted := context.AfterFunc(ctx, func() {
+		f.log.Info("stopping: finishing the batch in flight, for at most " + lineDeadline.String() + "; Ctrl-C again quits now")
+	})
+	back := f.h.Settle(bctx, b.msgs)
+	noted()
+	cancel()
+	var again []redelivery
+	for _, m := range b.msgs {
+		if !back[m.MessageId] {
 			continue
 		}
-		// A batch begun is finished, as the worker finishes one: Ctrl-C never leaves a
-		// movement written but reported failed. A second Ctrl-C quits at once (main).
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lineDeadline)
-		noted := context.AfterFunc(ctx, func() {
-			f.log.Info("stopping: finishing the batch in flight, for at most " + lineDeadline.String() + "; Ctrl-C again quits now")
-		})
-		back := f.h.Settle(bctx, batch)
-		noted()
-		cancel()
-		for _, m := range batch {
-			if !back[m.MessageId] {
-				continue
-			}
-			a := attempts[m.MessageId] + 1
-			if a >= lineAttempts {
-				f.log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
-				f.drop(m.MessageId)
-				continue
-			}
-			waiting = append(waiting, retry{msg: m, attempts: a, due: time.Now().Add(f.retry << (a - 1))})
+		a := b.attempts[m.MessageId] + 1
+		if a >= lineAttempts {
+			f.log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
+			f.drop(m.MessageId)
+			continue
 		}
+		again = append(again, redelivery{msg: m, attempts: a, due: time.Now().Add(f.retry << (a - 1))})
 	}
-	select {
-	case err := <-readErr:
-		return n, int(long.Load()), err
-	default:
-		return n, int(long.Load()), nil
-	}
+	return again
 }
