@@ -19,7 +19,10 @@ var auditCommand = command{
 const maxAuditSegments = 64
 
 // auditHelp is ledger audit's --help.
-var auditHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--segments N] [--json]", example: `
+var auditHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--segments N] [--json]", about: `
+Checks every account's invariants on the ledger table, in DynamoDB at --endpoint, and
+exits 1 naming each broken account. An account busy while it is read is listed as
+unverified: audit again.`, example: `
 ledger audit --endpoint http://127.0.0.1:5000 --table ledger --json`}
 
 // auditCmd is ledger audit's command line.
@@ -33,10 +36,9 @@ type auditCmd struct {
 // newAuditCmd declares ledger audit's flags.
 func newAuditCmd(stdout, stderr io.Writer) *auditCmd {
 	c := &auditCmd{flags: newFlags("audit", auditHelp, stdout, stderr)}
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.table.declare(c.flags)
 	c.IntVar(&c.segments, "segments", 4, "parallel scan segments (1–64)")
-	c.BoolVar(&c.asJSON, "json", false, "print the verdict as one JSON document on stdout")
+	c.jsonVar(&c.asJSON)
 	return c
 }
 

@@ -73,9 +73,6 @@ func unreachable(who string, err error) error {
 	return fmt.Errorf("cannot reach %s: %w", who, err)
 }
 
-// dlqUsage is --dlq-url's help, for consume and up.
-const dlqUsage = "park permanent failures on this queue at once, with their reason (default: $LEDGER_DLQ_URL; none: they come back until the queue's maxReceiveCount moves them to its DLQ; a queue without a redrive policy is refused either way)"
-
 // withDLQ puts --dlq-url, when given, in place of $LEDGER_DLQ_URL, and names which one
 // cfg.DLQ now comes from, for checkQueues' errors.
 func withDLQ(cfg *config.Config, flag string) (from string) {

@@ -28,7 +28,13 @@ var compareCommand = command{
 const maxRTT = time.Second
 
 // compareHelp is ledger compare's --help.
-var compareHelp = helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", example: `
+var compareHelp = helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", about: `
+Runs each scenario's workload, deliveries and faults on this design (the transaction
+strategy) and on the separate-table baseline, and reports what each made of them; it
+exits 1 unless the transaction strategy applied every movement exactly once. Each
+scenario generates --movements on --accounts (hot-account on one). One --seed, one run:
+the same workload, schedule, faults and crash points. DynamoDB is a fresh embedded store
+per run unless --endpoint names one.`, example: `
 ledger compare --bench --html compare.html
 ledger compare --scenarios crash-after-effect,messageid-key --json
 ledger compare --bench --bench-movements 10000 --scenarios hot-account`}
@@ -53,15 +59,15 @@ type compareCmd struct {
 func newCompareCmd(stdout, stderr io.Writer) *compareCmd {
 	c := &compareCmd{flags: newFlags("compare", compareHelp, stdout, stderr)}
 	c.StringVar(&c.scenarios, "scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
-	c.Uint64Var(&c.seed, "seed", 1, "seed of the workload, schedule, faults and crash points (same seed, same run)")
+	c.seedVar(&c.seed)
 	c.DurationVar(&c.rtt, "rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
-	c.IntVar(&c.movements, "movements", 100, "movements per scenario")
-	c.IntVar(&c.accounts, "accounts", 8, "accounts per scenario (hot-account always uses one)")
+	c.movementsVar(&c.movements, 100)
+	c.accountsVar(&c.accounts, 8)
 	c.BoolVar(&c.bench, "bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
 	c.IntVar(&c.benchMovements, "bench-movements", 400, "movements per benchmark run, its warm-up included: the table counts those after it (10000 shows the steady state; it takes minutes)")
-	c.BoolVar(&c.asJSON, "json", false, "print the report as one JSON document on stdout instead of the tables")
+	c.jsonVar(&c.asJSON)
 	c.StringVar(&c.htmlFile, "html", "", "also write a self-contained HTML report to this file")
-	c.StringVar(&c.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: a fresh embedded store per run)")
+	c.endpointVar(&c.endpoint)
 	return c
 }
 

@@ -32,7 +32,12 @@ const maxRetryDelay = 11 * time.Hour
 const maxPollers = 64
 
 // consumeHelp is ledger consume's --help.
-var consumeHelp = helpText{synopsis: "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", example: `
+var consumeHelp = helpText{synopsis: "--queue-url U [--endpoint URL] [--sqs-endpoint URL] [--table T] [--dlq-url U] [--pollers N] [--wait D] [--retry-delay D] [--drain]", about: `
+Consumes the SQS queue --queue-url (required) with the Lambda's handler, long-polling
+until Ctrl-C or, with --drain, until a receive comes back empty, and applies its
+movements to the ledger table in DynamoDB at --endpoint; an --endpoint on this machine
+serves SQS too, unless --sqs-endpoint is given. It checks the table and the queues
+before it starts.`, example: `
 ledger consume --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq --endpoint http://127.0.0.1:5000`}
 
@@ -52,11 +57,10 @@ type consumeCmd struct {
 // newConsumeCmd declares ledger consume's flags.
 func newConsumeCmd(stdout, stderr io.Writer) *consumeCmd {
 	c := &consumeCmd{flags: newFlags("consume", consumeHelp, stdout, stderr)}
-	c.StringVar(&c.queueURL, "queue-url", "", "the movements queue (required)")
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS)")
-	c.StringVar(&c.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL (default: a loopback --endpoint, else AWS)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	c.StringVar(&c.dlq, "dlq-url", "", dlqUsage)
+	c.queueURLVar(&c.queueURL)
+	c.table.declare(c.flags)
+	c.sqsEndpointVar(&c.sqsEndpoint)
+	c.dlqURLVar(&c.dlq)
 	c.IntVar(&c.pollers, "pollers", consumer.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
 	c.DurationVar(&c.retryDelay, "retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
 	c.DurationVar(&c.wait, "wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")

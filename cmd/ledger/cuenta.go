@@ -36,7 +36,11 @@ type cuentaChange struct {
 const cuentaTimeout = 30 * time.Second
 
 // cuentaHelp is ledger cuenta's --help.
-var cuentaHelp = helpText{synopsis: "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", example: `
+var cuentaHelp = helpText{synopsis: "CUENTA [--limite IMPORTE] [--bloquear | --desbloquear] [--endpoint URL] [--table T] [--json]", about: `
+Shows the account CUENTA, from the ledger table in DynamoDB at --endpoint, or changes
+it: --limite sets its overdraft limit, --bloquear freezes it, --desbloquear unfreezes
+it, and a change adds one to its version. With --json the result is the account, or the
+account before and after a change: {"antes": …, "despues": …}.`, example: `
 ledger cuenta ES7620770024003102575766
 ledger cuenta ES7620770024003102575766 --limite 500.00 --endpoint http://127.0.0.1:5000
 ledger cuenta ES7620770024003102575766 --bloquear --json`}
@@ -59,9 +63,8 @@ func newCuentaCmd(stdout, stderr io.Writer) *cuentaCmd {
 	c.StringVar(&c.limite, "limite", "", "set the allowed overdraft: a decimal ≥ 0 with at most the currency's decimals (any in a currency since withdrawn)")
 	c.BoolVar(&c.bloquear, "bloquear", false, "freeze the account: no new debit or hold is applied until it is unfrozen (credits, captures of earlier holds and releases are)")
 	c.BoolVar(&c.desbloquear, "desbloquear", false, "unfreeze the account")
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
-	c.BoolVar(&c.asJSON, "json", false, "print the account (before and after a change) as JSON on stdout")
+	c.table.declare(c.flags)
+	c.jsonVar(&c.asJSON)
 	return c
 }
 

@@ -65,7 +65,13 @@ func newDemoJSON(s demo.Summary) demoJSON {
 }
 
 // demoHelp is ledger demo's --help.
-var demoHelp = helpText{synopsis: "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", example: `
+var demoHelp = helpText{synopsis: "[--accounts N] [--movements N] [--seed S] [--consumers N] [--json]", about: `
+Runs the product end to end on the embedded DynamoDB: a seeded workload, delivered at
+least once as SQS delivers (duplicates under new message ids, SNS envelopes,
+redeliveries, shuffled order), applied in concurrent batches, then audited. It exits 1
+unless every movement was applied exactly once. One --seed gives the same movements,
+messages and outcomes; how often each is handled varies. Time grows with the square of
+--movements: 5000 take about two minutes.`, example: `
 ledger demo --accounts 50 --movements 2000 --seed 7`}
 
 // demoCmd is ledger demo's command line.
@@ -79,11 +85,11 @@ type demoCmd struct {
 // newDemoCmd declares ledger demo's flags.
 func newDemoCmd(stdout, stderr io.Writer) *demoCmd {
 	c := &demoCmd{flags: newFlags("demo", demoHelp, stdout, stderr)}
-	c.IntVar(&c.accounts, "accounts", 20, "accounts in the workload")
-	c.IntVar(&c.movements, "movements", 1000, "movements in the workload, each delivered at least once (time grows with the square: 5000 take about two minutes)")
-	c.Uint64Var(&c.seed, "seed", 1, "seed of the workload and of the delivery schedule (same seed, same movements, messages and outcomes; how often each is handled varies)")
+	c.accountsVar(&c.accounts, 20)
+	c.movementsVar(&c.movements, 1000)
+	c.seedVar(&c.seed)
 	c.IntVar(&c.consumers, "consumers", 4, "batches handled concurrently")
-	c.BoolVar(&c.asJSON, "json", false, "print one JSON document on stdout instead of the human summary")
+	c.jsonVar(&c.asJSON)
 	return c
 }
 

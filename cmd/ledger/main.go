@@ -99,6 +99,7 @@ type flags struct {
 // helpText is what a command's --help says besides its flags.
 type helpText struct {
 	synopsis string // the command line's shape, after "ledger NAME"
+	about    string // what the command does with its flags, and its defaults that differ
 	example  string // command lines to copy, one a line
 }
 
@@ -109,9 +110,13 @@ func newFlags(name string, text helpText, stdout, stderr io.Writer) *flags {
 	return &flags{FlagSet: fs, name: name, text: text, stdout: stdout, stderr: stderr}
 }
 
-// help prints the synopsis, the flags and an example on stdout.
+// help prints the synopsis, the description, the flags and an example on stdout.
 func (f *flags) help() {
-	fmt.Fprintf(f.stdout, "Usage: ledger %s %s\n\nFlags:\n", f.name, f.text.synopsis)
+	fmt.Fprintf(f.stdout, "Usage: ledger %s %s\n\n", f.name, f.text.synopsis)
+	if about := strings.TrimSpace(f.text.about); about != "" {
+		fmt.Fprintf(f.stdout, "%s\n\n", about)
+	}
+	fmt.Fprintln(f.stdout, "Flags:")
 	f.SetOutput(f.stdout)
 	f.PrintDefaults()
 	f.SetOutput(io.Discard)

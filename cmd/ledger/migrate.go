@@ -20,7 +20,10 @@ var migrateCommand = command{
 }
 
 // migrateHelp is ledger migrate's --help.
-var migrateHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", example: `
+var migrateHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", about: `
+Creates or updates the ledger and idempotency tables from migrations/, idempotently, in
+DynamoDB at --endpoint. Tables in AWS itself, with no endpoint set by flag, environment
+or profile, are protected as the stack protects them.`, example: `
 ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`}
 
 // migrateCmd is ledger migrate's command line.
@@ -33,8 +36,7 @@ type migrateCmd struct {
 // newMigrateCmd declares ledger migrate's flags.
 func newMigrateCmd(stdout, stderr io.Writer) *migrateCmd {
 	c := &migrateCmd{flags: newFlags("migrate", migrateHelp, stdout, stderr)}
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.table.declare(c.flags)
 	c.DurationVar(&c.wait, "wait", 10*time.Minute, "give up the migrations after this long, waiting for tables and indexes to become active included")
 	return c
 }

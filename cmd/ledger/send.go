@@ -56,7 +56,12 @@ const (
 const callTimeout = 30 * time.Second
 
 // sendHelp is ledger send's --help.
-var sendHelp = helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", example: `
+var sendHelp = helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", about: `
+Sends movements to the SQS queue --queue-url, or publishes them to the SNS topic
+--topic-arn, in batches: the lines of --from as they are, or the seeded workload of
+--generate. SQS and SNS are called at --endpoint. One --seed sends the same movements
+all UTC day, another seed new ones; on a later day one seed's holds expire later, so
+they would be conflicting duplicates: take another seed.`, example: `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --reversals 0.05 --holds 0.1
 ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}
@@ -78,17 +83,17 @@ type sendCmd struct {
 // newSendCmd declares ledger send's flags.
 func newSendCmd(stdout, stderr io.Writer) *sendCmd {
 	c := &sendCmd{flags: newFlags("send", sendHelp, stdout, stderr)}
-	c.StringVar(&c.queueURL, "queue-url", "", "send to this SQS queue")
+	c.queueURLVar(&c.queueURL)
 	c.StringVar(&c.topicARN, "topic-arn", "", "publish to this SNS topic")
-	c.StringVar(&c.from, "from", "", "JSON lines to send, one message body per line, sent as they are ('-' for stdin)")
+	c.fromVar(&c.from)
 	c.IntVar(&c.generate, "generate", 0, "generate this many movements instead: a seeded workload (the demo's generator), each movement meant to apply")
-	c.IntVar(&c.accounts, "accounts", 10, "accounts of the generated workload")
-	c.Uint64Var(&c.seed, "seed", 1, "seed of the generated workload and its duplicates: one seed sends the same movements all UTC day, another seed new ones (on a later day one seed's holds expire later, so they would be conflicting duplicates: take another seed)")
+	c.accountsVar(&c.accounts, 10)
+	c.seedVar(&c.seed)
 	c.Float64Var(&c.duplicates, "duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
 	c.Float64Var(&c.transfers, "transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
 	c.Float64Var(&c.reversals, "reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
 	c.Float64Var(&c.holds, "holds", 0, "share of the generated movements that are holds, later captured, released or left to expire in a day (0–1)")
-	c.StringVar(&c.endpoint, "endpoint", "", "SQS/SNS endpoint URL, such as a moto server (default: AWS)")
+	c.endpointVar(&c.endpoint)
 	return c
 }
 

@@ -33,7 +33,9 @@ const (
 )
 
 // serveHelp is ledger serve's --help.
-var serveHelp = helpText{synopsis: "[--addr A] [--endpoint URL] [--table T]", example: `
+var serveHelp = helpText{synopsis: "[--addr A] [--endpoint URL] [--table T]", about: `
+Serves the balance API on net/http until Ctrl-C, from the ledger table in DynamoDB at
+--endpoint, which must exist.`, example: `
 ledger serve --endpoint http://127.0.0.1:5000 --table ledger
 curl -s http://127.0.0.1:8080/cuentas/ES7620770024003102575766`}
 
@@ -47,9 +49,8 @@ type serveCmd struct {
 // newServeCmd declares ledger serve's flags.
 func newServeCmd(stdout, stderr io.Writer) *serveCmd {
 	c := &serveCmd{flags: newFlags("serve", serveHelp, stdout, stderr)}
-	c.StringVar(&c.addr, "addr", "127.0.0.1:8080", "listen address; keep it on loopback unless something in front authenticates callers, as the API has no authentication of its own")
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as a moto server (default: AWS, or AWS_ENDPOINT_URL_DYNAMODB)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.addrVar(&c.addr)
+	c.table.declare(c.flags)
 	return c
 }
 

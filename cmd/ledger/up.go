@@ -47,7 +47,15 @@ const (
 )
 
 // upHelp is ledger up's --help.
-var upHelp = helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", example: `
+var upHelp = helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", about: `
+Runs a local stack: DynamoDB, the tables, the balance API and the consumer, until
+Ctrl-C. DynamoDB is embedded, in memory and gone on exit, unless --endpoint names one;
+the tables are created there when it is on this machine, and must exist anywhere else.
+The consumer takes the lines of --from as a queue's messages (a line that can never
+succeed is parked in the log), and up keeps serving after them: the API answers once
+each line of a regular file has been handled once, and at once for stdin and pipes,
+read as they come. With --queue-url it consumes that queue too, as ledger consume does;
+an --endpoint on this machine serves SQS as well, unless --sqs-endpoint is given.`, example: `
 ledger up --from examples/movimientos.jsonl
 ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`}
@@ -66,13 +74,12 @@ type upCmd struct {
 // newUpCmd declares ledger up's flags.
 func newUpCmd(stdout, stderr io.Writer) *upCmd {
 	c := &upCmd{flags: newFlags("up", upHelp, stdout, stderr)}
-	c.StringVar(&c.addr, "addr", "127.0.0.1:8080", "the balance API's listen address (keep it on loopback: the API has no authentication of its own)")
-	c.StringVar(&c.from, "from", "", "consume message bodies from this JSON-lines file, then keep serving; the API answers once each line of a regular file has been handled once ('-' for stdin, read as it comes; stdin and pipes are served at once)")
-	c.StringVar(&c.queueURL, "queue-url", "", "consume this SQS queue, as ledger consume does")
-	c.StringVar(&c.dlq, "dlq-url", "", "with --queue-url: "+dlqUsage)
-	c.StringVar(&c.table.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: an embedded DynamoDB, in memory, gone on exit)")
-	c.StringVar(&c.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL for --queue-url (default: a loopback --endpoint, else AWS)")
-	c.StringVar(&c.table.name, "table", "", "ledger table name (default: $LEDGER_TABLE, else ledger)")
+	c.addrVar(&c.addr)
+	c.fromVar(&c.from)
+	c.queueURLVar(&c.queueURL)
+	c.dlqURLVar(&c.dlq)
+	c.table.declare(c.flags)
+	c.sqsEndpointVar(&c.sqsEndpoint)
 	return c
 }
 
