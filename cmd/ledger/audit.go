@@ -42,6 +42,7 @@ func newAuditCmd(stdout, stderr io.Writer) *auditCmd {
 	return c
 }
 
+// runAudit is ledger audit: it parses the command line, then validates it and runs.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newAuditCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

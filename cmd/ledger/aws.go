@@ -148,6 +148,43 @@ func checkTopic(ctx context.Context, t *sns.Client, topicARN string) error {
 	return answered("--topic-arn", "SNS", "GetTopicAttributes", topicARN, err)
 }
 
+// envConfig reads the environment's configuration, with table (when given) in place
+// of $LEDGER_TABLE. An error is the environment's, no part of the command line.
+func envConfig(table string) (config.Config, error) {
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		return cfg, err
+	}
+	if table != "" {
+		cfg.Table = table
+	}
+	return cfg, nil
+}
+
+// connect reads the environment and makes a DynamoDB client for --endpoint, calling
+// nothing yet.
+func (t tableFlags) connect(ctx context.Context) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, err error) {
+	if cfg, err = envConfig(t.name); err != nil {
+		return cfg, awsCfg, nil, err
+	}
+	if awsCfg, err = loadAWS(ctx, t.endpoint); err != nil {
+		return cfg, awsCfg, nil, err
+	}
+	return cfg, awsCfg, awsconf.DynamoDB(awsCfg, t.endpoint), nil
+}
+
+// open connects, then checks the table with check (checkTable, or checkEndpoint for a
+// command that creates it).
+func (t tableFlags) open(ctx context.Context, check func(context.Context, *dynamodb.Client, string, string) error) (cfg config.Config, awsCfg aws.Config, db *dynamodb.Client, err error) {
+	if cfg, awsCfg, db, err = t.connect(ctx); err != nil {
+		return cfg, awsCfg, nil, err
+	}
+	if err := check(ctx, db, cfg.Table, t.endpoint); err != nil {
+		return cfg, awsCfg, nil, err
+	}
+	return cfg, awsCfg, db, nil
+}
+
 // loadAWS is awsconf.Load, with the likelier remedy when no endpoint was given: a user
 // of a local stack who left out --endpoint is told so, not sent to configure AWS.
 func loadAWS(ctx context.Context, endpoint string) (aws.Config, error) {

@@ -71,6 +71,7 @@ func newCompareCmd(stdout, stderr io.Writer) *compareCmd {
 	return c
 }
 
+// runCompare is ledger compare: it parses the command line, then validates it and runs.
 func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCompareCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

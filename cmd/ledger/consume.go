@@ -68,6 +68,7 @@ func newConsumeCmd(stdout, stderr io.Writer) *consumeCmd {
 	return c
 }
 
+// runConsume is ledger consume: it parses the command line, then validates it and runs.
 func runConsume(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newConsumeCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

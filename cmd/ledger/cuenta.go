@@ -68,6 +68,7 @@ func newCuentaCmd(stdout, stderr io.Writer) *cuentaCmd {
 	return c
 }
 
+// runCuenta is ledger cuenta: it parses the command line, then validates it and runs.
 func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCuentaCmd(stdout, stderr)
 	if code, ok := c.parseArgs(args); !ok {

@@ -93,6 +93,7 @@ func newDemoCmd(stdout, stderr io.Writer) *demoCmd {
 	return c
 }
 
+// runDemo is ledger demo: it parses the command line, then validates it and runs.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newDemoCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

@@ -41,6 +41,7 @@ func newMigrateCmd(stdout, stderr io.Writer) *migrateCmd {
 	return c
 }
 
+// runMigrate is ledger migrate: it parses the command line, then validates it and runs.
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newMigrateCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

@@ -97,6 +97,7 @@ func newSendCmd(stdout, stderr io.Writer) *sendCmd {
 	return c
 }
 
+// runSend is ledger send: it parses the command line, then validates it and runs.
 func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newSendCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

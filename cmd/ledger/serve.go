@@ -54,6 +54,7 @@ func newServeCmd(stdout, stderr io.Writer) *serveCmd {
 	return c
 }
 
+// runServe is ledger serve: it parses the command line, then validates it and runs.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newServeCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)

@@ -83,6 +83,7 @@ func newUpCmd(stdout, stderr io.Writer) *upCmd {
 	return c
 }
 
+// runUp is ledger up: it parses the command line, then validates it and runs.
 func runUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newUpCmd(stdout, stderr)
 	return c.execute(ctx, args, 0, c)
