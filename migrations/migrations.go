@@ -18,12 +18,9 @@ import (
 //go:embed *.json
 var files embed.FS
 
-// Ledger and Idempotencia are the logical tables the migrations define, the names a
-// caller maps to physical ones (LEDGER_TABLE, LEDGER_IDEMPOTENCY_TABLE).
-const (
-	Ledger       = "ledger"
-	Idempotencia = "idempotencia"
-)
+// Ledger is the logical table the migrations define, the name a caller maps to a
+// physical one (LEDGER_TABLE).
+const Ledger = "ledger"
 
 // Migration is one table definition. Table is a logical name (Ledger) the caller maps
 // to a physical one (LEDGER_TABLE). TTL names the numeric attribute DynamoDB's time to
@@ -79,24 +76,35 @@ func load(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		m := Migration{Name: strings.TrimSuffix(name, ".json"), Checksum: hex.EncodeToString(sum[:])}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err = dec.Decode(&m); err == nil {
-			err = m.validate()
-		}
+		m, err := Parse(strings.TrimSuffix(name, ".json"), raw)
 		if err != nil {
-			return nil, fmt.Errorf("migrations: %s: %w", name, err)
+			return nil, err
 		}
 		out = append(out, m)
 	}
 	return out, nil
 }
 
+// Parse reads and validates one table definition, named name, from its JSON: this
+// package's, or another table a caller migrates beside them (the comparison's).
+func Parse(name string, raw []byte) (Migration, error) {
+	sum := sha256.Sum256(raw)
+	m := Migration{Name: name, Checksum: hex.EncodeToString(sum[:])}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&m)
+	if err == nil {
+		err = m.validate()
+	}
+	if err != nil {
+		return Migration{}, fmt.Errorf("migrations: %s.json: %w", name, err)
+	}
+	return m, nil
+}
+
 func (m Migration) validate() error {
-	if m.Table != Ledger && m.Table != Idempotencia {
-		return fmt.Errorf("table %q is none of the logical tables (%s, %s)", m.Table, Ledger, Idempotencia)
+	if m.Table == "" {
+		return fmt.Errorf("no logical table name")
 	}
 	if m.Billing != "PAY_PER_REQUEST" {
 		return fmt.Errorf("billing %q: only PAY_PER_REQUEST (on-demand) is supported", m.Billing)

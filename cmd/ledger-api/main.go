@@ -18,13 +18,18 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/ledger-dev/ledger/internal/api"
-	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
 func main() {
-	cfg, awsCfg, err := app.FromEnv(context.Background())
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	awsCfg, err := awsconf.Load(context.Background(), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -30,7 +29,7 @@ func seed(t *testing.T, env *testenv.DynamoDB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var batch []ledger.Entrega
+	var batch []store.Entrega
 	for _, d := range []movimiento.Datos{
 		{ID: "nomina-11", Tipo: movimiento.Abono, Importe: "100.00"},
 		{ID: "pago-8f2c", Tipo: movimiento.Cargo, Importe: "50.00", Concepto: "Pedido 1234", Fecha: "2026-12-02T10:15:00Z"},
@@ -41,15 +40,15 @@ func seed(t *testing.T, env *testenv.DynamoDB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		batch = append(batch, ledger.Entrega{Mov: m, Origen: "msg-" + d.ID})
+		batch = append(batch, store.Entrega{Mov: m, Origen: "msg-" + d.ID})
 	}
 	slashed, err := movimiento.New(movimiento.Datos{ID: "ref/2026/7", Cuenta: "ES1000000000000000000001", Tipo: movimiento.Abono, Importe: "7.00", Moneda: "EUR"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch = append(batch, ledger.Entrega{Mov: slashed, Origen: "msg-ref"})
-	for _, r := range svc.ApplyAll(context.Background(), batch) {
-		if r.Outcome != ledger.Applied {
+	batch = append(batch, store.Entrega{Mov: slashed, Origen: "msg-ref"})
+	for _, r := range svc.Apply(context.Background(), batch) {
+		if r.Outcome != store.Applied {
 			t.Fatalf("seeding: %+v", r)
 		}
 	}

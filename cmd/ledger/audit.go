@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/audit"
 )
 
 var auditCommand = command{
@@ -15,7 +15,7 @@ var auditCommand = command{
 	run:     runAudit,
 }
 
-// maxAuditSegments bounds --segments; see store.AuditOptions.
+// maxAuditSegments bounds --segments; see audit.Options.
 const maxAuditSegments = 64
 
 // auditHelp is ledger audit's --help.
@@ -62,7 +62,7 @@ func (c *auditCmd) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	report, err := store.Audit(ctx, db, cfg.Table, store.AuditOptions{Segments: c.segments})
+	report, err := audit.Run(ctx, db, cfg.Table, audit.Options{Segments: c.segments})
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (c *auditCmd) run(ctx context.Context) error {
 
 // printAudit writes the verdict for people: a line per broken or unverified account,
 // then the counts.
-func printAudit(w io.Writer, table string, report store.AuditReport) {
+func printAudit(w io.Writer, table string, report audit.Report) {
 	for _, b := range report.Broken {
 		fmt.Fprintf(w, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -29,16 +29,16 @@ func TestAuditCommandNamesCorruptedAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entregas []ledger.Entrega
+	var entregas []store.Entrega
 	for _, m := range w.Movements {
-		entregas = append(entregas, ledger.Entrega{Mov: m})
+		entregas = append(entregas, store.Entrega{Mov: m})
 	}
-	svc.ApplyAll(ctx, entregas)
+	svc.Apply(ctx, entregas)
 	// audit runs the command with --json and without: the verdict, and what a person reads.
-	audit := func() (int, store.AuditReport, string) {
+	audit := func() (int, audit.Report, string) {
 		var stdout, human, stderr bytes.Buffer
 		code := run(ctx, []string{"audit", "--endpoint", env.Endpoint, "--table", env.Table(), "--json"}, &stdout, &stderr)
-		var r store.AuditReport
+		var r audit.Report
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("audit --json printed %q: %v", stdout.String(), err)
 		}
@@ -109,8 +109,8 @@ func TestAuditOfATableWithoutTheLedgerSaysSo(t *testing.T) {
 // again: it does not fail the audit, so the text is how an operator learns of it.
 func TestAuditTextNamesUnverifiedAccounts(t *testing.T) {
 	var out bytes.Buffer
-	printAudit(&out, "ledger", store.AuditReport{OK: true, Accounts: 3, Movements: 9, Broken: []store.Broken{},
-		Unverified: []store.Broken{{Cuenta: "ES76", Reason: "its records changed while read"}}})
+	printAudit(&out, "ledger", audit.Report{OK: true, Accounts: 3, Movements: 9, Broken: []audit.Broken{},
+		Unverified: []audit.Broken{{Cuenta: "ES76", Reason: "its records changed while read"}}})
 	want := "UNVERIFIED ES76: its records changed while read\naudit of ledger: 3 accounts, 9 applied movements, 0 broken, 1 unverified (busy while read; audit again)\n"
 	if out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)

@@ -14,7 +14,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/compare"
 	"github.com/ledger-dev/ledger/internal/config"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
@@ -139,7 +138,7 @@ func (c *compareCmd) run(ctx context.Context) error {
 		return err
 	}
 	for _, r := range rep.Results {
-		if v := r.Verdict(); r.Strategy == ledger.Transaction && v != compare.ExactlyOnce {
+		if v := r.Verdict(); r.Strategy == compare.Transaction && v != compare.ExactlyOnce {
 			return fmt.Errorf("the transaction strategy's verdict in %s: %s", r.Scenario, v)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/config"
-	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 var consumeCommand = command{
@@ -61,10 +61,10 @@ func newConsumeCmd(stdout, stderr io.Writer) *consumeCmd {
 	c.table.declare(c.flags)
 	c.sqsEndpointVar(&c.sqsEndpoint)
 	c.dlqURLVar(&c.dlq)
-	c.IntVar(&c.pollers, "pollers", consumer.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
-	c.DurationVar(&c.retryDelay, "retry-delay", consumer.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
-	c.DurationVar(&c.wait, "wait", consumer.MaxWait, "long-poll wait per receive (1s–20s)")
-	c.BoolVar(&c.drain, "drain", false, fmt.Sprintf("stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many); fail after %d failed receives in a row", consumer.MaxDrainReceiveFailures))
+	c.IntVar(&c.pollers, "pollers", worker.DefaultPollers, fmt.Sprintf("concurrent receive loops (1–%d); at most 10 messages in flight each", maxPollers))
+	c.DurationVar(&c.retryDelay, "retry-delay", worker.DefaultRetryDelay, "visibility timeout given back to a message that must come back (1s–11h)")
+	c.DurationVar(&c.wait, "wait", worker.MaxWait, "long-poll wait per receive (1s–20s)")
+	c.BoolVar(&c.drain, "drain", false, fmt.Sprintf("stop when a receive comes back empty, instead of polling until interrupted (messages in flight or waiting out --retry-delay then stay queued; it says how many); fail after %d failed receives in a row", worker.MaxDrainReceiveFailures))
 	return c
 }
 
@@ -83,8 +83,8 @@ func (c *consumeCmd) validate() error {
 		return fmt.Errorf("--queue-url: %w", config.ValidateQueueURL(c.queueURL))
 	case c.pollers < 1 || c.pollers > maxPollers:
 		return fmt.Errorf("--pollers must be within 1–%d, not %d", maxPollers, c.pollers)
-	case c.wait < time.Second || c.wait > consumer.MaxWait:
-		return fmt.Errorf("--wait must be within 1s–%v, not %v", consumer.MaxWait, c.wait)
+	case c.wait < time.Second || c.wait > worker.MaxWait:
+		return fmt.Errorf("--wait must be within 1s–%v, not %v", worker.MaxWait, c.wait)
 	case c.retryDelay < time.Second || c.retryDelay > maxRetryDelay:
 		return fmt.Errorf("--retry-delay must be within 1s–%v, not %v", maxRetryDelay, c.retryDelay)
 	case config.ValidateQueueURL(c.dlq) != nil:
@@ -115,7 +115,7 @@ func (c *consumeCmd) run(ctx context.Context) error {
 	if err := checkQueues(ctx, q, c.queueURL, dlqFrom, cfg.DLQ); err != nil {
 		return err
 	}
-	tally := &consumer.Tally{}
+	tally := &worker.Tally{}
 	logger := slog.New(slog.NewJSONHandler(c.stderr, nil)) // stderr stays JSON lines, as in the Lambda
 	w, err := c.worker(cfg, awsCfg, ends, q, tally, logger)
 	if err != nil {
@@ -133,14 +133,14 @@ func (c *consumeCmd) run(ctx context.Context) error {
 
 // worker is the Lambda's handler, counting outcomes in tally, in a worker polling
 // --queue-url. The options they refuse are usage errors.
-func (c *consumeCmd) worker(cfg config.Config, awsCfg aws.Config, ends app.Endpoints, q *sqs.Client, tally *consumer.Tally, logger *slog.Logger) (*consumer.Worker, error) {
+func (c *consumeCmd) worker(cfg config.Config, awsCfg aws.Config, ends app.Endpoints, q *sqs.Client, tally *worker.Tally, logger *slog.Logger) (*worker.Worker, error) {
 	opts := app.LambdaLogs(c.stderr)
 	opts.Observer = tally.Observe
 	h, err := app.Consumer(cfg, awsCfg, ends, opts)
 	if err != nil {
 		return nil, usageErr{err}
 	}
-	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{
+	w, err := worker.New(q, h, worker.Options{
 		QueueURL: c.queueURL, Pollers: c.pollers, WaitTime: c.wait, RetryDelay: c.retryDelay, Drain: c.drain, Logger: logger,
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -24,7 +23,7 @@ func TestCuentaShowsAndChangesAnAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); err != nil {
+	if _, err := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: m}})); err != nil {
 		t.Fatal(err)
 	}
 	cuenta := func(args ...string) (int, string, string) {

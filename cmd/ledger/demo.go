@@ -9,10 +9,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ledger-dev/ledger/internal/consumer"
+	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/demo"
 	"github.com/ledger-dev/ledger/internal/sim"
-	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 var demoCommand = command{
@@ -23,18 +23,18 @@ var demoCommand = command{
 
 // demoJSON is the document `ledger demo --json` prints.
 type demoJSON struct {
-	Accounts    int               `json:"accounts"`
-	Movements   int               `json:"movements"`
-	Deliveries  int               `json:"deliveries"`
-	Outcomes    consumer.Outcomes `json:"outcomes"`
-	Audit       store.AuditReport `json:"audit"`
-	Transfers   int               `json:"transfers"`
-	Reversals   int               `json:"reversals"`
-	Holds       holdsJSON         `json:"holds"`
-	Refused     int               `json:"refused"`
-	Freeze      freezeJSON        `json:"freeze"`
-	ExactlyOnce bool              `json:"exactly_once"`
-	Wrong       []string          `json:"wrong,omitempty"` // what the ledger recorded otherwise than the workload
+	Accounts    int             `json:"accounts"`
+	Movements   int             `json:"movements"`
+	Deliveries  int             `json:"deliveries"`
+	Outcomes    worker.Outcomes `json:"outcomes"`
+	Audit       audit.Report    `json:"audit"`
+	Transfers   int             `json:"transfers"`
+	Reversals   int             `json:"reversals"`
+	Holds       holdsJSON       `json:"holds"`
+	Refused     int             `json:"refused"`
+	Freeze      freezeJSON      `json:"freeze"`
+	ExactlyOnce bool            `json:"exactly_once"`
+	Wrong       []string        `json:"wrong,omitempty"` // what the ledger recorded otherwise than the workload
 }
 
 // holdsJSON counts the demo's holds by what became of them.

@@ -10,18 +10,20 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/migrate"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 var migrateCommand = command{
 	name:    "migrate",
-	summary: "create or update the ledger and idempotency tables from migrations/, idempotently",
+	summary: "create or update the ledger table from migrations/, idempotently",
 	run:     runMigrate,
 }
 
 // migrateHelp is ledger migrate's --help.
 var migrateHelp = helpText{synopsis: "[--endpoint URL] [--table T] [--wait D]", about: `
-Creates or updates the ledger and idempotency tables from migrations/, idempotently, in
+Creates or updates the ledger table from migrations/, idempotently, in
 DynamoDB at --endpoint. Tables in AWS itself, with no endpoint set by flag, environment
 or profile, are protected as the stack protects them.`, example: `
 ledger migrate --endpoint http://127.0.0.1:5000 --table ledger`}
@@ -66,7 +68,7 @@ func (c *migrateCmd) run(ctx context.Context) error {
 	// Tables in AWS itself (no endpoint given by flag, environment or profile) are meant
 	// to last: protected as the stack protects them. An emulator's are not.
 	inAWS := aws.ToString(db.Options().BaseEndpoint) == ""
-	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: cfg.Tables(), Protect: inAWS})
+	steps, err := migrate.Run(ctx, db, migrate.Options{Tables: tables(cfg), Protect: inAWS})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("gave up after --wait %v: %w", c.wait, err)
 	}
@@ -76,4 +78,10 @@ func (c *migrateCmd) run(ctx context.Context) error {
 	}
 	tw.Flush()
 	return err
+}
+
+// tables maps the migrations' logical table names to the configured ones, for
+// migrate.Options.Tables.
+func tables(cfg config.Config) map[string]string {
+	return map[string]string{migrations.Ledger: cfg.Table}
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/testenv"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 func TestMigrateCommandIsIdempotent(t *testing.T) {
@@ -233,4 +235,24 @@ func TestMigrateValidate(t *testing.T) {
 		{[]string{"--endpoint", "127.0.0.1:8000"}, `--endpoint: awsconf: endpoint "127.0.0.1:8000"`},
 		{[]string{"--table", "a/b"}, `--table: table name "a/b"`},
 	})
+}
+
+func TestTablesMapEveryMigratedTable(t *testing.T) {
+	c, err := config.FromEnv(func(k string) string { return map[string]string{config.EnvTable: "prod-ledger"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tables(c)
+	if got["ledger"] != "prod-ledger" {
+		t.Errorf("tables = %v", got)
+	}
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if got[m.Table] == "" {
+			t.Errorf("migration %s creates table %q, which the configuration does not name", m.Name, m.Table)
+		}
+	}
 }

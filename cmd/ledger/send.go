@@ -21,7 +21,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
-	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 var sendCommand = command{
@@ -172,15 +171,12 @@ func (c *sendCmd) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	invalid, older := countInvalid(bodies)
+	invalid := countInvalid(bodies)
 	start := time.Now()
 	sent, err := dest.send(ctx, bodies)
 	fmt.Fprintf(c.stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest.name, time.Since(start).Seconds())
 	if invalid > 0 {
 		fmt.Fprintf(c.stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
-	}
-	if older > 0 {
-		fmt.Fprintf(c.stdout, " (%d follow only older releases' rules: answered as duplicates where their movement is recorded, else parked)", older)
 	}
 	fmt.Fprintln(c.stdout)
 	return err
@@ -221,18 +217,14 @@ func (c *sendCmd) destination(ctx context.Context) (destination, error) {
 	}}, nil
 }
 
-// countInvalid counts the bodies refused by every rule (invalid), and those refused
-// today but read by older releases' rules (older), for the summary.
-func countInvalid(bodies []string) (invalid, older int) {
+// countInvalid counts the bodies that are not valid movements, for the summary.
+func countInvalid(bodies []string) (invalid int) {
 	for _, b := range bodies {
-		switch _, refused, err := movimiento.Read([]byte(b)); {
-		case err != nil:
+		if _, err := movimiento.Parse([]byte(b)); err != nil {
 			invalid++
-		case refused != nil:
-			older++
 		}
 	}
-	return invalid, older
+	return invalid
 }
 
 // checkFile makes sure name ("" and "-" aside: nothing, and stdin) is a file that can be
@@ -364,8 +356,10 @@ func batchSend(ctx context.Context, bodies []string, maxBytes int, send func(bat
 				}
 			}
 			if len(pending) > 0 {
-				if err := versioned.Sleep(ctx, sendBackoff<<(attempt-1)); err != nil {
-					return sent, err
+				select {
+				case <-ctx.Done():
+					return sent, ctx.Err()
+				case <-time.After(sendBackoff << (attempt - 1)):
 				}
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -27,7 +26,7 @@ func TestServeAnswersABalanceAndStopsWhenCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Apply(context.Background(), ledger.Entrega{Mov: m}); err != nil {
+	if _, err := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: m}})); err != nil {
 		t.Fatal(err)
 	}
 

@@ -24,6 +24,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 var upCommand = command{
@@ -154,8 +155,8 @@ type upStack struct {
 	cfg    config.Config
 	db     *dynamodb.Client
 	logger *slog.Logger
-	tally  *consumer.Tally   // the outcomes of the lines and the queue's messages
-	worker *consumer.Worker  // consumes --queue-url; nil without it
+	tally  *worker.Tally     // the outcomes of the lines and the queue's messages
+	worker *worker.Worker    // consumes --queue-url; nil without it
 	lines  *consumer.Handler // handles the lines of --from; nil without it
 }
 
@@ -173,7 +174,7 @@ func (c *upCmd) connect(ctx context.Context, cfg config.Config, dlqFrom string, 
 	if err := prepareTables(ctx, db, cfg, ends.DynamoDB); err != nil {
 		return nil, err
 	}
-	st := &upStack{cfg: cfg, db: db, logger: slog.New(slog.NewTextHandler(c.stderr, nil)), tally: &consumer.Tally{}}
+	st := &upStack{cfg: cfg, db: db, logger: slog.New(slog.NewTextHandler(c.stderr, nil)), tally: &worker.Tally{}}
 	handler := func(cfg config.Config, parker consumer.Parker) (*consumer.Handler, error) {
 		h, err := app.Consumer(cfg, awsCfg, ends, consumer.Options{Logger: st.logger, Parker: parker, Observer: st.tally.Observe})
 		if err != nil {
@@ -217,12 +218,12 @@ func prepareTables(ctx context.Context, db *dynamodb.Client, cfg config.Config, 
 	if err := checkEndpoint(ctx, db, cfg.Table, endpoint); err != nil {
 		return err
 	}
-	return migrateLocal(ctx, db, cfg.Tables())
+	return migrateLocal(ctx, db, tables(cfg))
 }
 
 // worker is a worker polling --queue-url with h, checked before it starts.
-func (c *upCmd) worker(ctx context.Context, q *sqs.Client, h *consumer.Handler, logger *slog.Logger) (*consumer.Worker, error) {
-	w, err := consumer.NewWorker(q, h, consumer.WorkerOptions{QueueURL: c.queueURL, Logger: logger})
+func (c *upCmd) worker(ctx context.Context, q *sqs.Client, h *consumer.Handler, logger *slog.Logger) (*worker.Worker, error) {
+	w, err := worker.New(q, h, worker.Options{QueueURL: c.queueURL, Logger: logger})
 	if err != nil {
 		return nil, usageErr{err}
 	}

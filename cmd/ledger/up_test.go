@@ -23,6 +23,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/testenv"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 // A file's lines are consumed as a queue's messages would be. Lines have no queue: a
@@ -212,7 +213,7 @@ func TestALineThatKeepsFailingIsDroppedAfterItsLastAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tally := &consumer.Tally{}
+	tally := &worker.Tally{}
 	h, err := app.Consumer(cfg, env.Config, app.Endpoints{DynamoDB: env.Endpoint},
 		consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, Observer: tally.Observe})
 	if err != nil {

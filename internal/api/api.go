@@ -13,19 +13,19 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
-// matching ledger.ErrNotFound for what is not recorded.
+// matching store.ErrNotFound for what is not recorded.
 type Reader interface {
 	// Cuenta is the account id, strongly consistent.
 	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
 	// Apunte is the movement id of cuenta, applied or not, strongly consistent.
-	Apunte(ctx context.Context, cuenta, id string) (ledger.Apunte, error)
+	Apunte(ctx context.Context, cuenta, id string) (movimiento.Apunte, error)
 	// Extracto is at most limit (1–MaxLimit) applied movements of cuenta, newest first,
 	// with seq below beforeSeq (0: from the newest); the bool says older ones remain.
-	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]ledger.Apunte, bool, error)
+	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]movimiento.Apunte, bool, error)
 }
 
 // The `limit` query parameter's default and maximum; the maximum keeps one response
@@ -49,7 +49,7 @@ const allowed = "GET, HEAD"
 
 // maxCuentaBytes bounds the account on the API's paths: a statement cursor holds it
 // behind a one-byte length. Ids are not held to the message rules: they are looked up
-// as stored data is read, so one recorded under older rules is still found.
+// as stored data is read, so any stored id is found.
 const maxCuentaBytes = 255
 
 // New returns the API's handler, reading through r and logging every unexpected

@@ -21,7 +21,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -45,7 +44,7 @@ func newFixture(t *testing.T) *fixture { return newFixtureAt(t, appliedAt) }
 func newFixtureAt(t *testing.T, now time.Time) *fixture {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return now }})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: cuenta.Reject, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +66,12 @@ func serve(t *testing.T, r api.Reader, svc *store.Ledger) *fixture {
 func (f *fixture) apply(t *testing.T, movs ...movimiento.Movimiento) {
 	t.Helper()
 	for start := 0; start < len(movs); start += 40 {
-		var batch []ledger.Entrega
+		var batch []store.Entrega
 		for _, m := range movs[start:min(start+40, len(movs))] {
-			batch = append(batch, ledger.Entrega{Mov: m, Origen: "msg-" + m.ID})
+			batch = append(batch, store.Entrega{Mov: m, Origen: "msg-" + m.ID})
 		}
-		for i, r := range f.svc.ApplyAll(context.Background(), batch) {
-			if r.Outcome != ledger.Applied && r.Outcome != ledger.Rejected && r.Outcome != ledger.Duplicate {
+		for i, r := range f.svc.Apply(context.Background(), batch) {
+			if r.Outcome != store.Applied && r.Outcome != store.Rejected && r.Outcome != store.Duplicate {
 				t.Fatalf("%s: %+v", batch[i].Mov.ID, r)
 			}
 		}
@@ -247,8 +246,8 @@ func TestMovementLookupAnswersWasIChargedTwice(t *testing.T) {
 	// The same facts delivered again (a producer retry, SNS fan-out): nothing changes.
 	redelivered := mov(t, "ES76", "pago/2026/1", movimiento.Cargo, "30", "EUR")
 	for _, m := range []movimiento.Movimiento{redelivered, tooMuch} {
-		r, err := f.svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-again"})
-		if err != nil || r.Outcome != ledger.Duplicate {
+		r, err := testenv.One(f.svc.Apply(context.Background(), []store.Entrega{{Mov: m, Origen: "msg-again"}}))
+		if err != nil || r.Outcome != store.Duplicate {
 			t.Fatalf("redelivery of %s: %+v, %v", m.ID, r, err)
 		}
 	}
@@ -397,11 +396,11 @@ func (f failing) Cuenta(context.Context, string) (cuenta.Cuenta, error) {
 	return cuenta.Cuenta{}, f.err
 }
 
-func (f failing) Apunte(context.Context, string, string) (ledger.Apunte, error) {
-	return ledger.Apunte{}, f.err
+func (f failing) Apunte(context.Context, string, string) (movimiento.Apunte, error) {
+	return movimiento.Apunte{}, f.err
 }
 
-func (f failing) Extracto(context.Context, string, int, int64) ([]ledger.Apunte, bool, error) {
+func (f failing) Extracto(context.Context, string, int, int64) ([]movimiento.Apunte, bool, error) {
 	return nil, false, f.err
 }
 
@@ -502,7 +501,7 @@ func TestIdsRecordedUnderOlderRulesAreFound(t *testing.T) {
 	for path, want := range map[string]string{
 		"/cuentas/HR%2001":                          `"saldo":"5.00"`,
 		"/cuentas/HR%2001/movimientos":              `"id":"pago viejo"`,
-		"/cuentas/HR%2001/movimientos/pago%20viejo": `"fecha":"2023-12-31T10:15:00.5Z"`,
+		"/cuentas/HR%2001/movimientos/pago%20viejo": `"saldo_tras":"5.00","aplicado"`, // a fecha that is not RFC 3339 is not served
 		"/cuentas/HR%2001/movimientos/ajuste-1":     `"estado":"pendiente"`,
 	} {
 		if r := f.get(t, path); r.status != http.StatusOK || !strings.Contains(string(r.body), want) {
@@ -568,11 +567,11 @@ func (h hanging) Cuenta(ctx context.Context, _ string) (cuenta.Cuenta, error) {
 	return cuenta.Cuenta{}, h.wait(ctx)
 }
 
-func (h hanging) Apunte(ctx context.Context, _, _ string) (ledger.Apunte, error) {
-	return ledger.Apunte{}, h.wait(ctx)
+func (h hanging) Apunte(ctx context.Context, _, _ string) (movimiento.Apunte, error) {
+	return movimiento.Apunte{}, h.wait(ctx)
 }
 
-func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]ledger.Apunte, bool, error) {
+func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]movimiento.Apunte, bool, error) {
 	return nil, false, h.wait(ctx)
 }
 

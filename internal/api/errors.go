@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // The error codes of the body {"error": code, "message": text}. Clients branch on the
@@ -37,7 +37,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // readFailed answers a failed read: notFound with a 404 when nothing is recorded,
 // else a 500.
 func (s *server) readFailed(w http.ResponseWriter, r *http.Request, err error, notFound string) {
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, http.StatusNotFound, codeNotFound, notFound)
 		return
 	}

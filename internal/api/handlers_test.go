@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,21 +10,22 @@ import (
 	"testing"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // nobody is a table without accounts.
 type nobody struct{}
 
 func (nobody) Cuenta(_ context.Context, id string) (cuenta.Cuenta, error) {
-	return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+	return cuenta.Cuenta{}, fmt.Errorf("account %s: %w", id, store.ErrNotFound)
 }
 
-func (nobody) Apunte(_ context.Context, c, id string) (ledger.Apunte, error) {
-	return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: c, ID: id}
+func (nobody) Apunte(_ context.Context, c, id string) (movimiento.Apunte, error) {
+	return movimiento.Apunte{}, fmt.Errorf("movement %s of %s: %w", id, c, store.ErrNotFound)
 }
 
-func (nobody) Extracto(context.Context, string, int, int64) ([]ledger.Apunte, bool, error) {
+func (nobody) Extracto(context.Context, string, int, int64) ([]movimiento.Apunte, bool, error) {
 	return nil, false, nil
 }
 

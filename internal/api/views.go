@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -77,7 +76,7 @@ func NewCuentaBody(c cuenta.Cuenta, now time.Time) CuentaBody {
 
 // newMovimientoBody is a as the API answers it at now: a hold still held past its
 // expira reads expirada.
-func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
+func newMovimientoBody(a movimiento.Apunte, now time.Time) movimientoBody {
 	m := a.Movimiento
 	b := movimientoBody{
 		ID:       m.ID,
@@ -86,7 +85,7 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 		Importe:  movimiento.Texto(m.Importe, m.Moneda),
 		Moneda:   m.Moneda,
 		Concepto: m.Concepto,
-		Fecha:    movimiento.Fecha(m.Fecha), // as stored, unless an older release stored another spelling
+		Fecha:    fecha(m.Fecha),
 		Estado:   string(a.EstadoAt(now)),
 		Aplicado: timestamp(a.Aplicado),
 
@@ -100,7 +99,7 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 	switch {
 	case a.Posted():
 		b.Seq, b.SaldoTras = a.Seq, movimiento.Texto(a.SaldoTras, m.Moneda)
-	case a.Estado == ledger.Rechazado:
+	case a.Estado == movimiento.Rechazado:
 		b.Motivo = a.Motivo
 	}
 	if !m.Expira.IsZero() {
@@ -110,3 +109,11 @@ func newMovimientoBody(a ledger.Apunte, now time.Time) movimientoBody {
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// fecha is a stored fecha as the contract serves it: RFC 3339, else none.
+func fecha(s string) string {
+	if movimiento.IsFecha(s) {
+		return s
+	}
+	return ""
+}

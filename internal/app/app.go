@@ -1,11 +1,10 @@
 // Package app assembles the service's parts from validated configuration, so the
-// Lambda functions and the CLI wire things alike: which strategy applies movements,
+// Lambda functions and the CLI wire things alike: the ledger that applies movements,
 // where permanent failures are parked, how the consumer logs.
 package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -17,8 +16,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/config"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/idempotencia"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/store"
 )
 
@@ -40,32 +37,20 @@ func FromEnv(ctx context.Context) (config.Config, aws.Config, error) {
 	return cfg, awsCfg, err
 }
 
-// Applier returns what applies movements under cfg.Strategy.
-func Applier(cfg config.Config, awsCfg aws.Config, ep Endpoints) (consumer.Applier, error) {
-	switch cfg.Strategy {
-	case ledger.Transaction:
-		return store.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), store.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
-	case ledger.SeparateTable:
-		return idempotencia.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), idempotencia.Config{
-			Table: cfg.IdempotencyTable, Accounts: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
-	}
-	return nil, fmt.Errorf("app: strategy %q is not available", cfg.Strategy)
-}
-
-// Consumer returns the SQS batch handler for cfg: its applier, its concurrency and
-// strategy, and its parker — the DLQ when cfg.DLQ is set, else opts.Parker, which may
+// Consumer returns the SQS batch handler for cfg: the ledger on cfg.Table, its
+// concurrency, and its parker — the DLQ when cfg.DLQ is set, else opts.Parker, which may
 // be nil (permanent failures then come back until the queue's redrive policy moves
 // them). opts gives the rest: the logs, the metrics, an observer.
 func Consumer(cfg config.Config, awsCfg aws.Config, ep Endpoints, opts consumer.Options) (*consumer.Handler, error) {
-	applier, err := Applier(cfg, awsCfg, ep)
+	l, err := store.New(awsconf.DynamoDB(awsCfg, ep.DynamoDB), store.Config{Table: cfg.Table, InsufficientFunds: cfg.InsufficientFunds})
 	if err != nil {
 		return nil, err
 	}
-	opts.Concurrency, opts.Strategy = cfg.Concurrency, cfg.Strategy
+	opts.Concurrency = cfg.Concurrency
 	if cfg.DLQ != "" {
 		opts.Parker = &consumer.SQSParker{Client: SQS(awsCfg, ep.SQS), QueueURL: cfg.DLQ}
 	}
-	return consumer.New(applier, opts), nil
+	return consumer.New(l, opts), nil
 }
 
 // LambdaLogs are a Lambda function's consumer options: one JSON log line per record and

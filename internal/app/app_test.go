@@ -1,40 +1,36 @@
 package app
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/ledger-dev/ledger/internal/config"
-	"github.com/ledger-dev/ledger/internal/idempotencia"
-	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/internal/store"
 )
 
-func TestApplierFollowsTheStrategy(t *testing.T) {
-	for strategy, want := range map[ledger.Strategy]string{ledger.Transaction: "*store.Ledger", ledger.SeparateTable: "*idempotencia.Service"} {
-		cfg, err := config.FromEnv(func(k string) string {
-			if k == config.EnvStrategy {
-				return string(strategy)
+// The Lambda functions link production code only: no baseline, comparison, simulation,
+// demo or test support, and the API does not link the consumer.
+func TestTheLambdasLinkProductionCodeOnly(t *testing.T) {
+	deps := func(pkg string) []string {
+		t.Helper()
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	const module = "github.com/ledger-dev/ledger/"
+	forbidden := []string{"internal/compare", "internal/sim", "internal/demo", "internal/testenv", "internal/audit", "internal/worker", "internal/migrate", "cmd/ledger"}
+	for _, fn := range []string{"../../cmd/ledger-consumer", "../../cmd/ledger-api"} {
+		for _, d := range deps(fn) {
+			for _, f := range forbidden {
+				if d == module+f || strings.HasPrefix(d, module+f+"/") {
+					t.Errorf("%s links %s", fn, d)
+				}
 			}
-			return ""
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		a, err := Applier(cfg, aws.Config{Region: "eu-west-1"}, Endpoints{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got string
-		switch a.(type) {
-		case *store.Ledger:
-			got = "*store.Ledger"
-		case *idempotencia.Service:
-			got = "*idempotencia.Service"
-		}
-		if got != want {
-			t.Errorf("LEDGER_STRATEGY=%s built %T, want %s", strategy, a, want)
+	}
+	for _, d := range deps("../../cmd/ledger-api") {
+		if d == module+"internal/consumer" {
+			t.Errorf("the API links the consumer")
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/api"
 	"github.com/ledger-dev/ledger/internal/config"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -103,8 +103,8 @@ func (r *recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 	return r.db.Query(ctx, in, opts...)
 }
 
-// partitionKey is the partition key attribute of the logical table (config.DefaultTable,
-// config.DefaultIdempotencyTable), per its last migration.
+// partitionKey is the partition key attribute of the logical table (config.DefaultTable),
+// per its last migration.
 func partitionKey(t *testing.T, logical string) string {
 	t.Helper()
 	all, err := migrations.All()
@@ -146,7 +146,7 @@ func keyPatterns(t *testing.T, keys []string) string {
 	return strings.Join(slices.Compact(out), ",")
 }
 
-// ledgerCalls runs the transaction strategy's consumer path (store.Ledger.ApplyAll, what
+// ledgerCalls runs the transaction strategy's consumer path (store.Ledger.Apply, what
 // the consumer calls) on the embedded DynamoDB through every tipo and outcome: new and
 // warm accounts, credits and debits, a transfer to a new account, a reversal, a hold
 // captured and one released, a duplicate, a conflicting duplicate, debits refused under
@@ -164,35 +164,35 @@ func ledgerCalls(t *testing.T) (table string, consumer, reads []keyedCall) {
 	// A step's outcome is want: else the workload no longer explores what it claims.
 	type step struct {
 		d    movimiento.Datos
-		want ledger.Outcome
+		want store.Outcome
 	}
 	batches := []struct {
-		policy ledger.FundsPolicy
+		policy cuenta.FundsPolicy
 		cold   bool // a store of its own, without a cache
 		steps  []step
 	}{
-		{ledger.Retry, false, []step{
-			{movimiento.Datos{ID: "ab-1", Cuenta: a, Tipo: movimiento.Abono, Importe: "100.00"}, ledger.Applied},
-			{movimiento.Datos{ID: "ca-1", Cuenta: a, Tipo: movimiento.Cargo, Importe: "30.00"}, ledger.Applied},
+		{cuenta.Retry, false, []step{
+			{movimiento.Datos{ID: "ab-1", Cuenta: a, Tipo: movimiento.Abono, Importe: "100.00"}, store.Applied},
+			{movimiento.Datos{ID: "ca-1", Cuenta: a, Tipo: movimiento.Cargo, Importe: "30.00"}, store.Applied},
 		}},
-		{ledger.Retry, false, []step{
-			{movimiento.Datos{ID: "tr-1", Cuenta: a, Destino: b, Tipo: movimiento.Traspaso, Importe: "20.00"}, ledger.Applied},
-			{movimiento.Datos{ID: "an-1", Cuenta: a, Tipo: movimiento.Anulacion, Anula: "ca-1"}, ledger.Applied},
-			{movimiento.Datos{ID: "re-1", Cuenta: a, Tipo: movimiento.Retencion, Importe: "10.00", Expira: expira}, ledger.Applied},
-			{movimiento.Datos{ID: "re-2", Cuenta: a, Tipo: movimiento.Retencion, Importe: "5.00", Expira: expira}, ledger.Applied},
+		{cuenta.Retry, false, []step{
+			{movimiento.Datos{ID: "tr-1", Cuenta: a, Destino: b, Tipo: movimiento.Traspaso, Importe: "20.00"}, store.Applied},
+			{movimiento.Datos{ID: "an-1", Cuenta: a, Tipo: movimiento.Anulacion, Anula: "ca-1"}, store.Applied},
+			{movimiento.Datos{ID: "re-1", Cuenta: a, Tipo: movimiento.Retencion, Importe: "10.00", Expira: expira}, store.Applied},
+			{movimiento.Datos{ID: "re-2", Cuenta: a, Tipo: movimiento.Retencion, Importe: "5.00", Expira: expira}, store.Applied},
 		}},
-		{ledger.Retry, false, []step{
-			{movimiento.Datos{ID: "cp-1", Cuenta: a, Tipo: movimiento.Captura, Retencion: "re-1", Importe: "8.00"}, ledger.Applied},
-			{movimiento.Datos{ID: "li-1", Cuenta: a, Tipo: movimiento.Liberacion, Retencion: "re-2"}, ledger.Applied},
-			{movimiento.Datos{ID: "ca-2", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, ledger.Failed},
+		{cuenta.Retry, false, []step{
+			{movimiento.Datos{ID: "cp-1", Cuenta: a, Tipo: movimiento.Captura, Retencion: "re-1", Importe: "8.00"}, store.Applied},
+			{movimiento.Datos{ID: "li-1", Cuenta: a, Tipo: movimiento.Liberacion, Retencion: "re-2"}, store.Applied},
+			{movimiento.Datos{ID: "ca-2", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, store.Failed},
 		}},
-		{ledger.Reject, true, []step{
-			{movimiento.Datos{ID: "ab-1", Cuenta: a, Tipo: movimiento.Abono, Importe: "100.00"}, ledger.Duplicate},
-			{movimiento.Datos{ID: "ca-1", Cuenta: a, Tipo: movimiento.Cargo, Importe: "31.00"}, ledger.ConflictingDuplicate},
-			{movimiento.Datos{ID: "ca-3", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, ledger.Rejected},
+		{cuenta.Reject, true, []step{
+			{movimiento.Datos{ID: "ab-1", Cuenta: a, Tipo: movimiento.Abono, Importe: "100.00"}, store.Duplicate},
+			{movimiento.Datos{ID: "ca-1", Cuenta: a, Tipo: movimiento.Cargo, Importe: "31.00"}, store.ConflictingDuplicate},
+			{movimiento.Datos{ID: "ca-3", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, store.Rejected},
 		}},
-		{ledger.Reject, true, []step{
-			{movimiento.Datos{ID: "ca-3", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, ledger.Duplicate},
+		{cuenta.Reject, true, []step{
+			{movimiento.Datos{ID: "ca-3", Cuenta: b, Tipo: movimiento.Cargo, Importe: "900.00"}, store.Duplicate},
 		}},
 	}
 	var warm *store.Ledger
@@ -212,7 +212,7 @@ func ledgerCalls(t *testing.T) (table string, consumer, reads []keyedCall) {
 				warm = l
 			}
 		}
-		es := make([]ledger.Entrega, len(batch.steps))
+		es := make([]store.Entrega, len(batch.steps))
 		for i, st := range batch.steps {
 			if st.d.Moneda == "" && st.d.Importe != "" {
 				st.d.Moneda = "EUR"
@@ -221,9 +221,9 @@ func ledgerCalls(t *testing.T) (table string, consumer, reads []keyedCall) {
 			if err != nil {
 				t.Fatalf("%+v: %v", st.d, err)
 			}
-			es[i] = ledger.Entrega{Mov: m, Origen: "msg-" + st.d.ID}
+			es[i] = store.Entrega{Mov: m, Origen: "msg-" + st.d.ID}
 		}
-		for i, r := range l.ApplyAll(context.Background(), es) {
+		for i, r := range l.Apply(context.Background(), es) {
 			if st := batch.steps[i]; r.Outcome != st.want {
 				t.Errorf("%s %s: %s (%v), want %s: the workload no longer explores what it claims", st.d.Tipo, st.d.ID, r.Outcome, r.Err, st.want)
 			}

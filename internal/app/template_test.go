@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ledger-dev/ledger/internal/config"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -111,41 +111,20 @@ func TestQueueRedrivesToTheDeadLetterQueue(t *testing.T) {
 	}
 }
 
-// The deployed tables are the ones `ledger migrate` creates locally: same keys, same
-// attribute types, same index, same TTL. Under each strategy the tables are exactly
-// those the consumer is given: the ledger table, and the baseline's idempotency table
-// under separate-table.
+// The deployed table is the one `ledger migrate` creates locally: same keys, same
+// attribute types, same index, same TTL. It is the only table, and the one the
+// consumer is given: the stack deploys the ledger alone.
 func TestTablesMatchTheMigrations(t *testing.T) {
 	tpl := load(t)
-	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
-		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
-			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
-			_, fn := function(t, res, consumerCode)
-			ledgerTable, idemTable := tablesOf(t, res, fn)
-			want := map[string]string{ledgerTable: config.DefaultTable}
-			switch strategy {
-			case string(ledger.Transaction):
-				if idemTable != "" {
-					t.Errorf("Strategy=transaction gives the consumer the idempotency table %s", idemTable)
-				}
-			case string(ledger.SeparateTable):
-				if idemTable == "" {
-					t.Fatalf("Strategy=separate-table does not give the consumer %s", config.EnvIdempotencyTable)
-				}
-				want[idemTable] = config.DefaultIdempotencyTable
-			default:
-				t.Fatalf("no expectation for strategy %q: name the tables its code uses here", strategy)
-			}
-			if got := ofType(res, "AWS::DynamoDB::Table"); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
-				t.Errorf("tables = %v, want those the consumer is given: %v", got, slices.Sorted(maps.Keys(want)))
-			}
-			for id, logical := range want {
-				checkTable(t, id, res[id], logical)
-			}
-			if got := Symbol(tpl.Resources[ledgerTable].Properties["TableName"]); got != "!Ref TableName" {
-				t.Errorf("%s: TableName = %s, want the TableName parameter", ledgerTable, got)
-			}
-		})
+	_, res := deployed(t, tpl, nil)
+	_, fn := function(t, res, consumerCode)
+	ledgerTable := tableOf(t, res, fn)
+	if got := ofType(res, "AWS::DynamoDB::Table"); !slices.Equal(got, []string{ledgerTable}) {
+		t.Errorf("tables = %v, want the one the consumer is given: %s", got, ledgerTable)
+	}
+	checkTable(t, ledgerTable, res[ledgerTable], config.DefaultTable)
+	if got := Symbol(tpl.Resources[ledgerTable].Properties["TableName"]); got != "!Ref TableName" {
+		t.Errorf("%s: TableName = %s, want the TableName parameter", ledgerTable, got)
 	}
 	if d := tpl.Parameters["TableName"].Default; d != config.DefaultTable {
 		t.Errorf("TableName defaults to %v, want %q like the CLI", d, config.DefaultTable)
@@ -153,7 +132,7 @@ func TestTablesMatchTheMigrations(t *testing.T) {
 }
 
 // checkTable compares the table id with the last migration of the logical table
-// (config.DefaultTable, config.DefaultIdempotencyTable), and holds it to what a table of
+// (config.DefaultTable), and holds it to what a table of
 // records needs: point-in-time recovery, encryption, retained (deletion protection:
 // TestTablesAreDeletionProtected).
 func checkTable(t *testing.T, id string, table Resource, logical string) {
@@ -230,10 +209,10 @@ func TestTablesAreDeletionProtected(t *testing.T) {
 		t.Errorf("TableDeletionProtection defaults to %v, want \"true\"", d)
 	}
 	for _, protect := range []string{"true", "false"} {
-		_, res := deployed(t, tpl, map[string]any{"TableDeletionProtection": protect, "Strategy": string(ledger.SeparateTable)})
+		_, res := deployed(t, tpl, map[string]any{"TableDeletionProtection": protect})
 		tables := ofType(res, "AWS::DynamoDB::Table")
-		if len(tables) != 2 {
-			t.Fatalf("tables = %v, want the ledger's and the baseline's", tables)
+		if len(tables) != 1 {
+			t.Fatalf("tables = %v, want the ledger's", tables)
 		}
 		for _, id := range tables {
 			if got := res[id].Properties["DeletionProtectionEnabled"]; got != (protect == "true") {
@@ -243,33 +222,16 @@ func TestTablesAreDeletionProtected(t *testing.T) {
 	}
 }
 
-// tablesOf is the logical ids of the tables a function is given: the ledger table
-// (LEDGER_TABLE) and the separate-table baseline's (LEDGER_IDEMPOTENCY_TABLE; "" when
-// the function does not get it). Each must be a table of the template.
-func tablesOf(t *testing.T, res map[string]Resource, fn Resource) (ledgerTable, idemTable string) {
+// tableOf is the logical id of the table a function is given (LEDGER_TABLE), which
+// must be a table of the template.
+func tableOf(t *testing.T, res map[string]Resource, fn Resource) string {
 	t.Helper()
-	vars := get(fn.Properties, "Environment", "Variables")
-	for _, b := range []struct {
-		env string
-		dst *string
-	}{{config.EnvTable, &ledgerTable}, {config.EnvIdempotencyTable, &idemTable}} {
-		v := get(vars, b.env)
-		if v == nil {
-			continue
-		}
-		id := target(v)
-		if r, ok := res[id]; !ok || r.Type != "AWS::DynamoDB::Table" || Symbol(v) != "!Ref "+id {
-			t.Fatalf("%v: %s = %s, want !Ref to a table of the template (its name)", fn.Properties["CodeUri"], b.env, Symbol(v))
-		}
-		*b.dst = id
+	v := get(fn.Properties, "Environment", "Variables", config.EnvTable)
+	id := target(v)
+	if r, ok := res[id]; v == nil || !ok || r.Type != "AWS::DynamoDB::Table" || Symbol(v) != "!Ref "+id {
+		t.Fatalf("%v: %s = %s, want !Ref to a table of the template (its name)", fn.Properties["CodeUri"], config.EnvTable, Symbol(v))
 	}
-	if ledgerTable == "" {
-		t.Fatalf("%v gets no %s", fn.Properties["CodeUri"], config.EnvTable)
-	}
-	if ledgerTable == idemTable {
-		t.Fatalf("%v gets the same table %s as %s and %s", fn.Properties["CodeUri"], ledgerTable, config.EnvTable, config.EnvIdempotencyTable)
-	}
-	return ledgerTable, idemTable
+	return id
 }
 
 func keyOf(schema any) migrations.Key {
@@ -294,7 +256,7 @@ func asList(v any) []any {
 // calls it on, and on a table only for the kind of partition key the code names
 // (dynamodb:LeadingKeys): no "*", no action to spare, nothing missing (AccessDenied in
 // production). The calls and keys are found by running the code (ledgerCalls,
-// separateTableActions, transactionTableActions).
+// transactionTableActions).
 func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 	tpl := load(t)
 	runTable, consumerCalls, apiCalls := ledgerCalls(t)
@@ -311,63 +273,50 @@ func TestRolesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 		}
 		txnKeys = append(txnKeys, c.Key)
 	}
-	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
-		t.Run(fmt.Sprint(strategy), func(t *testing.T) {
-			e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
-			_, consumerFn := function(t, res, consumerCode)
-			table, idemTable := tablesOf(t, res, consumerFn)
-			queue := target(sqsEvent(t, consumerFn)["Queue"])
-			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-			var consumerWant []Grant
-			switch strategy {
-			case string(ledger.Transaction):
-				consumerWant = grants(txnActions, "!GetAtt "+table+".Arn", keyPatterns(t, txnKeys))
-			case string(ledger.SeparateTable):
-				if idemTable == "" {
-					t.Fatalf("the consumer gets no %s", config.EnvIdempotencyTable)
-				}
-				uses := separateTableActions(t)
-				consumerWant = grants(uses[idempotencyTable].actions, "!GetAtt "+idemTable+".Arn", uses[idempotencyTable].keys)
-				consumerWant = append(consumerWant, grants(uses[accountsTable].actions, "!GetAtt "+table+".Arn", uses[accountsTable].keys)...)
-			default:
-				t.Fatalf("no expectation for strategy %q: name the calls its code makes here", strategy)
-			}
-			consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn", "")...)
-			consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn", "")...)
-			consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn", "")...)
-			checkRole(t, e, consumerFn, consumerWant)
+	e, res := deployed(t, tpl, nil)
+	_, consumerFn := function(t, res, consumerCode)
+	table := tableOf(t, res, consumerFn)
+	queue := target(sqsEvent(t, consumerFn)["Queue"])
+	dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+	consumerWant := grants(txnActions, "!GetAtt "+table+".Arn", keyPatterns(t, txnKeys))
+	consumerWant = append(consumerWant, grants(eventSourceActions, "!GetAtt "+queue+".Arn", "")...)
+	consumerWant = append(consumerWant, grants(parkActions(t), "!GetAtt "+dlq+".Arn", "")...)
+	consumerWant = append(consumerWant, grants(logActions, "!GetAtt "+logGroup(t, res, consumerFn)+".Arn", "")...)
+	checkRole(t, e, consumerFn, consumerWant)
 
-			_, apiFn := function(t, res, apiCode)
-			if apiTable, apiIdem := tablesOf(t, res, apiFn); apiTable != table || apiIdem != "" {
-				t.Errorf("the API reads %s (and idempotency table %q), want the consumer's ledger table %s only", apiTable, apiIdem, table)
-			}
-			// The API's reads as the handler made them: on the table, or on an index.
-			keys := map[Grant][]string{}
-			for _, c := range apiCalls {
-				g := Grant{Action: c.Action, Resource: "!GetAtt " + table + ".Arn"}
-				if c.Index != "" {
-					if c.Index != statementIndex(t) {
-						t.Fatalf("the API queried index %q, not the statement's %q", c.Index, statementIndex(t))
-					}
-					g.Resource = "!Sub ${" + table + ".Arn}/index/" + c.Index
-				}
-				keys[g] = append(keys[g], c.Key)
-			}
-			var apiWant []Grant
-			for g, k := range keys {
-				g.LeadingKeys = keyPatterns(t, k)
-				apiWant = append(apiWant, g)
-			}
-			apiWant = append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn", "")...)
-			checkRole(t, e, apiFn, apiWant)
-
-			for _, id := range ofType(res, "AWS::Serverless::Function") {
-				if _, ok := res[id].Properties["Policies"]; ok {
-					t.Errorf("%s has SAM Policies: grant through its explicit role instead", id)
-				}
-			}
-		})
+	_, apiFn := function(t, res, apiCode)
+	if apiTable := tableOf(t, res, apiFn); apiTable != table {
+		t.Errorf("the API reads %s, want the consumer's ledger table %s", apiTable, table)
 	}
+	checkRole(t, e, apiFn, apiGrants(t, res, apiFn, table, apiCalls))
+	for _, id := range ofType(res, "AWS::Serverless::Function") {
+		if _, ok := res[id].Properties["Policies"]; ok {
+			t.Errorf("%s has SAM Policies: grant through its explicit role instead", id)
+		}
+	}
+}
+
+// apiGrants are the API's reads as the handler made them, on the table or on the
+// statement's index, and its logs.
+func apiGrants(t *testing.T, res map[string]Resource, apiFn Resource, table string, apiCalls []keyedCall) []Grant {
+	t.Helper()
+	keys := map[Grant][]string{}
+	for _, c := range apiCalls {
+		g := Grant{Action: c.Action, Resource: "!GetAtt " + table + ".Arn"}
+		if c.Index != "" {
+			if c.Index != statementIndex(t) {
+				t.Fatalf("the API queried index %q, not the statement's %q", c.Index, statementIndex(t))
+			}
+			g.Resource = "!Sub ${" + table + ".Arn}/index/" + c.Index
+		}
+		keys[g] = append(keys[g], c.Key)
+	}
+	var apiWant []Grant
+	for g, k := range keys {
+		g.LeadingKeys = keyPatterns(t, k)
+		apiWant = append(apiWant, g)
+	}
+	return append(apiWant, grants(logActions, "!GetAtt "+logGroup(t, res, apiFn)+".Arn", "")...)
 }
 
 // checkRole compares the grants of fn's role with want, as sets.
@@ -561,7 +510,7 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 		t.Errorf("routes = %q, want %q", routes, want)
 	}
 	_, consumerFn := function(t, res, consumerCode)
-	ledgerTable, _ := tablesOf(t, res, consumerFn)
+	ledgerTable := tableOf(t, res, consumerFn)
 	if got := Symbol(get(fn.Properties, "Environment", "Variables", config.EnvTable)); got != "!Ref "+ledgerTable {
 		t.Errorf("API %s = %s, want the consumer's ledger table %s", config.EnvTable, got, ledgerTable)
 	}
@@ -704,62 +653,41 @@ func dimensions(v any) string {
 	return strings.Join(pairs, " ")
 }
 
-// The consumer starts with the environment the stack gives it, under every combination
-// of the parameters it reads: a typo here would fail every invocation at init. Under
-// separate-table it gets the idempotency table's generated name; under transaction it
-// gets none and must start on the default.
+// The consumer starts with the environment the stack gives it, under every value of
+// the parameters it reads: a typo here would fail every invocation at init.
 func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 	tpl := load(t)
-	var accepted []string
-	for _, s := range ledger.Strategies {
-		accepted = append(accepted, string(s))
-	}
-	if got := Strings(tpl.Parameters["Strategy"].AllowedValues); !slices.Equal(got, accepted) {
-		t.Errorf("Strategy allows %v, the consumer accepts %v", got, accepted)
-	}
 	policies := Strings(tpl.Parameters["InsufficientFunds"].AllowedValues)
-	if want := []string{string(ledger.Retry), string(ledger.Reject)}; !slices.Equal(policies, want) {
+	if want := []string{string(cuenta.Retry), string(cuenta.Reject)}; !slices.Equal(policies, want) {
 		t.Errorf("InsufficientFunds allows %v, want %v", policies, want)
 	}
-	const (
-		dlqURL    = "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq"
-		idemTable = "ledger-prod-IdempotencyTable-1A2B3C4D5E6F" // as CloudFormation names it
-	)
-	for _, strategy := range accepted {
-		for _, policy := range policies {
-			_, res := deployed(t, tpl, map[string]any{"Strategy": strategy, "InsufficientFunds": policy, "TableName": "ledger-prod"})
-			_, fn := function(t, res, consumerCode)
-			table, idem := tablesOf(t, res, fn)
-			queue := target(sqsEvent(t, fn)["Queue"])
-			dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-			deployedAs := map[string]string{"!Ref " + table: "ledger-prod", "!Ref " + dlq: dlqURL}
-			wantIdem := config.DefaultIdempotencyTable
-			if idem != "" {
-				deployedAs["!Ref "+idem], wantIdem = idemTable, idemTable
+	const dlqURL = "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq"
+	for _, policy := range policies {
+		_, res := deployed(t, tpl, map[string]any{"InsufficientFunds": policy, "TableName": "ledger-prod"})
+		_, fn := function(t, res, consumerCode)
+		table := tableOf(t, res, fn)
+		queue := target(sqsEvent(t, fn)["Queue"])
+		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+		deployedAs := map[string]string{"!Ref " + table: "ledger-prod", "!Ref " + dlq: dlqURL}
+		env := map[string]string{}
+		for name, v := range get(fn.Properties, "Environment", "Variables").(map[string]any) {
+			s := Symbol(v)
+			if real, ok := deployedAs[s]; ok {
+				s = real
 			}
-			if (idem != "") != (strategy == string(ledger.SeparateTable)) {
-				t.Errorf("Strategy=%s: the consumer gets %s %q", strategy, config.EnvIdempotencyTable, idem)
+			env[name] = s
+		}
+		for name := range env {
+			if !slices.Contains([]string{config.EnvTable, config.EnvInsufficientFunds, config.EnvDLQ, config.EnvConcurrency}, name) {
+				t.Errorf("the consumer gets %s, which it does not read", name)
 			}
-			env := map[string]string{}
-			for name, v := range get(fn.Properties, "Environment", "Variables").(map[string]any) {
-				s := Symbol(v)
-				if real, ok := deployedAs[s]; ok {
-					s = real
-				}
-				env[name] = s
-			}
-			for name := range env {
-				if !slices.Contains([]string{config.EnvTable, config.EnvIdempotencyTable, config.EnvInsufficientFunds, config.EnvStrategy, config.EnvDLQ, config.EnvConcurrency}, name) {
-					t.Errorf("the consumer gets %s, which it does not read", name)
-				}
-			}
-			cfg, err := config.FromEnv(func(k string) string { return env[k] })
-			if err != nil {
-				t.Fatalf("Strategy=%s InsufficientFunds=%s: %v", strategy, policy, err)
-			}
-			if cfg.Table != "ledger-prod" || cfg.IdempotencyTable != wantIdem || string(cfg.Strategy) != strategy || string(cfg.InsufficientFunds) != policy || cfg.DLQ != dlqURL {
-				t.Errorf("Strategy=%s InsufficientFunds=%s: the consumer runs with %+v", strategy, policy, cfg)
-			}
+		}
+		cfg, err := config.FromEnv(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatalf("InsufficientFunds=%s: %v", policy, err)
+		}
+		if cfg.Table != "ledger-prod" || string(cfg.InsufficientFunds) != policy || cfg.DLQ != dlqURL {
+			t.Errorf("InsufficientFunds=%s: the consumer runs with %+v", policy, cfg)
 		}
 	}
 }
@@ -770,38 +698,31 @@ func TestConsumerEnvironmentPassesItsConfig(t *testing.T) {
 // execute-api:Invoke policies) and the tables.
 func TestOutputsNameWhatUsersNeed(t *testing.T) {
 	tpl := load(t)
-	for _, strategy := range tpl.Parameters["Strategy"].AllowedValues {
-		e, res := deployed(t, tpl, map[string]any{"Strategy": strategy})
-		out, err := e.Outputs()
-		if err != nil {
-			t.Fatal(err)
+	e, res := deployed(t, tpl, nil)
+	out, err := e.Outputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fn := function(t, res, consumerCode)
+	queue := target(sqsEvent(t, fn)["Queue"])
+	dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+	api := ofType(res, "AWS::Serverless::HttpApi")[0]
+	table := tableOf(t, res, fn)
+	want := map[string]string{
+		"MovementsQueueUrl":  "!Ref " + queue,
+		"MovementsQueueArn":  "!GetAtt " + queue + ".Arn",
+		"DeadLetterQueueUrl": "!Ref " + dlq,
+		"DeadLetterQueueArn": "!GetAtt " + dlq + ".Arn",
+		"ApiId":              "!Ref " + api,
+		"TableName":          "!Ref " + table,
+	}
+	for name, want := range want {
+		if got := Symbol(out[name]); got != want {
+			t.Errorf("output %s = %s, want %s", name, got, want)
 		}
-		_, fn := function(t, res, consumerCode)
-		queue := target(sqsEvent(t, fn)["Queue"])
-		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-		api := ofType(res, "AWS::Serverless::HttpApi")[0]
-		table, idem := tablesOf(t, res, fn)
-		want := map[string]string{
-			"MovementsQueueUrl":  "!Ref " + queue,
-			"MovementsQueueArn":  "!GetAtt " + queue + ".Arn",
-			"DeadLetterQueueUrl": "!Ref " + dlq,
-			"DeadLetterQueueArn": "!GetAtt " + dlq + ".Arn",
-			"ApiId":              "!Ref " + api,
-			"TableName":          "!Ref " + table,
-		}
-		if idem != "" {
-			want["IdempotencyTableName"] = "!Ref " + idem
-		} else if v, ok := out["IdempotencyTableName"]; ok {
-			t.Errorf("Strategy=%s: output IdempotencyTableName = %s, but there is no idempotency table", strategy, Symbol(v))
-		}
-		for name, want := range want {
-			if got := Symbol(out[name]); got != want {
-				t.Errorf("Strategy=%s: output %s = %s, want %s", strategy, name, got, want)
-			}
-		}
-		if got := Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
-			t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
-		}
+	}
+	if got := Symbol(out["ApiUrl"]); !strings.HasPrefix(got, "!Sub https://${"+api+"}.execute-api.") {
+		t.Errorf("output ApiUrl = %s, want the HTTP API's URL", got)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
@@ -27,7 +26,7 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 	var out []BenchResult
 	for _, c := range benchCases {
 		for _, consumers := range benchConsumers {
-			for _, strategy := range ledger.Strategies {
+			for _, strategy := range Strategies {
 				r, err := benchOne(ctx, opts, c, consumers, strategy)
 				if err != nil {
 					return out, fmt.Errorf("compare: bench %s/%d/%s: %w", c, consumers, strategy, err)
@@ -40,7 +39,7 @@ func runBench(ctx context.Context, opts Options) ([]BenchResult, error) {
 	return out, nil
 }
 
-func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy ledger.Strategy) (BenchResult, error) {
+func benchOne(ctx context.Context, opts Options, name string, consumers int, strategy Strategy) (BenchResult, error) {
 	// Unbatched: at most 100 accounts, so ten consumers' batches of ten never share one.
 	spec := sim.Spec{Accounts: max(consumer.MaxBatch, min(100, opts.BenchMovements/4)), Movements: opts.BenchMovements, Seed: opts.Seed}
 	warm := spec.Accounts // unbatched: each account's first movement, as in a consumer running a while

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // Options configure a comparison; zero values pick the defaults in brackets, if any.
@@ -31,14 +29,14 @@ type Options struct {
 // transfer is lost or double applied when one of its legs is. Costs are per movement;
 // P50 and P99 are the consumer's time to apply one, at the run's RTT.
 type Result struct {
-	Scenario      string          `json:"scenario"`
-	Strategy      ledger.Strategy `json:"strategy"`
-	Movements     int             `json:"movements"`
-	DoubleApplied int             `json:"double_applied"` // movements whose effect landed more than once
-	Lost          int             `json:"lost"`           // movements never applied
-	Stuck         int             `json:"stuck"`          // deliveries refused while an in-progress reservation held the movement
-	Parked        int             `json:"parked"`         // deliveries parked as permanent failures: the scenarios send none that should be
-	BalanceErrors int             `json:"balance_errors"` // accounts whose final balance is not the workload's
+	Scenario      string   `json:"scenario"`
+	Strategy      Strategy `json:"strategy"`
+	Movements     int      `json:"movements"`
+	DoubleApplied int      `json:"double_applied"` // movements whose effect landed more than once
+	Lost          int      `json:"lost"`           // movements never applied
+	Stuck         int      `json:"stuck"`          // deliveries refused while an in-progress reservation held the movement
+	Parked        int      `json:"parked"`         // deliveries parked as permanent failures: the scenarios send none that should be
+	BalanceErrors int      `json:"balance_errors"` // accounts whose final balance is not the workload's
 	// MoneyCreated is the final balances less the credits and debits from outside:
 	// negative when money was destroyed.
 	MoneyCreated     decimal.Decimal `json:"money_created"`
@@ -84,14 +82,14 @@ func (r Result) Verdict() Verdict {
 
 // BenchResult is one strategy on one benchmark case (docs/compare.md, `compare --bench`).
 type BenchResult struct {
-	Case             string          `json:"case"`
-	Strategy         ledger.Strategy `json:"strategy"`
-	Consumers        int             `json:"consumers"`
-	Movements        int             `json:"movements"`
-	CallsPerMovement float64         `json:"calls_per_movement"`
-	WCUPerMovement   float64         `json:"wcu_per_movement"`
-	ThroughputPerS   float64         `json:"throughput_per_s"`
-	StoreMsPerCall   float64         `json:"-"` // the store's own time per call, the RTT excluded
+	Case             string   `json:"case"`
+	Strategy         Strategy `json:"strategy"`
+	Consumers        int      `json:"consumers"`
+	Movements        int      `json:"movements"`
+	CallsPerMovement float64  `json:"calls_per_movement"`
+	WCUPerMovement   float64  `json:"wcu_per_movement"`
+	ThroughputPerS   float64  `json:"throughput_per_s"`
+	StoreMsPerCall   float64  `json:"-"` // the store's own time per call, the RTT excluded
 }
 
 // Report is a whole comparison: the `compare --json` document (docs/compare.md) and more.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -24,10 +23,10 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]map[ledger.Strategy]Result{}
+	got := map[string]map[Strategy]Result{}
 	for _, r := range rep.Results {
 		if got[r.Scenario] == nil {
-			got[r.Scenario] = map[ledger.Strategy]Result{}
+			got[r.Scenario] = map[Strategy]Result{}
 		}
 		got[r.Scenario][r.Strategy] = r
 		t.Logf("%-22s %-15s double=%d lost=%d stuck=%d balance=%d money=%s calls=%.2f wcu=%.2f rcu=%.2f dead=%v parked=%v maxitem=%d",
@@ -37,7 +36,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatalf("%d results, want %d", len(rep.Results), 2*len(Names()))
 	}
 	for _, name := range Names() {
-		tx := got[name][ledger.Transaction]
+		tx := got[name][Transaction]
 		if tx.Verdict() != ExactlyOnce || tx.Movements != 20 {
 			t.Errorf("%s: transaction %+v, want every movement applied exactly once, no money made or lost, nothing stuck or parked", name, tx)
 		}
@@ -45,7 +44,7 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("%s: transaction costs %+v: the meter saw nothing, or an item reached 1 KB", name, tx)
 		}
 	}
-	base := func(name string) Result { return got[name][ledger.SeparateTable] }
+	base := func(name string) Result { return got[name][SeparateTable] }
 	for _, name := range Names() { // the capacity model sizes writes by their request: it holds below 1 KB
 		if b := base(name); b.MaxItemBytes <= 0 || b.MaxItemBytes >= 1024 {
 			t.Errorf("%s: separate-table's largest item is %d bytes, want some and under 1 KB", name, b.MaxItemBytes)
@@ -73,7 +72,7 @@ func TestScenarios(t *testing.T) {
 	}
 	// Without faults the baseline pays reserve, effect and mark for every movement; the
 	// transaction strategy writes a batch of one account's movements in one call.
-	if tx, b := got["hot-account"][ledger.Transaction], base("hot-account"); b.CallsPerMovement != 3 || tx.CallsPerMovement > 0.5 {
+	if tx, b := got["hot-account"][Transaction], base("hot-account"); b.CallsPerMovement != 3 || tx.CallsPerMovement > 0.5 {
 		t.Errorf("hot-account: %.2f calls per movement for transaction, %.2f for separate-table; want at most 0.5 and exactly 3",
 			tx.CallsPerMovement, b.CallsPerMovement)
 	}
@@ -82,13 +81,13 @@ func TestScenarios(t *testing.T) {
 func TestReportsRenderEveryScenario(t *testing.T) {
 	rep := Report{RTTms: 5, Seed: 1, Movements: 10, Accounts: 2, Backend: "test",
 		Results: []Result{
-			{Scenario: "crash-after-effect", Strategy: ledger.Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
-			{Scenario: "crash-after-effect", Strategy: ledger.SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
+			{Scenario: "crash-after-effect", Strategy: Transaction, Movements: 10, CallsPerMovement: 1.5, WCUPerMovement: 4},
+			{Scenario: "crash-after-effect", Strategy: SeparateTable, Movements: 10, DoubleApplied: 2, BalanceErrors: 1, CallsPerMovement: 3.2, WCUPerMovement: 3.2,
 				MoneyCreated: decimal.RequireFromString("-25.5"), DeadLetters: map[string]int{"insufficient funds": 1}},
 		},
 		Bench: []BenchResult{
-			{Case: "hot-account", Strategy: ledger.Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
-			{Case: "hot-account", Strategy: ledger.SeparateTable, Consumers: 1, Movements: 10, ThroughputPerS: 50},
+			{Case: "hot-account", Strategy: Transaction, Consumers: 1, Movements: 10, ThroughputPerS: 600},
+			{Case: "hot-account", Strategy: SeparateTable, Consumers: 1, Movements: 10, ThroughputPerS: 50},
 		},
 	}
 	var text, page strings.Builder

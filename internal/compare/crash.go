@@ -8,11 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ledger-dev/ledger/internal/compare/idempotencia"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/idempotencia"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // errCrash ends an invocation at a crash point; its batch is never acknowledged.
@@ -36,14 +36,14 @@ type crashPlan struct {
 // sc.crashShare of the movements (one draw each; between legs, transfers only). The
 // transaction strategy has no moment between legs: it dies before its one transaction
 // for every other transfer picked, right after it for the rest.
-func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *rand.Rand) *crashPlan {
+func planCrashes(sc scenario, strategy Strategy, w sim.Workload, rng *rand.Rand) *crashPlan {
 	p := &crashPlan{targets: map[string]idempotencia.Point{}}
 	for _, m := range w.Movements {
 		at := sc.crash
 		if rng.Float64() >= sc.crashShare || at == idempotencia.BetweenLegs && m.Tipo != movimiento.Traspaso {
 			continue
 		}
-		if at == idempotencia.BetweenLegs && strategy == ledger.Transaction {
+		if at == idempotencia.BetweenLegs && strategy == Transaction {
 			at = [...]idempotencia.Point{idempotencia.AfterReserve, idempotencia.AfterEffect}[len(p.targets)%2]
 		}
 		p.targets[m.ID] = at
@@ -52,7 +52,7 @@ func planCrashes(sc scenario, strategy ledger.Strategy, w sim.Workload, rng *ran
 }
 
 // fire reports whether one of es dies at at, the first time only.
-func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
+func (p *crashPlan) fire(at idempotencia.Point, es ...store.Entrega) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	hit := false
@@ -68,7 +68,7 @@ func (p *crashPlan) fire(at idempotencia.Point, es ...ledger.Entrega) bool {
 // hook is the baseline's Config.Hook: it kills the invocation where planned, and stays dead.
 func (p *crashPlan) hook(ctx context.Context, at idempotencia.Point, m movimiento.Movimiento) error {
 	inv, _ := ctx.Value(invocationKey{}).(*invocation)
-	if inv != nil && (inv.dead.Load() || p.fire(at, ledger.Entrega{Mov: m})) {
+	if inv != nil && (inv.dead.Load() || p.fire(at, store.Entrega{Mov: m})) {
 		inv.dead.Store(true)
 		return errCrash
 	}
@@ -83,15 +83,15 @@ type probe struct {
 	around bool
 }
 
-// ApplyAll implements consumer.Applier.
-func (p *probe) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
+// Apply implements consumer.Applier.
+func (p *probe) Apply(ctx context.Context, es []store.Entrega) []store.Result {
 	inv := ctx.Value(invocationKey{}).(*invocation)
 	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
 		inv.dead.Store(true)
-		died := ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errCrash}}
-		return slices.Repeat([]ledger.Result{died}, len(es))
+		died := store.Result{Outcome: store.Failed, Err: store.Transient(errCrash)}
+		return slices.Repeat([]store.Result{died}, len(es))
 	}
-	rs := p.inner.ApplyAll(ctx, es)
+	rs := p.inner.Apply(ctx, es)
 	if p.around && p.plan.fire(idempotencia.AfterEffect, es...) {
 		inv.dead.Store(true)
 	}

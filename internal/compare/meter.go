@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -174,7 +174,7 @@ func effects(in any) (movements []string, token string) {
 			}
 			cuenta, isAccount := strings.CutPrefix(text(it.Put.Item["pk"]), ledgerAccountPrefix)
 			id, isMovement := strings.CutPrefix(text(it.Put.Item["sk"]), ledgerMovementPrefix)
-			if isAccount && isMovement && text(it.Put.Item["estado"]) == string(ledger.Aplicado) {
+			if isAccount && isMovement && text(it.Put.Item["estado"]) == string(movimiento.Aplicado) {
 				movements = append(movements, movementKey(cuenta, id))
 			}
 		}

@@ -8,8 +8,6 @@ import (
 	"maps"
 	"slices"
 	"text/tabwriter"
-
-	"github.com/ledger-dev/ledger/internal/ledger"
 )
 
 // WriteText writes rep as terminal tables no wider than 100 columns; latencies and read
@@ -66,11 +64,11 @@ type Ratio struct {
 func Ratios(bench []BenchResult) []Ratio {
 	var out []Ratio
 	for _, tx := range bench {
-		if tx.Strategy != ledger.Transaction {
+		if tx.Strategy != Transaction {
 			continue
 		}
 		for _, b := range bench {
-			if b.Strategy == ledger.SeparateTable && b.Case == tx.Case && b.Consumers == tx.Consumers && b.ThroughputPerS > 0 {
+			if b.Strategy == SeparateTable && b.Case == tx.Case && b.Consumers == tx.Consumers && b.ThroughputPerS > 0 {
 				out = append(out, Ratio{Case: tx.Case, Consumers: tx.Consumers, Ratio: tx.ThroughputPerS / b.ThroughputPerS})
 			}
 		}
@@ -98,7 +96,7 @@ type page struct {
 }
 
 type summary struct {
-	Strategy                              ledger.Strategy
+	Strategy                              Strategy
 	Exact, Delayed, Parked, Wrong, Result int
 }
 
@@ -150,7 +148,7 @@ func money(r Result) string {
 
 func newPage(rep Report) page {
 	p := page{Report: rep, Ratios: Ratios(rep.Bench)}
-	for _, s := range ledger.Strategies {
+	for _, s := range Strategies {
 		sum := summary{Strategy: s}
 		for _, r := range rep.Results {
 			if r.Strategy != s {
@@ -218,5 +216,5 @@ func scale(v, top float64) float64 {
 // The CSS classes the page colours verdicts and strategies by.
 var (
 	verdictClass  = map[Verdict]string{ExactlyOnce: "ok", Delayed: "slow", ParkedInError: "bad", WrongMoney: "bad"}
-	strategyClass = map[ledger.Strategy]string{ledger.Transaction: "tx", ledger.SeparateTable: "sep"}
+	strategyClass = map[Strategy]string{Transaction: "tx", SeparateTable: "sep"}
 )

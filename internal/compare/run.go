@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -20,10 +21,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledger-dev/ledger/internal/audit"
+	"github.com/ledger-dev/ledger/internal/compare/idempotencia"
 	"github.com/ledger-dev/ledger/internal/consumer"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/idempotencia"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
@@ -41,7 +42,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		Backend: cmp.Or(opts.Endpoint, "embedded (minidyn)")}
 	for _, name := range opts.Scenarios {
 		sc, _ := scenarioNamed(name)
-		for _, strategy := range ledger.Strategies {
+		for _, strategy := range Strategies {
 			r, err := runScenario(ctx, opts, sc, strategy)
 			if err != nil {
 				return rep, fmt.Errorf("compare: %s/%s: %w", name, strategy, err)
@@ -60,7 +61,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 // rig is one strategy on one store, its calls through the fault injector and the meter.
 type rig struct {
 	store    *backend
-	strategy ledger.Strategy
+	strategy Strategy
 	faults   *sim.Transport
 	meter    *meter
 	handler  consumer.Options
@@ -88,16 +89,16 @@ func (r *rig) Park(_ context.Context, _ events.SQSMessage, reason consumer.Reaso
 }
 
 // newRig builds strategy on s as sc runs it, its invocations dying where plan says.
-func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
+func newRig(s *backend, strategy Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
 	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 	ft := sim.NewTransport(m)
 	ft.SetRoundTrip(rtt)
 	db := s.client(ft)
 	qo.Clock = sim.NewClock()
 	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{}, parked: map[string]int{}}
-	r.handler = consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: slog.New(slog.DiscardHandler), Parker: r, Strategy: strategy}
+	r.handler = consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: slog.New(slog.DiscardHandler), Parker: r, Strategy: string(strategy)}
 	now := qo.Clock.Now
-	if strategy == ledger.Transaction {
+	if strategy == Transaction {
 		r.instance = func() (*probe, error) {
 			svc, err := store.New(db, store.Config{Table: s.tables[migrations.Ledger], Now: now})
 			return &probe{inner: svc, plan: plan, around: true}, err
@@ -105,13 +106,13 @@ func newRig(s *backend, strategy ledger.Strategy, sc scenario, plan *crashPlan, 
 		reader := store.NewReader(s.admin, s.tables[migrations.Ledger])
 		r.saldo = func(ctx context.Context, c string) (decimal.Decimal, error) {
 			acct, err := reader.Cuenta(ctx, c)
-			if errors.Is(err, ledger.ErrNotFound) {
+			if errors.Is(err, store.ErrNotFound) {
 				return decimal.Zero, nil
 			}
 			return acct.Saldo, err
 		}
 	} else {
-		cfg := idempotencia.Config{Table: s.tables[migrations.Idempotencia], Accounts: s.tables[migrations.Ledger], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
+		cfg := idempotencia.Config{Table: s.tables[idempotencia.Table], Accounts: s.tables[migrations.Ledger], Now: now, Hook: plan.hook, KeyFromMessageID: sc.keyFromMessageID}
 		r.instance = func() (*probe, error) {
 			svc, err := idempotencia.New(db, cfg)
 			return &probe{inner: svc, plan: plan}, err
@@ -143,29 +144,29 @@ func (r *rig) record(records []consumer.Record) {
 		if errors.Is(rec.Result.Err, idempotencia.ErrInProgress) {
 			r.stuck++
 		}
-		if rec.Result.Outcome == ledger.Applied {
+		if rec.Result.Outcome == store.Applied {
 			r.latencies = append(r.latencies, ms(rec.Duration))
 		}
 	}
 }
 
 // failureReason names why a delivery failed, for the dead-letter summary.
-func failureReason(r ledger.Result) string {
+func failureReason(r store.Result) string {
 	switch {
 	case r.Err == nil:
 		return ""
-	case errors.As(r.Err, new(*cuenta.SaldoInsuficienteError)):
+	case errors.Is(r.Err, cuenta.SaldoInsuficiente):
 		return "insufficient funds"
 	case errors.Is(r.Err, idempotencia.ErrInProgress):
 		return "in progress"
-	case errors.Is(r.Err, ledger.ErrPermanent):
+	case errors.Is(r.Err, store.ErrPermanent):
 		return "permanent failure"
 	}
 	return "transient failure"
 }
 
 // runScenario puts one strategy through one scenario on a store of its own.
-func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger.Strategy) (Result, error) {
+func runScenario(ctx context.Context, opts Options, sc scenario, strategy Strategy) (Result, error) {
 	spec := sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed}
 	if sc.hot {
 		spec.Accounts = 1
@@ -181,19 +182,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 	rng := rngFor(opts.Seed, sc.name, 1)
 	deliveries := sc.schedule(w, rng)
 	plan := planCrashes(sc, strategy, w, rng)
-	again := map[string]bool{}
-	for _, d := range deliveries {
-		if rng.Float64() < sc.again {
-			again[d.ID] = true
-		}
-	}
-	var late []sim.Message
-	for i, m := range w.Movements {
-		if rng.Float64() < sc.late {
-			late = append(late, viaSNS("late", i, m))
-		}
-	}
-
+	again, late := sc.redeliveries(w, deliveries, rng)
 	s, err := openStore(ctx, opts.Endpoint)
 	if err != nil {
 		return Result{}, err
@@ -204,18 +193,7 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 		return Result{}, err
 	}
 	if sc.lostResponses > 0 {
-		faultRng, mu := rngFor(opts.Seed, sc.name, 2), sync.Mutex{}
-		r.faults.SetChooser(func(op string) sim.Fault {
-			switch op {
-			case "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
-				mu.Lock()
-				defer mu.Unlock()
-				if faultRng.Float64() < sc.lostResponses {
-					return sim.LostResponse
-				}
-			}
-			return 0
-		})
+		r.faults.SetChooser(loseResponses(rngFor(opts.Seed, sc.name, 2), sc.lostResponses))
 	}
 	if err := r.drive(ctx, deliveries, again); err != nil {
 		return Result{}, err
@@ -230,6 +208,40 @@ func runScenario(ctx context.Context, opts Options, sc scenario, strategy ledger
 		}
 	}
 	return r.measure(ctx, sc.name, w)
+}
+
+// redeliveries draws which deliveries the scenario's consumers see again (again, by
+// message id) and which movements a producer sends again late, through SNS.
+func (sc scenario) redeliveries(w sim.Workload, deliveries []sim.Message, rng *rand.Rand) (again map[string]bool, late []sim.Message) {
+	again = map[string]bool{}
+	for _, d := range deliveries {
+		if rng.Float64() < sc.again {
+			again[d.ID] = true
+		}
+	}
+	for i, m := range w.Movements {
+		if rng.Float64() < sc.late {
+			late = append(late, viaSNS("late", i, m))
+		}
+	}
+	return again, late
+}
+
+// loseResponses is a fault chooser that loses the answer of a write with probability p,
+// drawn from rng.
+func loseResponses(rng *rand.Rand, p float64) func(op string) sim.Fault {
+	var mu sync.Mutex
+	return func(op string) sim.Fault {
+		switch op {
+		case "PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems":
+			mu.Lock()
+			defer mu.Unlock()
+			if rng.Float64() < p {
+				return sim.LostResponse
+			}
+		}
+		return 0
+	}
 }
 
 // drive sends msgs and runs the consumers until the queue is empty, each batch one
@@ -303,7 +315,7 @@ func scanAll(ctx context.Context, db *dynamodb.Client, table string) ([]map[stri
 	for pages.HasMorePages() { // ends at the table's last page
 		out, err := pages.NextPage(ctx)
 		if err == nil {
-			err = versioned.CheckPage(last, out.LastEvaluatedKey)
+			err = audit.CheckPage(last, out.LastEvaluatedKey)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("scan %s: %w", table, err)

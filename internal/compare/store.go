@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/compare/idempotencia"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/migrations"
@@ -31,7 +32,7 @@ type backend struct {
 	cfg       aws.Config
 	admin     *dynamodb.Client
 	transport http.RoundTripper
-	all       []migrations.Migration
+	all       []migrations.Migration      // the ledger's, then the baseline's
 	tables    map[string]string           // logical → physical
 	indexes   map[string][]migrations.Key // physical → key of each global secondary index
 	loopback  bool                        // an emulator on this machine, not DynamoDB
@@ -62,7 +63,7 @@ func openStore(ctx context.Context, endpoint string) (*backend, error) {
 	if suffix != "" {
 		s.close = func() { migrate.Drop(s.admin, s.tables) }
 	}
-	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond}); err != nil {
+	if _, err := migrate.Run(ctx, s.admin, migrate.Options{Tables: s.tables, Poll: 50 * time.Millisecond, Extra: s.all[len(s.all)-1:]}); err != nil {
 		s.close()
 		return nil, fmt.Errorf("compare: migrate the run's tables: %w", err)
 	}
@@ -83,6 +84,11 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 	if s.all, err = migrations.All(); err != nil {
 		return nil, err
 	}
+	baseline, err := idempotencia.Migration()
+	if err != nil {
+		return nil, err
+	}
+	s.all = append(s.all, baseline) // last: migrate.Options.Extra
 	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Key{}
 	for _, m := range s.all {
 		name := m.Table + suffix

@@ -11,36 +11,26 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/migrations"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 )
 
 // The environment variables the binaries read (README, "Configuration").
 const (
 	EnvTable             = "LEDGER_TABLE"
 	EnvInsufficientFunds = "LEDGER_INSUFFICIENT_FUNDS"
-	EnvStrategy          = "LEDGER_STRATEGY"
 	EnvDLQ               = "LEDGER_DLQ_URL"
 	EnvConcurrency       = "LEDGER_CONCURRENCY"
-	EnvIdempotencyTable  = "LEDGER_IDEMPOTENCY_TABLE"
 )
 
-// The tables' names when LEDGER_TABLE and LEDGER_IDEMPOTENCY_TABLE are unset: the ledger
-// table, and the separate-table baseline's.
-const (
-	DefaultTable            = "ledger"
-	DefaultIdempotencyTable = "idempotencia"
-)
+// DefaultTable is the ledger table's name when LEDGER_TABLE is unset.
+const DefaultTable = "ledger"
 
 // Config is the validated environment. DLQ is where the consumer parks permanent
 // failures at once (empty: none). Concurrency bounds the accounts a consumer processes
-// at once (0: the consumer's default). IdempotencyTable is read only by the
-// separate-table strategy.
+// at once (0: the consumer's default).
 type Config struct {
 	Table             string
-	IdempotencyTable  string
-	InsufficientFunds ledger.FundsPolicy
-	Strategy          ledger.Strategy
+	InsufficientFunds cuenta.FundsPolicy
 	DLQ               string
 	Concurrency       int
 }
@@ -61,18 +51,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			problems = append(problems, env+": "+err.Error())
 		}
 	}
-	c := Config{
-		Table:            cmp.Or(getenv(EnvTable), DefaultTable),
-		IdempotencyTable: cmp.Or(getenv(EnvIdempotencyTable), DefaultIdempotencyTable),
-		DLQ:              getenv(EnvDLQ),
-	}
+	c := Config{Table: cmp.Or(getenv(EnvTable), DefaultTable), DLQ: getenv(EnvDLQ)}
 	check(EnvTable, ValidateTable(c.Table))
-	check(EnvIdempotencyTable, ValidateTable(c.IdempotencyTable))
 	var err error
-	c.InsufficientFunds, err = ledger.ParseFundsPolicy(getenv(EnvInsufficientFunds))
+	c.InsufficientFunds, err = cuenta.ParseFundsPolicy(getenv(EnvInsufficientFunds))
 	check(EnvInsufficientFunds, err)
-	c.Strategy, err = ledger.ParseStrategy(getenv(EnvStrategy))
-	check(EnvStrategy, err)
 	check(EnvDLQ, ValidateQueueURL(c.DLQ))
 	if v := getenv(EnvConcurrency); v != "" {
 		n, err := strconv.Atoi(v)
@@ -85,12 +68,6 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, errors.New("config: " + strings.Join(problems, "; "))
 	}
 	return c, nil
-}
-
-// Tables maps the migrations' logical table names to the configured ones, for
-// migrate.Options.Tables.
-func (c Config) Tables() map[string]string {
-	return map[string]string{migrations.Ledger: c.Table, migrations.Idempotencia: c.IdempotencyTable}
 }
 
 // ValidateQueueURL checks that u, when set, is an http(s) URL with a host, as SQS queue

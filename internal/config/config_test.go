@@ -5,33 +5,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
-	"github.com/ledger-dev/ledger/migrations"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 )
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
 func TestDefaults(t *testing.T) {
 	c, err := FromEnv(env(nil))
-	if err != nil || c.Table != "ledger" || c.InsufficientFunds != ledger.Retry || c.Strategy != ledger.Transaction || c.DLQ != "" || c.Concurrency != 0 || c.IdempotencyTable != "idempotencia" {
+	if err != nil || c.Table != "ledger" || c.InsufficientFunds != cuenta.Retry || c.DLQ != "" || c.Concurrency != 0 {
 		t.Fatalf("defaults = %+v, %v", c, err)
 	}
 }
 
 func TestReadsTheEnvironment(t *testing.T) {
 	c, err := FromEnv(env(map[string]string{EnvTable: "prod-ledger", EnvInsufficientFunds: "reject",
-		EnvStrategy: "separate-table", EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16",
-		EnvIdempotencyTable: "prod-idempotencia"}))
-	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != ledger.Reject || c.DLQ == "" || c.Concurrency != 16 ||
-		c.Strategy != ledger.SeparateTable || c.IdempotencyTable != "prod-idempotencia" {
+		EnvDLQ: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", EnvConcurrency: "16"}))
+	if err != nil || c.Table != "prod-ledger" || c.InsufficientFunds != cuenta.Reject || c.DLQ == "" || c.Concurrency != 16 {
 		t.Fatalf("config = %+v, %v", c, err)
 	}
 }
 
 func TestReportsEveryProblemAtOnce(t *testing.T) {
 	_, err := FromEnv(env(map[string]string{EnvTable: "no spaces", EnvInsufficientFunds: "ignore",
-		EnvStrategy: "separate", EnvDLQ: "movimientos-dlq", EnvConcurrency: "0", EnvIdempotencyTable: "x"}))
-	for _, name := range []string{EnvTable, EnvInsufficientFunds, EnvStrategy, EnvDLQ, EnvConcurrency, EnvIdempotencyTable} {
+		EnvDLQ: "movimientos-dlq", EnvConcurrency: "0"}))
+	for _, name := range []string{EnvTable, EnvInsufficientFunds, EnvDLQ, EnvConcurrency} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("err = %v, want %s named", err, name)
 		}
@@ -65,26 +62,6 @@ func TestValidateTable(t *testing.T) {
 		strings.Repeat("a", 256): false, "no spaces": false, "tabla-ñ": false, "": false} {
 		if err := ValidateTable(name); (err == nil) != ok {
 			t.Errorf("ValidateTable(%q) = %v, want ok=%v", name, err, ok)
-		}
-	}
-}
-
-func TestTablesMapEveryMigratedTable(t *testing.T) {
-	c, err := FromEnv(env(map[string]string{EnvTable: "prod-ledger", EnvIdempotencyTable: "prod-idem"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := c.Tables()
-	if got["ledger"] != "prod-ledger" || got["idempotencia"] != "prod-idem" {
-		t.Errorf("Tables() = %v", got)
-	}
-	all, err := migrations.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if got[m.Table] == "" {
-			t.Errorf("migration %s creates table %q, which the configuration does not name", m.Name, m.Table)
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -28,7 +27,7 @@ type stored struct {
 	tipo          movimiento.Tipo
 	importe       decimal.Decimal
 	huella        string
-	estado        ledger.Estado
+	estado        movimiento.Estado
 	seq           int64
 	saldoTras     decimal.Decimal
 	motivo        string
@@ -44,7 +43,7 @@ type stored struct {
 // posted reports whether the item moved its account's balance: an applied abono or
 // cargo (transfer legs, reversals and captures are recorded as one).
 func (s stored) posted() bool {
-	return s.estado == ledger.Aplicado && (s.tipo == movimiento.Abono || s.tipo == movimiento.Cargo)
+	return s.estado == movimiento.Aplicado && (s.tipo == movimiento.Abono || s.tipo == movimiento.Cargo)
 }
 
 // delta is what a posted item did to its account's balance.
@@ -173,11 +172,11 @@ func (a *account) add(item map[string]types.AttributeValue) error {
 		return fmt.Errorf("item with sort key %q is neither the account nor a movement", sk)
 	}
 	s := stored{
-		tipo: movimiento.Tipo(r.str("tipo")), importe: r.num("importe"), huella: r.str("huella"), estado: ledger.Estado(r.str("estado")),
+		tipo: movimiento.Tipo(r.str("tipo")), importe: r.num("importe"), huella: r.str("huella"), estado: movimiento.Estado(r.str("estado")),
 		motivo: r.str("motivo"), contrapartida: r.str("contrapartida"), anula: r.str("anula"), anuladoPor: r.str("anulado_por"),
 		retencion: r.str("retencion"), expira: r.time("expira"), capturadaPor: r.str("capturada_por"), liberadaPor: r.str("liberada_por"),
 	}
-	if s.estado == ledger.Aplicado {
+	if s.estado == movimiento.Aplicado {
 		s.seq = r.num("seq").IntPart()
 		s.saldoTras = r.num("saldo_tras")
 	}

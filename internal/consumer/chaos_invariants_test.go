@@ -8,7 +8,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -63,7 +62,7 @@ func checkStatement(c string, a *account, now time.Time, bad complain) {
 func checkReversals(c string, a *account, bad complain) {
 	by := map[string][]string{} // original → the applied reversals naming it
 	for id, s := range a.movs {
-		if s.anula != "" && s.estado == ledger.Aplicado {
+		if s.anula != "" && s.estado == movimiento.Aplicado {
 			by[s.anula] = append(by[s.anula], id)
 		}
 	}
@@ -88,7 +87,7 @@ func checkReversals(c string, a *account, bad complain) {
 func checkHolds(c string, a *account, now time.Time, bad complain) {
 	held := decimal.Zero
 	for id, s := range a.movs {
-		if s.tipo != movimiento.Retencion || s.estado != ledger.Retenida || !s.expira.After(now) {
+		if s.tipo != movimiento.Retencion || s.estado != movimiento.Retenida || !s.expira.After(now) {
 			continue
 		}
 		held = held.Add(s.importe)
@@ -101,7 +100,7 @@ func checkHolds(c string, a *account, now time.Time, bad complain) {
 	}
 	settled := map[string][]string{} // hold → the applied captures and releases naming it
 	for id, s := range a.movs {
-		if s.retencion != "" && s.estado == ledger.Aplicado {
+		if s.retencion != "" && s.estado == movimiento.Aplicado {
 			settled[s.retencion] = append(settled[s.retencion], id)
 			if h := a.movs[s.retencion]; s.tipo == movimiento.Cargo && s.importe.GreaterThan(h.importe) {
 				bad(c+"/"+id, "captures %s of the hold %s, which held %s", s.importe, s.retencion, h.importe)
@@ -119,7 +118,7 @@ func checkHolds(c string, a *account, now time.Time, bad complain) {
 			bad(c+"/"+id, "settled %d times: %v", len(by), by)
 		case len(by) == 1 && by[0] != cmp.Or(s.capturadaPor, s.liberadaPor):
 			bad(c+"/"+id, "settled by %s, but marked captured by %q, released by %q", by[0], s.capturadaPor, s.liberadaPor)
-		case len(by) == 0 && s.estado != ledger.Retenida && s.estado != ledger.Rechazado:
+		case len(by) == 0 && s.estado != movimiento.Retenida && s.estado != movimiento.Rechazado:
 			bad(c+"/"+id, "estado %s, but nothing settled it", s.estado)
 		}
 	}

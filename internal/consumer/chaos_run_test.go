@@ -13,10 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
-	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // Result is what a run sent and how each message ended, for Verify. Now is the run's
@@ -34,7 +32,7 @@ type Result struct {
 // it was parked by the handler or moved to the DLQ by maxReceiveCount. Reason is why it
 // ended there (the parked reason, or the last error logged for it).
 type Fate struct {
-	Outcome ledger.Outcome
+	Outcome store.Outcome
 	Parked  bool
 	Dead    bool
 	Reason  string
@@ -132,9 +130,9 @@ type runner struct {
 	stats Stats
 }
 
-// locking is versioned.DefaultPolicy's attempts with its back-off compressed tenfold,
+// locking is store.DefaultLocking's attempts with its back-off compressed tenfold,
 // as the SDK's is: the races are the same, the waits shorter.
-var locking = versioned.Policy{MaxAttempts: versioned.DefaultPolicy.MaxAttempts, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
+var locking = store.Locking{MaxAttempts: store.DefaultLocking.MaxAttempts, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
 
 // process is a new Lambda instance: a handler and the ledger behind it, with its own
 // account cache.

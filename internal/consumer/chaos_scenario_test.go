@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
@@ -44,7 +44,7 @@ type Scenario struct {
 	Malformed   float64
 	Conflicting float64
 	// Policy is the insufficient-funds policy of every consumer.
-	Policy ledger.FundsPolicy
+	Policy cuenta.FundsPolicy
 	// Consumers is the number of concurrent consumers [1]; each is a process with its
 	// own handler and account cache, replaced by a fresh one when it crashes.
 	Consumers int

@@ -11,9 +11,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/audit"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/sim"
-	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -50,7 +50,7 @@ func drawScenario(t *rapid.T, prefix string) Scenario {
 		Duplicates:  rapid.Float64Range(0, 0.5).Draw(t, "duplicates"),
 		Malformed:   rapid.Float64Range(0, 0.2).Draw(t, "malformed"),
 		Conflicting: rapid.Float64Range(0, 0.2).Draw(t, "conflicting"),
-		Policy:      rapid.SampledFrom([]ledger.FundsPolicy{ledger.Retry, ledger.Reject}).Draw(t, "policy"),
+		Policy:      rapid.SampledFrom([]cuenta.FundsPolicy{cuenta.Retry, cuenta.Reject}).Draw(t, "policy"),
 		Consumers:   rapid.IntRange(1, 4).Draw(t, "consumers"),
 		BatchSize:   rapid.IntRange(1, 10).Draw(t, "batch"),
 		Rates: Rates{
@@ -102,7 +102,7 @@ func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
 		until                      time.Time // the latest end of the cases on the table, by their clocks
 	)
 	audit := func() {
-		report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: func() time.Time { return until }})
+		report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: func() time.Time { return until }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // Report is Verify's verdict on one run.
@@ -85,7 +86,7 @@ func Verify(ctx context.Context, db QueryClient, table string, res Result) (Repo
 		checkStatement(c, a, res.Now, v.bad)
 		checkReversals(c, a, v.bad)
 		checkHolds(c, a, res.Now, v.bad)
-		if res.Scenario.Policy != ledger.Reject && len(v.rep.Unapplied) == 0 && !a.saldo.Equal(res.Workload.Saldos[c]) {
+		if res.Scenario.Policy != cuenta.Reject && len(v.rep.Unapplied) == 0 && !a.saldo.Equal(res.Workload.Saldos[c]) {
 			v.bad(c, "saldo %s, the workload's movements sum to %s", a.saldo, res.Workload.Saldos[c])
 		}
 	}
@@ -122,7 +123,7 @@ func (v *verifier) deliveries() {
 				v.bad(d.ID, "malformed message not sent to the DLQ with a reason (fate %+v)", f)
 			}
 		case ofWorkload && w.Huella() != m.Huella():
-			if !(f.Parked || f.Dead) || f.Outcome != ledger.ConflictingDuplicate || f.Reason == "" {
+			if !(f.Parked || f.Dead) || f.Outcome != store.ConflictingDuplicate || f.Reason == "" {
 				v.bad(d.ID, "late conflicting replay not refused as a conflicting duplicate with a reason (fate %+v)", f)
 			}
 		default:
@@ -144,10 +145,10 @@ func (v *verifier) movement(m movimiento.Movimiento) {
 	switch {
 	case !ok:
 		v.unrecorded(m, excused)
-	case !m.MatchesHuella(s.huella):
+	case m.Huella() != s.huella:
 		v.bad(key, "recorded with fingerprint %s, the movement's is %s: a conflicting duplicate was recorded", s.huella, m.Huella())
-	case s.estado == ledger.Rechazado:
-		if v.res.Scenario.Policy != ledger.Reject || !v.debit(m) || s.motivo == "" {
+	case s.estado == movimiento.Rechazado:
+		if v.res.Scenario.Policy != cuenta.Reject || !v.debit(m) || s.motivo == "" {
 			v.bad(key, "recorded rejected (motivo %q) under policy %q for a %s", s.motivo, v.res.Scenario.Policy, m.Tipo)
 		}
 		if _, leg := v.credit(m); leg {
@@ -167,16 +168,16 @@ func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
 	a := v.accounts[m.Cuenta]
 	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:
-		if s.tipo != m.Tipo || !s.importe.Equal(m.Importe) || s.estado != ledger.Aplicado {
+		if s.tipo != m.Tipo || !s.importe.Equal(m.Importe) || s.estado != movimiento.Aplicado {
 			return "not the " + string(m.Tipo) + " sent"
 		}
 	case movimiento.Traspaso:
 		credit, ok := v.credit(m)
-		if s.tipo != movimiento.Cargo || s.contrapartida != m.Destino || !s.importe.Equal(m.Importe) || s.estado != ledger.Aplicado {
+		if s.tipo != movimiento.Cargo || s.contrapartida != m.Destino || !s.importe.Equal(m.Importe) || s.estado != movimiento.Aplicado {
 			return "not the debit leg of the transfer sent"
 		}
 		if !ok || credit.tipo != movimiento.Abono || credit.contrapartida != m.Cuenta || !credit.importe.Equal(m.Importe) ||
-			credit.estado != ledger.Aplicado || credit.huella != s.huella {
+			credit.estado != movimiento.Aplicado || credit.huella != s.huella {
 			return fmt.Sprintf("the credit leg on %s is missing or not its counterpart: %+v", m.Destino, credit)
 		}
 	case movimiento.Anulacion:
@@ -185,7 +186,7 @@ func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
 		if o.Tipo == movimiento.Cargo {
 			opposite = movimiento.Abono
 		}
-		if s.tipo != opposite || s.anula != m.Anula || !s.importe.Equal(o.Importe) || s.estado != ledger.Aplicado {
+		if s.tipo != opposite || s.anula != m.Anula || !s.importe.Equal(o.Importe) || s.estado != movimiento.Aplicado {
 			return "not the reversal of " + m.Anula
 		}
 		if by := a.movs[m.Anula].anuladoPor; by != m.ID {
@@ -196,20 +197,20 @@ func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
 		switch {
 		case s.tipo != movimiento.Retencion || !s.importe.Equal(m.Importe) || !s.expira.Equal(m.Expira):
 			return "not the hold sent"
-		case s.estado != ledger.Retenida && s.estado != ledger.Capturada && s.estado != ledger.Liberada:
+		case s.estado != movimiento.Retenida && s.estado != movimiento.Capturada && s.estado != movimiento.Liberada:
 			return "in no state of a hold"
-		case lapsing && (s.estado != ledger.Retenida || s.expira.After(v.res.Now)):
+		case lapsing && (s.estado != movimiento.Retenida || s.expira.After(v.res.Now)):
 			return fmt.Sprintf("left to lapse, but not expired at the end (%s)", v.res.Now)
 		}
 	case movimiento.Captura, movimiento.Liberacion:
 		h := a.movs[m.Retencion]
-		want, by, tipo, importe := ledger.Capturada, h.capturadaPor, movimiento.Cargo, m.Importe
+		want, by, tipo, importe := movimiento.Capturada, h.capturadaPor, movimiento.Cargo, m.Importe
 		if m.Tipo == movimiento.Liberacion { // the record says how much it freed: all of it
-			want, by, tipo, importe = ledger.Liberada, h.liberadaPor, movimiento.Liberacion, h.importe
+			want, by, tipo, importe = movimiento.Liberada, h.liberadaPor, movimiento.Liberacion, h.importe
 		} else if importe.IsZero() { // a capture of all of it
 			importe = h.importe
 		}
-		if s.tipo != tipo || s.retencion != m.Retencion || !s.importe.Equal(importe) || s.estado != ledger.Aplicado {
+		if s.tipo != tipo || s.retencion != m.Retencion || !s.importe.Equal(importe) || s.estado != movimiento.Aplicado {
 			return "not the " + string(m.Tipo) + " of " + m.Retencion
 		}
 		if h.estado != want || by != m.ID {
@@ -241,14 +242,14 @@ func (v *verifier) refused(m movimiento.Movimiento) {
 		return
 	}
 	s, ok := v.accounts[m.Cuenta].movs[m.ID]
-	reject := v.res.Scenario.Policy == ledger.Reject
+	reject := v.res.Scenario.Policy == cuenta.Reject
 	switch {
 	case !ok:
 		if _, dlq := v.inDLQ(key); !dlq {
 			v.bad(key, "refused by design, but not every delivery of it is in the DLQ with a reason")
 		}
 		v.rep.Refused++
-	case reject && m.Tipo == movimiento.Traspaso && s.estado == ledger.Rechazado:
+	case reject && m.Tipo == movimiento.Traspaso && s.estado == movimiento.Rechazado:
 		if _, leg := v.credit(m); leg {
 			v.bad(key, "a rejected transfer has its credit leg on %s", m.Destino)
 		}
@@ -300,7 +301,7 @@ func (v *verifier) inDLQ(key string) ([]string, bool) {
 // movement it reverses or the hold it settles was rejected.
 func (v *verifier) excused(m movimiento.Movimiento) bool {
 	referent := cmp.Or(m.Anula, m.Retencion)
-	return v.res.Scenario.Policy == ledger.Reject && referent != "" && v.accounts[m.Cuenta].movs[referent].estado == ledger.Rechazado
+	return v.res.Scenario.Policy == cuenta.Reject && referent != "" && v.accounts[m.Cuenta].movs[referent].estado == movimiento.Rechazado
 }
 
 // debit reports whether m debits its account, so that the reject policy may reject it.
@@ -334,6 +335,6 @@ func (v *verifier) settled(h movimiento.Movimiento) bool {
 // original of cuenta c is recorded applied.
 func (v *verifier) reversedInWorkload(c, original string) bool {
 	return slices.ContainsFunc(v.res.Workload.Movements, func(m movimiento.Movimiento) bool {
-		return m.Cuenta == c && m.Anula == original && v.accounts[c].movs[m.ID].estado == ledger.Aplicado
+		return m.Cuenta == c && m.Anula == original && v.accounts[c].movs[m.ID].estado == movimiento.Aplicado
 	})
 }

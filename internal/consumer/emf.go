@@ -1,6 +1,10 @@
 package consumer
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/ledger-dev/ledger/internal/store"
+)
 
 // Namespace is the CloudWatch namespace of the consumer's metrics.
 const Namespace = "Ledger"
@@ -20,6 +24,10 @@ const (
 
 var metricNames = []string{MetricApplied, MetricDuplicate, MetricConflictingDuplicate, MetricRejected, MetricFailed, MetricRetries}
 
+// metricOf is the counter of each outcome; anything else counts as failed.
+var metricOf = map[store.Outcome]string{store.Applied: MetricApplied, store.Duplicate: MetricDuplicate,
+	store.ConflictingDuplicate: MetricConflictingDuplicate, store.Rejected: MetricRejected, store.Failed: MetricFailed, "": MetricFailed}
+
 // emit writes one Embedded Metric Format document for the batch, which CloudWatch Logs
 // turns into metrics without an API call.
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
@@ -27,14 +35,11 @@ func (h *Handler) emit(recs []Record) {
 	if h.opts.Metrics == nil {
 		return
 	}
-	var o Outcomes
-	retries := 0
+	counts := map[string]int{}
 	for _, r := range recs {
-		o.add(r.Result.Outcome)
-		retries += max(r.Result.Attempts-1, 0)
+		counts[metricOf[r.Result.Outcome]]++ // every kind of failure counts as Failed
+		counts[MetricRetries] += max(r.Result.Attempts-1, 0)
 	}
-	counts := map[string]int{MetricApplied: o.Applied, MetricDuplicate: o.Duplicate, MetricConflictingDuplicate: o.ConflictingDuplicate,
-		MetricRejected: o.Rejected, MetricFailed: o.Failed, MetricRetries: retries}
 	defs := make([]map[string]string, len(metricNames))
 	doc := map[string]any{"Strategy": string(h.opts.Strategy)}
 	dims := [][]string{{"Strategy"}}

@@ -12,28 +12,36 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // MaxBatch is SQS's limit of messages per receive, and so of records per batch.
 const MaxBatch = 10
 
+// FunctionTimeout is the deployed consumer's Lambda timeout (template.yaml): the
+// deadline a batch gets where no Lambda gives one (ledger up's lines, the simulations).
+// SimulatedVisibility is the visibility timeout the simulations give their queue, six
+// times it, as AWS recommends for a Lambda's queue.
+const (
+	FunctionTimeout     = 30 * time.Second
+	SimulatedVisibility = 6 * FunctionTimeout
+)
+
 // DefaultConcurrency is how many groups of accounts a handler processes at once
 // (LEDGER_CONCURRENCY overrides it).
 const DefaultConcurrency = 8
 
-// Applier applies deliveries and returns one result per delivery, in order: the
-// transaction strategy (internal/store) or the baseline (internal/idempotencia).
+// Applier applies one group of deliveries (Groups) and returns one result per delivery,
+// in order: the ledger (*store.Ledger), or a strategy it is compared against.
 type Applier interface {
-	ApplyAll(ctx context.Context, entregas []ledger.Entrega) []ledger.Result
+	Apply(ctx context.Context, group []store.Entrega) []store.Result
 }
 
 // Parker moves a message that can never succeed (malformed, invalid, a conflicting
@@ -44,17 +52,16 @@ type Parker interface {
 
 // Reason is why a message is parked, for whoever reads the dead-letter queue.
 type Reason struct {
-	Outcome ledger.Outcome
+	Outcome store.Outcome
 	Error   string
 }
 
 // Record is what became of one message of a batch. Mov is zero when the body was
-// invalid under today's and older releases' rules.
+// invalid.
 type Record struct {
 	Msg      events.SQSMessage
 	Mov      movimiento.Movimiento
-	Refused  error // today's rules refuse the body; Mov is as older releases read it
-	Result   ledger.Result
+	Result   store.Result
 	Duration time.Duration
 	Action   Action
 }
@@ -80,8 +87,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics receives one CloudWatch Embedded Metric Format document per batch [none].
 	Metrics io.Writer
-	// Strategy names the idempotency strategy, as a metric dimension [ledger.Transaction].
-	Strategy ledger.Strategy
+	// Strategy names the idempotency strategy, as a metric dimension [Transaction].
+	Strategy string
 	// Function names the Lambda function, as a second dimension set beside Strategy, so
 	// that two stacks in one account and region can be told apart [none: Strategy only].
 	Function string
@@ -90,6 +97,10 @@ type Options struct {
 	// Now is the clock [time.Now].
 	Now func() time.Time
 }
+
+// Transaction names this ledger's strategy in the metrics' Strategy dimension: the
+// movement's record is written in its account's transaction.
+const Transaction = "transaction"
 
 // Handler processes SQS batches. It is safe for concurrent use.
 type Handler struct {
@@ -106,7 +117,7 @@ func New(a Applier, opts Options) *Handler {
 		opts.Reserve = time.Second
 	}
 	opts.Logger = cmp.Or(opts.Logger, slog.Default())
-	opts.Strategy = cmp.Or(opts.Strategy, ledger.Transaction)
+	opts.Strategy = cmp.Or(opts.Strategy, Transaction)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -135,33 +146,78 @@ func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[stri
 	return back
 }
 
-// Handle processes one batch: it is the Lambda's handler. BatchItemFailures names the
-// messages that must come back: transient failures, records not started before the
-// deadline, and permanent failures that could not be parked. The error is non-nil only
-// with ErrNothingProcessed.
+// Handle processes one batch: it is the Lambda's handler. It reads every body, applies
+// the movements a group of accounts at a time (Groups; groups concurrently, each in
+// arrival order), decides what becomes of each message (parking permanent failures) and
+// logs it. BatchItemFailures names the messages that must come back: transient
+// failures, records not started before the deadline, and permanent failures that could
+// not be parked. The error is non-nil only with ErrNothingProcessed.
 func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	recs := make([]Record, len(ev.Records))
-	var valid []int // records with a movement, in order
-	for i, msg := range ev.Records {
+	recs, entregas, valid := h.parse(ctx, ev.Records)
+	work, cancel := h.cutoff(ctx, h.opts.Reserve/2)
+	defer cancel()
+	var g errgroup.Group
+	g.SetLimit(h.opts.Concurrency)
+	for _, group := range Groups(entregas) {
+		g.Go(func() error {
+			batch := make([]store.Entrega, len(group))
+			for k, j := range group {
+				batch[k] = entregas[j]
+			}
+			defer h.recovered(ctx, func(err error) { h.settle(recs, valid, group, nil, store.Transient(err), 0) })
+			if !h.timeLeft(ctx) {
+				h.settle(recs, valid, group, nil, store.Transient(errNotStarted), 0)
+				return nil
+			}
+			t0 := h.opts.Now()
+			results := h.applier.Apply(work, batch)
+			h.settle(recs, valid, group, results, nil, h.opts.Now().Sub(t0))
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through recs, never by error
+	h.decideAll(ctx, recs)
+	return h.respond(ctx, recs), nothingProcessed(recs)
+}
+
+// parse reads every message's body: a valid one becomes a delivery (valid maps its
+// index to its record's), an invalid one a permanent failure.
+func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []Record, entregas []store.Entrega, valid []int) {
+	recs = make([]Record, len(msgs))
+	for i, msg := range msgs {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		// A body only older releases' rules read may be the redelivery of a movement
-		// they recorded: its record answers it (Refused).
-		m, refused, err := h.read(ctx, msg.Body)
+		m, err := h.read(ctx, msg.Body)
 		if err != nil {
-			recs[i].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.PermanentError{Err: err}}
+			recs[i].Result = store.Result{Outcome: store.Failed, Err: store.Permanent(err)}
 			recs[i].Duration = h.opts.Now().Sub(t0)
 			continue
 		}
-		recs[i].Mov, recs[i].Refused = m, refused
+		recs[i].Mov = m
+		entregas = append(entregas, store.Entrega{Mov: m, Origen: msg.MessageId})
 		valid = append(valid, i)
 	}
+	return recs, entregas, valid
+}
 
-	h.apply(ctx, recs, valid)
-	h.decideAll(ctx, recs)
+// settle records a group's results, or err for each of them, and how long they took.
+func (h *Handler) settle(recs []Record, valid, group []int, results []store.Result, err error, d time.Duration) {
+	for k, j := range group {
+		r := &recs[valid[j]]
+		if results != nil {
+			r.Result = results[k]
+		} else {
+			r.Result = store.Result{Outcome: store.Failed, Err: err}
+		}
+		r.Duration = d
+	}
+}
 
+// respond logs every record, tells the observer, emits the batch's metrics, and names
+// the messages that must come back, each once (SQS may deliver one twice in a batch).
+func (h *Handler) respond(ctx context.Context, recs []Record) events.SQSEventResponse {
 	var resp events.SQSEventResponse
-	back := map[string]bool{} // a message SQS delivered twice in the batch is named once
+	back := map[string]bool{}
 	for i := range recs {
 		r := &recs[i]
 		h.log(ctx, r)
@@ -174,58 +230,22 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 		}
 	}
 	h.emit(recs)
-	return resp, nothingProcessed(recs)
+	return resp
 }
 
-// read is movimiento.Read, a panic turned into the body's own failure: a body that
+// read is movimiento.Parse, a panic turned into the body's own failure: a body that
 // crashes the parser would crash it on every delivery, so it is parked.
-func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, refused, err error) {
+func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, err error) {
 	defer h.recovered(ctx, func(p error) { err = p })
-	return movimiento.Read([]byte(body))
+	return movimiento.Parse([]byte(body))
 }
 
-// apply applies the valid records, each group of accounts (ledger.Groups) in arrival
-// order, groups concurrently.
-func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
-	work := ctx
+// cutoff is ctx ended reserve before its deadline, if it has one.
+func (h *Handler) cutoff(ctx context.Context, reserve time.Duration) (context.Context, context.CancelFunc) {
 	if deadline, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		work, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.Reserve/2))
-		defer cancel()
+		return context.WithDeadline(ctx, deadline.Add(-reserve))
 	}
-	entregas := make([]ledger.Entrega, len(valid))
-	for j, i := range valid {
-		entregas[j] = ledger.Entrega{Mov: recs[i].Mov, Origen: recs[i].Msg.MessageId, Refused: recs[i].Refused}
-	}
-	var g errgroup.Group
-	g.SetLimit(h.opts.Concurrency)
-	for _, group := range ledger.Groups(entregas) {
-		g.Go(func() error {
-			defer h.recovered(ctx, func(err error) {
-				for _, j := range group {
-					recs[valid[j]].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: err}}
-				}
-			})
-			if !h.timeLeft(ctx) {
-				for _, j := range group {
-					recs[valid[j]].Result = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: errNotStarted}}
-				}
-				return nil
-			}
-			batch := make([]ledger.Entrega, len(group))
-			for k, j := range group {
-				batch[k] = entregas[j]
-			}
-			t0 := h.opts.Now()
-			results := h.applier.ApplyAll(work, batch)
-			d := h.opts.Now().Sub(t0)
-			for k, j := range group {
-				recs[valid[j]].Result, recs[valid[j]].Duration = results[k], d
-			}
-			return nil
-		})
-	}
-	_ = g.Wait() // the goroutines report through recs, never by error
+	return ctx, func() {}
 }
 
 // decideAll decides what becomes of each record, parking permanent failures
@@ -234,11 +254,8 @@ func (h *Handler) apply(ctx context.Context, recs []Record, valid []int) {
 // failure SQS delivered twice in the batch (one message id) is parked once: its later
 // copies take the first's action.
 func (h *Handler) decideAll(ctx context.Context, recs []Record) {
-	if deadline, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.Reserve/4))
-		defer cancel()
-	}
+	ctx, cancel := h.cutoff(ctx, h.opts.Reserve/4)
+	defer cancel()
 	firstPermanent := map[string]int{} // message id → its first permanent failure's record
 	copies := map[int]int{}            // a later copy's record → the first's
 	var g errgroup.Group
@@ -300,22 +317,19 @@ func (h *Handler) recovered(ctx context.Context, fail func(error)) {
 	}
 }
 
-func permanent(r ledger.Result) bool { return errors.Is(r.Err, ledger.ErrPermanent) }
-
-// messageReasons are the transient failures a message brings on itself, which say
-// nothing of the service's health.
-var messageReasons = []error{cuenta.ErrDebitRefused, ledger.ErrWaiting, cuenta.ErrRetencionInactiva}
+func permanent(r store.Result) bool { return errors.Is(r.Err, store.ErrPermanent) }
 
 // nothingProcessed is ErrNothingProcessed when every record failed transiently for a
-// reason outside the messages (not a debit an account refuses, a movement waiting for
-// another, nor a capture of a hold another writer settled or let lapse).
+// reason outside the messages: not an account rule a later delivery may pass (a debit
+// an account refuses, a movement waiting for another, a capture of a hold another
+// writer settled or let lapse), which says nothing of the service's health.
 func nothingProcessed(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	var rule *cuenta.RuleError
 	for _, r := range recs {
-		ownReason := func(reason error) bool { return errors.Is(r.Result.Err, reason) }
-		if !r.Result.Retry() || slices.ContainsFunc(messageReasons, ownReason) {
+		if !r.Result.Retry() || errors.As(r.Result.Err, &rule) {
 			return nil
 		}
 	}

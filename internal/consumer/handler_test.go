@@ -22,7 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
@@ -65,7 +65,7 @@ func (p *memParker) Park(_ context.Context, msg events.SQSMessage, r consumer.Re
 	return nil
 }
 
-func newFixture(t *testing.T, policy ledger.FundsPolicy, park bool) *fixture {
+func newFixture(t *testing.T, policy cuenta.FundsPolicy, park bool) *fixture {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
 	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy})
@@ -138,7 +138,7 @@ func TestCheckedInEventsAreApplied(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			f := newFixture(t, ledger.Retry, false)
+			f := newFixture(t, cuenta.Retry, false)
 			ev := loadEvent(t, tc.file)
 			resp, err := f.handler.Handle(context.Background(), ev)
 			if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -183,15 +183,15 @@ func mixedBatch() events.SQSEvent {
 func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
 	cases := []struct {
 		name   string
-		policy ledger.FundsPolicy
+		policy cuenta.FundsPolicy
 		park   bool
 		back   []string
 		parked []string
 	}{
-		{"retry, no parking", ledger.Retry, false, []string{"m5", "m8", "m9"}, nil},
-		{"retry, parking", ledger.Retry, true, []string{"m8"}, []string{"m5", "m9"}},
-		{"reject, parking", ledger.Reject, true, nil, []string{"m5", "m9"}},
-		{"reject, no parking", ledger.Reject, false, []string{"m5", "m9"}, nil},
+		{"retry, no parking", cuenta.Retry, false, []string{"m5", "m8", "m9"}, nil},
+		{"retry, parking", cuenta.Retry, true, []string{"m8"}, []string{"m5", "m9"}},
+		{"reject, parking", cuenta.Reject, true, nil, []string{"m5", "m9"}},
+		{"reject, no parking", cuenta.Reject, false, []string{"m5", "m9"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +212,7 @@ func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
 				if !slices.Equal(parked, tc.parked) {
 					t.Errorf("parked = %v, want %v", parked, tc.parked)
 				}
-				if r := f.parker.parked["m9"]; r.Outcome != ledger.ConflictingDuplicate || !strings.Contains(r.Error, "conflicting duplicate") {
+				if r := f.parker.parked["m9"]; r.Outcome != store.ConflictingDuplicate || !strings.Contains(r.Error, "conflicting duplicate") {
 					t.Errorf("m9 parked with %+v, want the conflicting duplicate's reason", r)
 				}
 			}
@@ -229,7 +229,7 @@ func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
 			}
 			want := map[string]string{"m1": "applied", "m2": "applied", "m3": "duplicate", "m4": "applied", "m5": "failed",
 				"m6": "applied", "m7": "duplicate", "m9": "conflicting_duplicate", "m10": "applied", "m8": "failed"}
-			if tc.policy == ledger.Reject {
+			if tc.policy == cuenta.Reject {
 				want["m8"] = "rejected"
 			}
 			for id, outcome := range want {
@@ -242,7 +242,7 @@ func TestMixedBatchReportsExactlyWhatMustComeBack(t *testing.T) {
 }
 
 func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
-	f := newFixture(t, ledger.Retry, true)
+	f := newFixture(t, cuenta.Retry, true)
 	if _, err := f.handler.Handle(context.Background(), mixedBatch()); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 // A movement rejected under the reject policy is logged with the reason it was
 // recorded with, as a failure is with its error.
 func TestARejectionIsLoggedWithItsReason(t *testing.T) {
-	f := newFixture(t, ledger.Reject, true)
+	f := newFixture(t, cuenta.Reject, true)
 	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", body("c1", "A", "cargo", "5.00"))}}); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) 
 		"SNS confirmation":       `{"Type":"SubscriptionConfirmation","Message":"You have chosen to subscribe"}`,
 		"duplicate key":          `{"id":"a","cuenta":"A","tipo":"abono","importe":"1","importe":"1000","moneda":"EUR"}`,
 	}
-	f := newFixture(t, ledger.Retry, true)
+	f := newFixture(t, cuenta.Retry, true)
 	var ev events.SQSEvent
 	for name, b := range bodies {
 		ev.Records = append(ev.Records, msg(name, b))
@@ -343,7 +343,7 @@ func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) 
 		t.Errorf("%d parked, want %d", len(f.parker.parked), len(bodies))
 	}
 	for name, r := range f.parker.parked {
-		if r.Outcome != ledger.Failed || !strings.HasPrefix(r.Error, "ledger: permanent failure: movimiento: ") {
+		if r.Outcome != store.Failed || !strings.HasPrefix(r.Error, "ledger: permanent failure: movimiento: ") {
 			t.Errorf("%s parked with %+v, want a movimiento error", name, r)
 		}
 	}
@@ -364,7 +364,7 @@ func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) 
 }
 
 func TestRecordsNotStartedBeforeTheDeadlineComeBack(t *testing.T) {
-	f := newFixture(t, ledger.Retry, false)
+	f := newFixture(t, cuenta.Retry, false)
 	// Under the 1 s reserve, but over the half of it the work keeps back: a record
 	// started would still have time to write.
 	ctx, cancel := context.WithTimeout(context.Background(), 900*time.Millisecond)
@@ -403,7 +403,7 @@ func TestRecordsWaitingForTheirAccountDoNotFailTheInvocation(t *testing.T) {
 		"reversals early": {msg("m1", `{"id":"an-1","cuenta":"A","tipo":"anulacion","anula":"todavia-no"}`),
 			msg("m2", `{"id":"an-2","cuenta":"B","tipo":"anulacion","anula":"tampoco"}`)},
 	} {
-		f := newFixture(t, ledger.Retry, false)
+		f := newFixture(t, cuenta.Retry, false)
 		resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: batch})
 		if err != nil || len(resp.BatchItemFailures) != 2 {
 			t.Errorf("%s: resp = %+v, err = %v; want both back and no invocation error", name, resp, err)
@@ -432,7 +432,7 @@ func TestACaptureOfALapsedHoldDoesNotFailTheInvocation(t *testing.T) {
 	}
 	early.AdvanceTo(expira.Add(-time.Minute))
 	late.AdvanceTo(expira.Add(time.Second))
-	if r, err := ledgerAt(late).Apply(context.Background(), ledger.Entrega{Mov: mustParse(t, body("b", "H", "cargo", "90"))}); err != nil {
+	if r, err := testenv.One(ledgerAt(late).Apply(context.Background(), []store.Entrega{{Mov: mustParse(t, body("b", "H", "cargo", "90"))}})); err != nil {
 		t.Fatalf("a cargo of the funds the lapsed hold freed = %+v, %v", r, err)
 	}
 	resp, err := behind.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m3", `{"id":"cap","cuenta":"H","tipo":"captura","retencion":"aut"}`)}})
@@ -490,22 +490,22 @@ func TestParkingGivesUpBeforeTheDeadline(t *testing.T) {
 	}
 }
 
-// hangingApplier is a table that never answers: ApplyAll waits for its context, noting
+// hangingApplier is a table that never answers: Apply waits for its context, noting
 // the deadline it was given.
 type hangingApplier struct {
 	mu        sync.Mutex
 	deadlines []time.Time
 }
 
-func (a *hangingApplier) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
+func (a *hangingApplier) Apply(ctx context.Context, es []store.Entrega) []store.Result {
 	deadline, _ := ctx.Deadline()
 	a.mu.Lock()
 	a.deadlines = append(a.deadlines, deadline)
 	a.mu.Unlock()
 	<-ctx.Done()
-	out := make([]ledger.Result, len(es))
+	out := make([]store.Result, len(es))
 	for i := range out {
-		out[i] = ledger.Result{Outcome: ledger.Failed, Err: &ledger.TransientError{Err: ctx.Err()}}
+		out[i] = store.Result{Outcome: store.Failed, Err: store.Transient(ctx.Err())}
 	}
 	return out
 }
@@ -555,7 +555,7 @@ func TestAMessageThatCannotBeParkedComesBack(t *testing.T) {
 }
 
 func TestManyAccountsConcurrently(t *testing.T) {
-	f := newFixture(t, ledger.Retry, false)
+	f := newFixture(t, cuenta.Retry, false)
 	var ev events.SQSEvent
 	for i := range 40 {
 		ev.Records = append(ev.Records, msg(fmt.Sprintf("m%d", i), body(fmt.Sprintf("a%d", i), fmt.Sprintf("C%d", i%13), "abono", "1.00")))
@@ -572,13 +572,13 @@ func TestManyAccountsConcurrently(t *testing.T) {
 // panicking is a table, or a DLQ, with a bug: it panics on the movement id boom.
 type panicking struct{ consumer.Applier }
 
-func (p panicking) ApplyAll(ctx context.Context, es []ledger.Entrega) []ledger.Result {
+func (p panicking) Apply(ctx context.Context, es []store.Entrega) []store.Result {
 	for _, e := range es {
 		if e.Mov.ID == "boom" {
 			panic("boom")
 		}
 	}
-	return p.Applier.ApplyAll(ctx, es)
+	return p.Applier.Apply(ctx, es)
 }
 
 func (panicking) Park(context.Context, events.SQSMessage, consumer.Reason) error { panic("boom") }
@@ -665,12 +665,12 @@ func (p *countingParker) Park(_ context.Context, msg events.SQSMessage, _ consum
 // applied once and its copy answered as a duplicate.
 func TestAMessageDeliveredTwiceInABatchIsHandledOnce(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: cuenta.Retry})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &countingParker{parks: map[string]int{}}
-	var outcomes []ledger.Outcome
+	var outcomes []store.Outcome
 	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: p,
 		Observer: func(r consumer.Record) { outcomes = append(outcomes, r.Result.Outcome) }})
 	bad, broke, ok := msg("m-bad", `not a movement`), msg("m-broke", body("c1", "A", "cargo", "5.00")), msg("m-ok", body("a1", "B", "abono", "1.00"))
@@ -684,79 +684,7 @@ func TestAMessageDeliveredTwiceInABatchIsHandledOnce(t *testing.T) {
 	if !maps.Equal(p.parks, map[string]int{"m-bad": 1}) {
 		t.Errorf("parks = %v, want m-bad parked once", p.parks)
 	}
-	if outcomes[2] != ledger.Applied || outcomes[5] != ledger.Duplicate {
+	if outcomes[2] != store.Applied || outcomes[5] != store.Duplicate {
 		t.Errorf("outcomes = %v, want m-ok applied, then its copy a duplicate", outcomes)
-	}
-}
-
-// Releases before today's rules recorded a fecha no RFC 3339 timestamp can hold (an
-// offset of 24 hours past year 9999). A redelivery of such a movement is answered as a
-// duplicate by its record; a new movement with that fecha is parked with today's reason.
-func TestARedeliveryTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
-	f := newFixture(t, ledger.Retry, true)
-	const late = `"9999-12-31T23:00:00-24:00"`
-	withFecha := func(id, fecha string) string {
-		return `{"id":"` + id + `","cuenta":"F1","tipo":"abono","importe":"3.00","moneda":"EUR","fecha":` + fecha + `}`
-	}
-	svc, err := store.New(f.env.Client, store.Config{Table: f.env.Table()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []consumer.Record
-	h := consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: f.parker,
-		Observer: func(r consumer.Record) { got = append(got, r) }})
-	for _, m := range []events.SQSMessage{
-		msg("m1", withFecha("p1", `"2026-12-03T10:00:00Z"`)),
-		msg("m2", withFecha("p1", late)), // p1 again, spelled as an older release took it
-		msg("m3", withFecha("p2", late)), // never recorded
-	} {
-		if _, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got[1].Result.Outcome != ledger.Duplicate || got[1].Action != consumer.Delete {
-		t.Errorf("redelivery with an old fecha = %+v, want a duplicate, deleted", got[1].Result)
-	}
-	if r, parked := f.parker.parked["m3"]; !parked || !strings.Contains(r.Error, "fecha") || got[2].Result.Outcome != ledger.Failed {
-		t.Errorf("a new movement with that fecha = %+v (parked %v: %q), want it parked naming fecha", got[2].Result, parked, r.Error)
-	}
-	if s := f.saldo(t, "F1"); s != "3" {
-		t.Errorf("saldo F1 = %s, want 3", s)
-	}
-}
-
-// A body today's rules refuse never decides for another message of its batch. Its own
-// key is read once the rest is applied: a valid copy of the same fact applies, and the
-// refused body is then its duplicate. A refused transfer to an account no one can read
-// fails alone, with its own reason, and never takes that account's failure to a valid
-// message beside it.
-func TestARefusedBodyNeverDecidesForAnother(t *testing.T) {
-	f := newFixture(t, ledger.Retry, true)
-	good := msg("m-good", body("p1", "G1", "abono", "3.00"))
-	bad := msg("m-bad", `{"id":"p1","cuenta":"G1","tipo":"abono","importe":"3.00","moneda":"EUR","destino":"X1"}`)
-	if _, err := f.env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.env.Table()), Item: map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: "CUENTA#S1"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}, // no saldo: unreadable
-		"moneda": &types.AttributeValueMemberS{Value: "EUR"}, "version": &types.AttributeValueMemberN{Value: "1"}, "movimientos": &types.AttributeValueMemberN{Value: "0"},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	valid := msg("m-w1", body("w1", "W1", "abono", "5.00"))
-	onS1 := msg("m-s1", body("s1", "S1", "abono", "1.00")) // S1 is read for it
-	toS1 := msg("m-tr", `{"id":"tr1","cuenta":"W1","tipo":"traspaso","destino":"S1","importe":"1.00","moneda":"EUR","fecha":"9999-12-31T23:00:00-24:00"}`)
-	resp, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{bad, onS1, good, toS1, valid}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(failures(resp)) != 0 || len(f.parker.parked) != 2 {
-		t.Fatalf("back = %v, parked %v; want the refused transfer and the credit of S1 parked", failures(resp), f.parker.parked)
-	}
-	if r := f.parker.parked["m-tr"]; !strings.Contains(r.Error, "fecha") {
-		t.Errorf("the refused transfer was parked with %q, want its own fecha reason", r.Error)
-	}
-	if r := f.parker.parked["m-s1"]; !strings.Contains(r.Error, "account S1 has no saldo") {
-		t.Errorf("the credit of S1 was parked with %q, want S1's unreadable item", r.Error)
-	}
-	if g, w := f.saldo(t, "G1"), f.saldo(t, "W1"); g != "3" || w != "5" {
-		t.Errorf("saldo G1 = %s, W1 = %s; want 3 and 5: each valid message applied once", g, w)
 	}
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 const goodMov = `{"id":"pago-1","cuenta":"ES76-1","tipo":"abono","importe":"50.00","moneda":"EUR","concepto":"Pedido 1"}`
@@ -124,7 +125,7 @@ func hostile() []struct {
 // handler: each must be parked at once as a permanent failure with the reason
 // movimiento gives, and nothing may reach the table.
 func TestHostileBodiesAreParkedAndWriteNothing(t *testing.T) {
-	f := newFixture(t, ledger.Retry, true)
+	f := newFixture(t, cuenta.Retry, true)
 	cases := hostile()
 	var records []events.SQSMessage
 	for i, tc := range cases {
@@ -153,8 +154,8 @@ func TestHostileBodiesAreParkedAndWriteNothing(t *testing.T) {
 			if !ok {
 				t.Fatal("not parked")
 			}
-			want := (&ledger.PermanentError{Err: parseErr}).Error()
-			if reason.Outcome != ledger.Failed || reason.Error != want {
+			want := (store.Permanent(parseErr)).Error()
+			if reason.Outcome != store.Failed || reason.Error != want {
 				t.Errorf("parked with %+v, want outcome failed and reason %q", reason, want)
 			}
 		})

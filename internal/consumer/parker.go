@@ -32,7 +32,7 @@ type SQSSender interface {
 }
 
 // maxErrorAttrBytes bounds the ledger.error attribute of a parked message, and
-// maxLoggedBodyBytes the body a LogParker logs: enough to read, never a log line of
+// maxLoggedBodyBytes the body a parker logs: enough to read, never a log line of
 // 256 KiB.
 const (
 	maxErrorAttrBytes  = 1 << 10

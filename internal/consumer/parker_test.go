@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // sent is an SQS that keeps what it is sent.
@@ -37,7 +37,7 @@ func TestAParkedMessageCarriesItsReasonAndWhatFitsOfItsAttributes(t *testing.T) 
 	msg := events.SQSMessage{MessageId: "m-1", Body: `{"id":"x"}`, MessageAttributes: own}
 	q := &sent{}
 	p := &consumer.SQSParker{Client: q, QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq"}
-	reason := consumer.Reason{Outcome: ledger.ConflictingDuplicate, Error: "x" + strings.Repeat("ñ", 1000)} // byte 1024 is inside a "ñ"
+	reason := consumer.Reason{Outcome: store.ConflictingDuplicate, Error: "x" + strings.Repeat("ñ", 1000)} // byte 1024 is inside a "ñ"
 	for range 2 {
 		if err := p.Park(context.Background(), msg, reason); err != nil {
 			t.Fatal(err)
@@ -78,7 +78,7 @@ func TestAParkOnTheSourceQueueIsRefused(t *testing.T) {
 	} {
 		q := &sent{}
 		p := &consumer.SQSParker{Client: q, QueueURL: tc.url}
-		err := p.Park(context.Background(), events.SQSMessage{MessageId: "m-1", Body: "{}", EventSourceARN: arn}, consumer.Reason{Outcome: ledger.Failed, Error: "x"})
+		err := p.Park(context.Background(), events.SQSMessage{MessageId: "m-1", Body: "{}", EventSourceARN: arn}, consumer.Reason{Outcome: store.Failed, Error: "x"})
 		if (len(q.in) == 1) != tc.sent || (err == nil) != tc.sent || (!tc.sent && !errors.Is(err, consumer.ErrDLQIsSource)) {
 			t.Errorf("%s: sent %d, error %v; want sent %v", tc.url, len(q.in), err, tc.sent)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
@@ -42,7 +41,7 @@ func TestRequestsDynamoDBNeverAcceptsAreParkedWithItsMessage(t *testing.T) {
 				t.Fatalf("resp %+v, err %v; want the message settled (parked), not back", resp, err)
 			}
 			r, ok := parker.parked["m1"]
-			if !ok || r.Outcome != ledger.Failed || !strings.Contains(r.Error, tc.says) || !strings.Contains(r.Error, "permanent") {
+			if !ok || r.Outcome != store.Failed || !strings.Contains(r.Error, tc.says) || !strings.Contains(r.Error, "permanent") {
 				t.Fatalf("parked %+v, want a permanent failure saying %q", parker.parked, tc.says)
 			}
 			if calls := ft.Calls("TransactWriteItems"); calls != 1 {
@@ -64,8 +63,8 @@ func TestAnInvalidTransactionIsPermanent(t *testing.T) {
 	// it, so this is built by hand, as a bug in a producer of Entregas would be.
 	m := mustParse(t, body("tr", "A", "abono", "5"))
 	m.Tipo, m.Destino = "traspaso", "A"
-	r := svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: m}})[0]
-	if r.Outcome != ledger.Failed || !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "invalid transaction") {
+	r := svc.Apply(context.Background(), []store.Entrega{{Mov: m}})[0]
+	if r.Outcome != store.Failed || !errors.Is(r.Err, store.ErrPermanent) || !strings.Contains(r.Err.Error(), "invalid transaction") {
 		t.Fatalf("result %+v, want a permanent invalid transaction", r)
 	}
 }

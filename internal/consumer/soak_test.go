@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/audit"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/sim"
-	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
@@ -52,7 +52,7 @@ func TestSoak(t *testing.T) {
 		until      time.Time // the latest end of the shards on the table, by their clocks
 	)
 	audit := func() {
-		report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{Now: func() time.Time { return until }})
+		report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: func() time.Time { return until }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,9 +71,9 @@ func TestSoak(t *testing.T) {
 			}
 			env = testenv.NewDynamoDB(t)
 		}
-		policy := ledger.Retry
+		policy := cuenta.Retry
 		if shard%2 == 1 {
-			policy = ledger.Reject
+			policy = cuenta.Reject
 		}
 		sc := Scenario{
 			Prefix: fmt.Sprintf("s%d-", shard), Seed: uint64(shard) + 1,

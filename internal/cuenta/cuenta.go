@@ -1,9 +1,10 @@
-// Package cuenta holds an account's state and the rules a movement must pass to change
-// it. It is pure: the ledger decides when to ask, the store how to persist.
+// Package cuenta holds an account's state and every rule a movement must pass to change
+// it: currency, funds, freeze, overdraft limit, holds and their expiry, reversal,
+// capture and release (Decide). It is pure: the store reads what a rule needs, asks,
+// and writes what it answers.
 package cuenta
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,10 +17,6 @@ import (
 // MaxDigits is the precision of a DynamoDB number: a balance with more significant
 // digits cannot be stored exactly, so no movement may produce one.
 const MaxDigits = 38
-
-// ErrOtraCuenta reports a movement offered to an account it does not name: a bug in the
-// caller, never a property of the message.
-var ErrOtraCuenta = errors.New("cuenta: movement names another account")
 
 // Cuenta is an account as the ledger keeps it. Its active holds (Retenciones, by hold
 // id) reserve funds without moving Saldo; a debit may take Disponible: Saldo minus the
@@ -46,9 +43,10 @@ func Nueva(id, moneda string) Cuenta {
 }
 
 // Aplicar returns the account after the abono or cargo m, or the rule m breaks (Mover).
+// A movement of another account or tipo is the caller's bug, refused as such.
 func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 	if m.Cuenta != c.ID {
-		return c, ErrOtraCuenta
+		return c, fmt.Errorf("cuenta: movement %s names account %s, not %s", m.ID, m.Cuenta, c.ID)
 	}
 	if m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo {
 		return c, fmt.Errorf("cuenta: movement of tipo %q is not a plain abono or cargo", m.Tipo)
@@ -57,12 +55,12 @@ func (c Cuenta) Aplicar(m movimiento.Movimiento) (Cuenta, error) {
 }
 
 // Mover returns the account after one applied movement of delta in moneda (negative: a
-// debit), or the rule it breaks: *MonedaDistintaError; for a debit *BloqueadaError or
-// *SaldoInsuficienteError (both match ErrDebitRefused: the funds policy decides);
-// *PrecisionError. Creada and Actualizada are the caller's to set.
+// debit), or the *RuleError of the rule it breaks: MonedaDistinta; for a debit
+// CuentaBloqueada or SaldoInsuficiente; Precision. Creada and Actualizada are the
+// caller's to set.
 func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
-	if moneda != c.Moneda {
-		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
+	if err := c.enMoneda(moneda); err != nil {
+		return c, err
 	}
 	if delta.Sign() < 0 {
 		if err := c.debitable(delta.Neg()); err != nil {
@@ -72,11 +70,21 @@ func (c Cuenta) Mover(delta decimal.Decimal, moneda string) (Cuenta, error) {
 	return c.post(delta)
 }
 
-// post returns the account with delta posted as its next movement, or a *PrecisionError.
+// enMoneda refuses a movement in another currency than the account's: no redelivery
+// can change either.
+func (c Cuenta) enMoneda(moneda string) error {
+	if moneda != c.Moneda {
+		return broke(MonedaDistinta, c.ID, "movement in %s, but the account is in %s", moneda, c.Moneda)
+	}
+	return nil
+}
+
+// post returns the account with delta posted as its next movement, or the Precision
+// refusal.
 func (c Cuenta) post(delta decimal.Decimal) (Cuenta, error) {
 	saldo := c.Saldo.Add(delta)
 	if exceedsPrecision(saldo) {
-		return c, &PrecisionError{Cuenta: c.ID, Saldo: saldo}
+		return c, broke(Precision, c.ID, "balance %s would exceed %d significant digits", saldo, MaxDigits)
 	}
 	c.Saldo = saldo
 	c.Movimientos++
@@ -86,10 +94,10 @@ func (c Cuenta) post(delta decimal.Decimal) (Cuenta, error) {
 // debitable checks that the account, not frozen, has the funds for a debit of importe.
 func (c Cuenta) debitable(importe decimal.Decimal) error {
 	if c.Bloqueada {
-		return &BloqueadaError{}
+		return broke(CuentaBloqueada, c.ID, "bloqueada: it takes no debit while frozen")
 	}
 	if c.Disponible().LessThan(importe) {
-		return &SaldoInsuficienteError{Cuenta: c.ID, Moneda: c.Moneda, Saldo: c.Saldo, Limite: c.Limite, Retenido: c.Retenido(), Importe: importe}
+		return c.insufficient(importe)
 	}
 	return nil
 }
@@ -99,21 +107,21 @@ func (c Cuenta) debitable(importe decimal.Decimal) error {
 // and at most MaxDigits significant digits.
 func (c Cuenta) ConLimite(limite decimal.Decimal) (Cuenta, error) {
 	if limite.Sign() < 0 {
-		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteNegativo, Reason: "must not be negative"}
+		return c, broke(LimiteNegativo, c.ID, "limite %s must not be negative", limite)
 	}
 	if tooPrecise(limite, c.Moneda) {
 		units, _ := movimiento.MinorUnits(c.Moneda)
-		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteDecimales, Reason: fmt.Sprintf("%s allows at most %d decimals", c.Moneda, units)}
+		return c, broke(LimiteDecimales, c.ID, "limite %s: %s allows at most %d decimals", limite, c.Moneda, units)
 	}
 	if exceedsPrecision(limite) {
-		return c, &LimiteError{Cuenta: c.ID, Limite: limite, Regla: LimiteDigitos, Reason: fmt.Sprintf("has more than %d significant digits", MaxDigits)}
+		return c, broke(LimiteDigitos, c.ID, "limite %s has more than %d significant digits", limite, MaxDigits)
 	}
 	c.Limite = limite
 	return c, nil
 }
 
 // tooPrecise reports whether d has more decimals than moneda's minor units (an unknown
-// currency, from an older ledger, takes any).
+// currency, such as one since withdrawn, takes any).
 func tooPrecise(d decimal.Decimal, moneda string) bool {
 	units, ok := movimiento.MinorUnits(moneda)
 	return ok && !d.Equal(d.Truncate(units))

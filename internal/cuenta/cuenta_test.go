@@ -64,12 +64,12 @@ func TestCargoRespectsTheOverdraftLimit(t *testing.T) {
 		t.Errorf("cargo down to -limite: %v, %v; want saldo -5", next.Saldo, err)
 	}
 	_, err := c.Aplicar(mov(t, "ES01", movimiento.Cargo, "15.01", "EUR"))
-	var insuf *SaldoInsuficienteError
-	if !errors.As(err, &insuf) || !insuf.Saldo.Equal(dec("10")) || !insuf.Limite.Equal(dec("5")) || !insuf.Importe.Equal(dec("15.01")) || insuf.Cuenta != "ES01" {
-		t.Fatalf("err = %v, want SaldoInsuficienteError with saldo 10, limite 5, importe 15.01", err)
+	var re *RuleError
+	if !errors.As(err, &re) || re.Rule != SaldoInsuficiente || re.Cuenta != "ES01" || !errors.Is(err, SaldoInsuficiente) {
+		t.Fatalf("err = %v, want SaldoInsuficiente on ES01", err)
 	}
-	if !strings.Contains(err.Error(), "insufficient funds") {
-		t.Errorf("message %q does not say why", err)
+	if want := "cuenta ES01: insufficient funds: debit of 15.01 with balance 10.00 and overdraft limit 5.00"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
 	}
 	// An abono never breaks the limit, even on an overdrawn account.
 	c.Saldo = dec("-5")
@@ -80,15 +80,15 @@ func TestCargoRespectsTheOverdraftLimit(t *testing.T) {
 
 func TestCurrencyMustMatch(t *testing.T) {
 	_, err := Nueva("ES01", "EUR").Aplicar(mov(t, "ES01", movimiento.Abono, "5", "USD"))
-	var distinta *MonedaDistintaError
-	if !errors.As(err, &distinta) || distinta.Moneda != "EUR" || distinta.MonedaMovimiento != "USD" {
-		t.Fatalf("err = %v, want MonedaDistintaError EUR/USD", err)
+	if !errors.Is(err, MonedaDistinta) || err.Error() != "cuenta ES01: movement in USD, but the account is in EUR" {
+		t.Fatalf("err = %v, want MonedaDistinta EUR/USD", err)
 	}
 }
 
 func TestAnotherAccountsMovementIsABug(t *testing.T) {
-	if _, err := Nueva("ES01", "EUR").Aplicar(mov(t, "ES02", movimiento.Abono, "5", "EUR")); !errors.Is(err, ErrOtraCuenta) {
-		t.Fatalf("err = %v, want ErrOtraCuenta", err)
+	var re *RuleError
+	if _, err := Nueva("ES01", "EUR").Aplicar(mov(t, "ES02", movimiento.Abono, "5", "EUR")); err == nil || errors.As(err, &re) {
+		t.Fatalf("err = %v, want a caller's bug, no rule", err)
 	}
 }
 
@@ -101,9 +101,8 @@ func TestBalanceStaysWithinDynamoDBPrecision(t *testing.T) {
 	}
 	c.Saldo = dec(nines + ".99")
 	_, err := c.Aplicar(mov(t, "ES01", movimiento.Abono, "0.02", "EUR")) // 1e36 + 0.01: 39 digits
-	var p *PrecisionError
-	if !errors.As(err, &p) {
-		t.Fatalf("err = %v, want PrecisionError", err)
+	if !errors.Is(err, Precision) {
+		t.Fatalf("err = %v, want Precision", err)
 	}
 }
 
@@ -119,17 +118,15 @@ func TestAFrozenAccountTakesCreditsButNoDebit(t *testing.T) {
 	c := Nueva("ES01", "EUR")
 	c.Saldo, c.Bloqueada = dec("100"), true
 	_, err := c.Mover(dec("-1"), "EUR")
-	var frozen *BloqueadaError
-	if !errors.As(err, &frozen) || !errors.Is(err, ErrDebitRefused) || err.Error() != "cuenta bloqueada" {
-		t.Fatalf("debit of a frozen account: %v, want a BloqueadaError matching ErrDebitRefused", err)
+	if !errors.Is(err, CuentaBloqueada) || !CuentaBloqueada.Transient() {
+		t.Fatalf("debit of a frozen account: %v, want CuentaBloqueada, which may lift", err)
 	}
 	if next, err := c.Mover(dec("5"), "EUR"); err != nil || !next.Saldo.Equal(dec("105")) || !next.Bloqueada {
 		t.Fatalf("credit of a frozen account: %+v, %v; want it applied and the account still frozen", next, err)
 	}
-	var insuf *SaldoInsuficienteError
 	c.Bloqueada = false
-	if _, err := c.Mover(dec("-100.01"), "EUR"); !errors.As(err, &insuf) || !errors.Is(err, ErrDebitRefused) {
-		t.Errorf("insufficient funds: %v, want it to match ErrDebitRefused too", err)
+	if _, err := c.Mover(dec("-100.01"), "EUR"); !errors.Is(err, SaldoInsuficiente) || !SaldoInsuficiente.Transient() {
+		t.Errorf("insufficient funds: %v, want SaldoInsuficiente, which may lift", err)
 	}
 }
 
@@ -140,9 +137,8 @@ func TestConLimiteChecksTheLimit(t *testing.T) {
 			t.Errorf("limite %s: %+v, %v", ok, next.Limite, err)
 		}
 	}
-	var le *LimiteError
-	for bad, rule := range map[string]Regla{"-1": LimiteNegativo, "0.001": LimiteDecimales, "1" + strings.Repeat("0", MaxDigits): LimiteDigitos} {
-		if _, err := c.ConLimite(dec(bad)); !errors.As(err, &le) || le.Regla != rule {
+	for bad, rule := range map[string]Rule{"-1": LimiteNegativo, "0.001": LimiteDecimales, "1" + strings.Repeat("0", MaxDigits): LimiteDigitos} {
+		if _, err := c.ConLimite(dec(bad)); !errors.Is(err, rule) || rule.Transient() {
 			t.Errorf("limite %s: err = %v, want refused: %s", bad, err, rule)
 		}
 	}
@@ -162,37 +158,36 @@ func TestHoldsReserveFundsAndLapse(t *testing.T) {
 	if len(c.Retenciones) != 0 {
 		t.Fatal("Retener changed the receiver's holds")
 	}
-	if _, err := held.Mover(dec("-50.01"), "EUR"); !errors.Is(err, ErrDebitRefused) {
+	if _, err := held.Mover(dec("-50.01"), "EUR"); !errors.Is(err, SaldoInsuficiente) {
 		t.Errorf("a debit beyond disponible: %v", err)
 	}
 	captured, err := held.Capturar("aut", dec("60"), dec("45"))
 	if err != nil || !captured.Saldo.Equal(dec("55")) || captured.Retenido().Sign() != 0 || captured.Movimientos != 1 {
 		t.Errorf("capture of 45: %+v, %v; want saldo 55, nothing held", captured, err)
 	}
-	var re *RetencionError
-	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.As(err, &re) || re.Regla != CapturaExcesiva || re.Retencion != "aut" {
+	if _, err := held.Capturar("aut", dec("60"), dec("60.01")); !errors.Is(err, CapturaExcesiva) || !strings.Contains(err.Error(), "hold aut") {
 		t.Errorf("a capture over the hold: %v", err)
 	}
-	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.As(err, &re) || re.Regla != DecimalesRetencion {
+	if _, err := held.Capturar("aut", dec("60"), dec("10.001")); !errors.Is(err, DecimalesRetencion) {
 		t.Errorf("a capture finer than EUR's cents: %v", err)
 	}
 	lapsed := held.Vigente(now.Add(time.Hour))
 	if lapsed.Retenido().Sign() != 0 || held.Retenido().Sign() == 0 {
 		t.Errorf("at expira the hold lapses (and the receiver keeps it): %v / %v", lapsed.Retenido(), held.Retenido())
 	}
-	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.Is(err, ErrRetencionInactiva) || !after.Saldo.Equal(dec("100")) {
+	if after, err := lapsed.Capturar("aut", dec("60"), dec("60")); !errors.Is(err, RetencionInactiva) || !after.Saldo.Equal(dec("100")) {
 		t.Errorf("a capture of a hold already dropped: %+v, %v; want refused, saldo untouched", after, err)
 	}
 	for name, tc := range map[string]struct {
 		expira time.Time
-		rule   Regla
+		rule   Rule
 	}{"now": {now, ExpiraPasada}, "31 days": {now.Add(31 * 24 * time.Hour), ExpiraLejana}} {
-		if _, err := c.Retener("x", dec("1"), "EUR", tc.expira, now); !errors.As(err, &re) || re.Regla != tc.rule {
+		if _, err := c.Retener("x", dec("1"), "EUR", tc.expira, now); !errors.Is(err, tc.rule) {
 			t.Errorf("expira %s: %v, want refused: %s", name, err, tc.rule)
 		}
 	}
 	c.Bloqueada = true
-	if _, err := c.Retener("y", dec("1"), "EUR", now.Add(time.Hour), now); !errors.Is(err, ErrDebitRefused) {
+	if _, err := c.Retener("y", dec("1"), "EUR", now.Add(time.Hour), now); !errors.Is(err, CuentaBloqueada) {
 		t.Errorf("a hold on a frozen account: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package cuenta
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/shopspring/decimal"
@@ -9,143 +8,108 @@ import (
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// ErrDebitRefused is matched by the rules an account may lift later (insufficient
-// funds, a freeze), so the ledger's funds policy decides: retry, or record it rejected.
-var ErrDebitRefused = errors.New("cuenta: debit refused")
+// Rule names one rule a movement, or an operator's change, must pass. A Rule is also
+// the sentinel errors.Is matches a *RuleError of it against, so code and tests tell
+// refusals apart by rule, never by text.
+type Rule string
 
-// ErrRetencionInactiva is matched by a capture of a hold the account does not hold (it
-// lapsed, or was settled): it reserves nothing, so nothing may be posted against it.
-var ErrRetencionInactiva = errors.New("cuenta: hold not active")
+// Error makes a Rule usable as a sentinel error.
+func (r Rule) Error() string { return "cuenta: rule " + string(r) }
 
-// MonedaDistintaError reports a movement in another currency than its account's. It is
-// permanent: no redelivery can change either currency.
-type MonedaDistintaError struct {
-	Cuenta           string
-	Moneda           string // the account's
-	MonedaMovimiento string
-}
+// The rules of a debit (a cargo, a transfer's debit leg, the reversal of an abono, a
+// new hold). The account may pass them later (a credit on its way, a freeze lifted), so
+// the funds policy decides: retry, or record the movement rejected.
+const (
+	SaldoInsuficiente Rule = "saldo-insuficiente" // disponible is less than the debit
+	CuentaBloqueada   Rule = "cuenta-bloqueada"   // frozen by an operator: credits only
+)
 
-// Error implements error.
-func (e *MonedaDistintaError) Error() string {
-	return fmt.Sprintf("cuenta %s: movement in %s, but the account is in %s", e.Cuenta, e.MonedaMovimiento, e.Moneda)
-}
+// The rules a later delivery may pass with no one's help.
+const (
+	NoRegistrado      Rule = "no-registrado"      // the movement a reversal, capture or release names is not recorded (yet)
+	RetencionInactiva Rule = "retencion-inactiva" // a capture of a hold the account does not hold (lapsed, or settled since its record was read)
+)
 
-// SaldoInsuficienteError reports a debit beyond Disponible. It may pass later (a credit
-// can be on its way, out of order). Its text writes amounts in the currency's minor units.
-type SaldoInsuficienteError struct {
-	Cuenta, Moneda                   string
-	Saldo, Limite, Retenido, Importe decimal.Decimal
-}
+// The rules every movement must pass, for good.
+const (
+	MonedaDistinta Rule = "moneda-distinta" // the movement's currency is not its account's
+	Precision      Rule = "precision"       // the balance would need more than MaxDigits significant digits
+)
 
-// Error implements error.
-func (e *SaldoInsuficienteError) Error() string {
-	text := func(d decimal.Decimal) string { return movimiento.Texto(d, e.Moneda) }
-	msg := fmt.Sprintf("cuenta %s: insufficient funds: debit of %s with balance %s and overdraft limit %s",
-		e.Cuenta, text(e.Importe), text(e.Saldo), text(e.Limite))
-	if e.Retenido.Sign() > 0 {
-		msg += fmt.Sprintf(", %s held", text(e.Retenido))
+// The rules of holds, checked when one is taken (Retener) or settled (Capturar, and
+// Decide against the hold's record).
+const (
+	ExpiraPasada          Rule = "expira-pasada"          // expira is at or before the hold is taken
+	ExpiraLejana          Rule = "expira-lejana"          // expira is more than MaxExpira ahead
+	DemasiadasRetenciones Rule = "demasiadas-retenciones" // the account has MaxRetenciones active
+	NoEsRetencion         Rule = "no-es-retencion"        // the movement settled is not a hold
+	NoRetenida            Rule = "no-retenida"            // the hold was refused, so never held
+	YaCapturada           Rule = "ya-capturada"
+	YaLiberada            Rule = "ya-liberada"
+	Vencida               Rule = "vencida" // a capture sent at or after the hold's expira
+	CapturaExcesiva       Rule = "captura-excesiva"
+	MonedaRetencion       Rule = "moneda-retencion" // the settlement names another currency
+	DecimalesRetencion    Rule = "decimales-retencion"
+)
+
+// The rules of reversals, checked against the original's record.
+const (
+	YaAnulado        Rule = "ya-anulado"
+	NoAplicado       Rule = "no-aplicado" // the original was rejected: nothing moved
+	AnulaAnulacion   Rule = "anula-anulacion"
+	AnulaTraspaso    Rule = "anula-traspaso" // a transfer's leg: undoing one leg would unbalance it
+	TipoNoAnulable   Rule = "tipo-no-anulable"
+	ImporteAnulacion Rule = "importe-anulacion" // the reversal names another amount
+	MonedaAnulacion  Rule = "moneda-anulacion"
+)
+
+// The rules of an overdraft limit an operator sets.
+const (
+	LimiteNegativo  Rule = "limite-negativo"
+	LimiteDecimales Rule = "limite-decimales"
+	LimiteDigitos   Rule = "limite-digitos" // more than MaxDigits: DynamoDB could not store it
+)
+
+// Transient reports whether a movement r refuses may pass on a later delivery: a debit
+// the account refuses now, or a reference to a record not recorded yet or not active.
+// Every other rule refuses it for good.
+func (r Rule) Transient() bool {
+	switch r {
+	case SaldoInsuficiente, CuentaBloqueada, NoRegistrado, RetencionInactiva:
+		return true
 	}
-	return msg
+	return false
 }
 
-// Is makes errors.Is(err, ErrDebitRefused) true.
-func (e *SaldoInsuficienteError) Is(target error) bool { return target == ErrDebitRefused }
+// debit reports whether r refuses a debit the funds policy may record as rejected.
+func (r Rule) debit() bool { return r == SaldoInsuficiente || r == CuentaBloqueada }
 
-// BloqueadaError reports a debit of a frozen account; its text is the rejection reason.
-type BloqueadaError struct{}
-
-// Error implements error.
-func (e *BloqueadaError) Error() string { return "cuenta bloqueada" }
-
-// Is makes errors.Is(err, ErrDebitRefused) true.
-func (e *BloqueadaError) Is(target error) bool { return target == ErrDebitRefused }
-
-// Regla names the rule a hold, a reversal or an overdraft limit broke, so callers and
-// tests tell refusals apart by a field, never by their text.
-type Regla string
-
-// The rules of holds, checked when one is taken (Retener) or settled (Capturar, and the
-// store against the hold's record); each is reported by a *RetencionError.
-const (
-	ExpiraPasada          Regla = "expira-pasada"          // expira is at or before the hold is taken
-	ExpiraLejana          Regla = "expira-lejana"          // expira is more than MaxExpira ahead
-	DemasiadasRetenciones Regla = "demasiadas-retenciones" // the account has MaxRetenciones active
-	NoEsRetencion         Regla = "no-es-retencion"        // the movement settled is not a hold
-	NoRetenida            Regla = "no-retenida"            // the hold was refused, so never held
-	YaCapturada           Regla = "ya-capturada"
-	YaLiberada            Regla = "ya-liberada"
-	Vencida               Regla = "vencida" // a capture at or after the hold's expira
-	CapturaExcesiva       Regla = "captura-excesiva"
-	MonedaRetencion       Regla = "moneda-retencion" // the settlement names another currency
-	DecimalesRetencion    Regla = "decimales-retencion"
-)
-
-// The rules of reversals, checked against the original's record; each is reported by
-// an *AnulacionError.
-const (
-	YaAnulado        Regla = "ya-anulado"
-	NoAplicado       Regla = "no-aplicado" // the original was rejected: nothing moved
-	AnulaAnulacion   Regla = "anula-anulacion"
-	AnulaTraspaso    Regla = "anula-traspaso" // a transfer's leg: undoing one leg would unbalance it
-	TipoNoAnulable   Regla = "tipo-no-anulable"
-	ImporteAnulacion Regla = "importe-anulacion" // the reversal names another amount
-	MonedaAnulacion  Regla = "moneda-anulacion"
-)
-
-// The rules of an overdraft limit; each is reported by a *LimiteError.
-const (
-	LimiteNegativo  Regla = "limite-negativo"
-	LimiteDecimales Regla = "limite-decimales"
-	LimiteDigitos   Regla = "limite-digitos" // more than MaxDigits: DynamoDB could not store it
-)
-
-// RetencionError reports a hold the account cannot take or settle, by which Regla, and
-// why in words. It is permanent: no redelivery changes it.
-type RetencionError struct {
-	Cuenta, Retencion string
-	Regla             Regla
-	Reason            string
-}
-
-// Error implements error.
-func (e *RetencionError) Error() string {
-	return fmt.Sprintf("cuenta %s: hold %s %s", e.Cuenta, e.Retencion, e.Reason)
-}
-
-// AnulacionError reports a reversal its original's record does not allow, by which
-// Regla, and why in words. It is permanent: a record's state only moves forward.
-type AnulacionError struct {
-	Cuenta, Original string
-	Regla            Regla
-	Reason           string
-}
-
-// Error implements error.
-func (e *AnulacionError) Error() string {
-	return fmt.Sprintf("cuenta %s: movement %s %s", e.Cuenta, e.Original, e.Reason)
-}
-
-// LimiteError reports an overdraft limit an operator may not set, by which Regla, and why.
-type LimiteError struct {
+// RuleError is the one error a rule returns: which Rule account Cuenta's movement (or
+// an operator's change) broke, and why in words. errors.Is matches it against its Rule.
+type RuleError struct {
+	Rule   Rule
 	Cuenta string
-	Limite decimal.Decimal
-	Regla  Regla
-	Reason string
+	Detail string
 }
 
-// Error implements error.
-func (e *LimiteError) Error() string {
-	return fmt.Sprintf("cuenta %s: limite %s %s", e.Cuenta, e.Limite, e.Reason)
+// Error reads "cuenta ES76: hold aut-1 is already captured by cap-1".
+func (e *RuleError) Error() string { return "cuenta " + e.Cuenta + ": " + e.Detail }
+
+// Is makes errors.Is(err, rule) true for the rule e broke.
+func (e *RuleError) Is(target error) bool { return target == e.Rule }
+
+// broke is the *RuleError of rule on account id, its detail formatted.
+func broke(rule Rule, id, format string, args ...any) *RuleError {
+	return &RuleError{Rule: rule, Cuenta: id, Detail: fmt.Sprintf(format, args...)}
 }
 
-// PrecisionError reports a movement whose resulting balance would need more than
-// MaxDigits significant digits, which DynamoDB cannot store exactly.
-type PrecisionError struct {
-	Cuenta string
-	Saldo  decimal.Decimal
-}
-
-// Error implements error.
-func (e *PrecisionError) Error() string {
-	return fmt.Sprintf("cuenta %s: balance %s would exceed %d significant digits", e.Cuenta, e.Saldo, MaxDigits)
+// insufficient is the SaldoInsuficiente refusal of a debit of importe from c, with the
+// amounts in the currency's minor units.
+func (c Cuenta) insufficient(importe decimal.Decimal) *RuleError {
+	text := func(d decimal.Decimal) string { return movimiento.Texto(d, c.Moneda) }
+	detail := fmt.Sprintf("insufficient funds: debit of %s with balance %s and overdraft limit %s", text(importe), text(c.Saldo), text(c.Limite))
+	if held := c.Retenido(); held.Sign() > 0 {
+		detail += fmt.Sprintf(", %s held", text(held))
+	}
+	return &RuleError{Rule: SaldoInsuficiente, Cuenta: c.ID, Detail: detail}
 }

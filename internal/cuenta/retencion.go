@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
 // Limits of holds: an account keeps at most MaxRetenciones active holds in its item (at
@@ -50,19 +52,20 @@ func (c Cuenta) Vigente(now time.Time) Cuenta {
 }
 
 // Retener returns the account holding importe until expira under id, by a debit's rules
-// (a freeze, the funds), expira after now and at most MaxExpira ahead, and at most
-// MaxRetenciones active. Saldo does not move.
+// (a freeze, the funds), expira after now (ExpiraPasada) and at most MaxExpira ahead
+// (ExpiraLejana), and at most MaxRetenciones active (DemasiadasRetenciones). Saldo does
+// not move.
 func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expira, now time.Time) (Cuenta, error) {
-	if moneda != c.Moneda {
-		return c, &MonedaDistintaError{Cuenta: c.ID, Moneda: c.Moneda, MonedaMovimiento: moneda}
+	if err := c.enMoneda(moneda); err != nil {
+		return c, err
 	}
 	switch {
 	case !expira.After(now):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: ExpiraPasada, Reason: "expires at or before it is taken (" + expira.UTC().Format(time.RFC3339) + ")"}
+		return c, broke(ExpiraPasada, c.ID, "hold %s expires at or before it is taken (%s)", id, expira.UTC().Format(time.RFC3339))
 	case expira.Sub(now) > MaxExpira:
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: ExpiraLejana, Reason: fmt.Sprintf("expires more than %d days ahead", MaxExpira/(24*time.Hour))}
+		return c, broke(ExpiraLejana, c.ID, "hold %s expires more than %d days ahead", id, MaxExpira/(24*time.Hour))
 	case len(c.Retenciones) >= MaxRetenciones:
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: DemasiadasRetenciones, Reason: fmt.Sprintf("cannot be taken: too many active holds (at most %d)", MaxRetenciones)}
+		return c, broke(DemasiadasRetenciones, c.ID, "hold %s cannot be taken: too many active holds (at most %d)", id, MaxRetenciones)
 	}
 	if err := c.debitable(importe); err != nil {
 		return c, err
@@ -73,19 +76,19 @@ func (c Cuenta) Retener(id string, importe decimal.Decimal, moneda string, expir
 }
 
 // Capturar returns the account with the hold id, of held, posted as a debit of importe
-// (the rest is released) and gone from its active holds. importe may be at most held,
-// in the account's currency's decimals; else a *RetencionError. The amount was
-// reserved, so neither the funds nor a later freeze can refuse it; a hold the account
-// does not hold reserves nothing, and is refused with ErrRetencionInactiva.
+// (the rest is released) and gone from its active holds. importe may be at most held
+// (CapturaExcesiva), in the account's currency's decimals (DecimalesRetencion). The
+// amount was reserved, so neither the funds nor a later freeze can refuse it; a hold
+// the account does not hold reserves nothing (RetencionInactiva).
 func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, error) {
 	if _, active := c.Retenciones[id]; !active {
-		return c, fmt.Errorf("%w: cuenta %s does not hold %s", ErrRetencionInactiva, c.ID, id)
+		return c, broke(RetencionInactiva, c.ID, "does not hold %s, although its record holds it: settled since it was read, or lapsed by another writer's clock", id)
 	}
 	switch {
 	case importe.GreaterThan(held):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: CapturaExcesiva, Reason: fmt.Sprintf("holds %s; a capture of %s is more", held, importe)}
+		return c, broke(CapturaExcesiva, c.ID, "hold %s holds %s; a capture of %s is more", id, held, importe)
 	case tooPrecise(importe, c.Moneda):
-		return c, &RetencionError{Cuenta: c.ID, Retencion: id, Regla: DecimalesRetencion, Reason: fmt.Sprintf("is in %s, which has fewer decimals than the capture's %s", c.Moneda, importe)}
+		return c, broke(DecimalesRetencion, c.ID, "hold %s is in %s, which has fewer decimals than the capture's %s", id, c.Moneda, importe)
 	}
 	return c.Liberar(id).post(importe.Neg())
 }
@@ -97,4 +100,69 @@ func (c Cuenta) Liberar(id string) Cuenta {
 		delete(c.Retenciones, id)
 	}
 	return c
+}
+
+// settleHold decides a captura or a liberacion of the hold its record names. A capture
+// posts a cargo of its importe (all the hold when it names none) and frees the rest; a
+// release frees it all and records the importe it freed. The hold's record is marked
+// settled by it, so a hold is settled at most once.
+func (in Input) settleHold(rec movimiento.Apunte, c Cuenta) Decision {
+	m := in.Mov
+	hold, err := in.referido("hold", "settles")
+	if err == nil {
+		err = checkSettlement(m, hold, in.Now)
+	}
+	if err != nil {
+		return Decision{Err: err}
+	}
+	h := hold.Movimiento
+	rec.Movimiento.Moneda = h.Moneda
+	var next Cuenta
+	if m.Tipo == movimiento.Liberacion {
+		rec.Movimiento.Importe = h.Importe
+		next = c.Liberar(h.ID)
+		hold.Estado, hold.LiberadaPor = movimiento.Liberada, m.ID
+	} else {
+		importe := m.Importe
+		if importe.IsZero() { // omitted: all of it
+			importe = h.Importe
+		}
+		rec.Movimiento.Tipo, rec.Movimiento.Importe = movimiento.Cargo, importe
+		next, err = c.Capturar(h.ID, h.Importe, importe)
+		hold.Estado, hold.CapturadaPor = movimiento.Capturada, m.ID
+	}
+	d := in.settle(rec, next, err)
+	if len(d.Cuentas) > 0 {
+		d.Marca = &hold
+	}
+	return d
+}
+
+// checkSettlement checks that m (a captura or a liberacion) may settle hold, as
+// recorded: a hold still held, in the moneda m names (if any), and for a capture sent
+// before it expires. An expired hold may be released (it frees nothing). When hold names
+// m as its settlement, m is recorded already and its record answers: nothing is checked.
+func checkSettlement(m movimiento.Movimiento, hold movimiento.Apunte, now time.Time) error {
+	h := hold.Movimiento
+	var rule Rule
+	var why string
+	switch {
+	case hold.CapturadaPor == m.ID || hold.LiberadaPor == m.ID:
+		return nil
+	case h.Tipo != movimiento.Retencion:
+		rule, why = NoEsRetencion, "is a "+string(h.Tipo)+", not a hold"
+	case hold.Estado == movimiento.Capturada:
+		rule, why = YaCapturada, "is already captured by "+hold.CapturadaPor
+	case hold.Estado == movimiento.Liberada:
+		rule, why = YaLiberada, "is already released by "+hold.LiberadaPor
+	case hold.Estado != movimiento.Retenida:
+		rule, why = NoRetenida, "was not held (estado "+string(hold.Estado)+")"
+	case m.Tipo == movimiento.Captura && !h.Expira.After(now):
+		rule, why = Vencida, "expired at "+h.Expira.UTC().Format(time.RFC3339)+"; it can no longer be captured"
+	case m.Moneda != "" && m.Moneda != h.Moneda:
+		rule, why = MonedaRetencion, fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
+	default: // an importe without its moneda is in the hold's
+		return movimiento.CheckDecimals(m.Importe, h.Moneda)
+	}
+	return broke(rule, m.Cuenta, "hold %s %s", h.ID, why)
 }

@@ -10,11 +10,11 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 // Balance is one account's final balance next to what the workload says it must be.
@@ -30,71 +30,94 @@ type Balance struct {
 // refused by design recorded; every balance w's. It returns the balances, sorted, and
 // what is wrong.
 func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, answers *watch) ([]Balance, []string, error) {
+	fate := fates(w)
 	var wrong []string
-	fate := map[string]ledger.Estado{} // holds by cuenta/id: what the workload does with them
 	for _, m := range w.Movements {
-		switch m.Tipo {
-		case movimiento.Retencion:
-			fate[key(m.Cuenta, m.ID)] = ledger.Expirada
-		case movimiento.Captura:
-			fate[key(m.Cuenta, m.Retencion)] = ledger.Capturada
-		case movimiento.Liberacion:
-			fate[key(m.Cuenta, m.Retencion)] = ledger.Liberada
-		}
-	}
-	for _, m := range w.Movements {
-		a, err := r.Apunte(ctx, m.Cuenta, m.ID)
+		why, err := checkRecorded(ctx, r, m, fate, now, answers)
 		if err != nil {
-			if errors.Is(err, ledger.ErrNotFound) {
-				wrong = append(wrong, fmt.Sprintf("%s %s of %s is not recorded", m.Tipo, m.ID, m.Cuenta))
-				continue
-			}
 			return nil, nil, err
 		}
-		want := ledger.Aplicado
-		if m.Tipo == movimiento.Retencion {
-			want = fate[key(m.Cuenta, m.ID)]
-		}
-		if got := a.EstadoAt(now); got != want {
-			wrong = append(wrong, fmt.Sprintf("%s %s of %s is %s, not %s", m.Tipo, m.ID, m.Cuenta, got, want))
-		}
-		if answers != nil {
-			if why := answers.origin(m, a.Origen); why != "" {
-				wrong = append(wrong, why)
-			}
-		}
-		var other ledger.Apunte
-		switch m.Tipo {
-		case movimiento.Traspaso:
-			other, err = r.Apunte(ctx, m.Destino, m.ID)
-			if err == nil && other.Estado != ledger.Aplicado {
-				err = fmt.Errorf("its credit leg on %s is %s", m.Destino, other.Estado)
-			}
-		case movimiento.Anulacion:
-			other, err = r.Apunte(ctx, m.Cuenta, m.Anula)
-			if err == nil && other.AnuladoPor != m.ID {
-				err = fmt.Errorf("%s is marked reversed by %q", m.Anula, other.AnuladoPor)
-			}
-		}
-		if err != nil {
-			wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
-		}
+		wrong = append(wrong, why...)
 	}
 	for _, m := range w.Refused {
 		switch _, err := r.Apunte(ctx, m.Cuenta, m.ID); {
 		case err == nil:
 			wrong = append(wrong, fmt.Sprintf("%s %s of %s is recorded, but built to be refused", m.Tipo, m.ID, m.Cuenta))
-		case !errors.Is(err, ledger.ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			return nil, nil, err
 		}
 	}
+	balances, off, err := checkBalances(ctx, r, w)
+	return balances, append(wrong, off...), err
+}
+
+// fates is what the workload does with each hold, by cuenta/id: captured, released, or
+// left to expire.
+func fates(w sim.Workload) map[string]movimiento.Estado {
+	fate := map[string]movimiento.Estado{}
+	for _, m := range w.Movements {
+		switch m.Tipo {
+		case movimiento.Retencion:
+			fate[key(m.Cuenta, m.ID)] = movimiento.Expirada
+		case movimiento.Captura:
+			fate[key(m.Cuenta, m.Retencion)] = movimiento.Capturada
+		case movimiento.Liberacion:
+			fate[key(m.Cuenta, m.Retencion)] = movimiento.Liberada
+		}
+	}
+	return fate
+}
+
+// checkRecorded says what is wrong with m's record at now: not recorded, in another
+// state than its fate, answered otherwise than its record says (answers), a transfer
+// without its credit leg, a reversal its original does not name.
+func checkRecorded(ctx context.Context, r *store.Reader, m movimiento.Movimiento, fate map[string]movimiento.Estado, now time.Time, answers *watch) ([]string, error) {
+	a, err := r.Apunte(ctx, m.Cuenta, m.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return []string{fmt.Sprintf("%s %s of %s is not recorded", m.Tipo, m.ID, m.Cuenta)}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var wrong []string
+	want := movimiento.Aplicado
+	if m.Tipo == movimiento.Retencion {
+		want = fate[key(m.Cuenta, m.ID)]
+	}
+	if got := a.EstadoAt(now); got != want {
+		wrong = append(wrong, fmt.Sprintf("%s %s of %s is %s, not %s", m.Tipo, m.ID, m.Cuenta, got, want))
+	}
+	if answers != nil {
+		if why := answers.origin(m, a.Origen); why != "" {
+			wrong = append(wrong, why)
+		}
+	}
+	var other movimiento.Apunte
+	switch m.Tipo {
+	case movimiento.Traspaso:
+		if other, err = r.Apunte(ctx, m.Destino, m.ID); err == nil && other.Estado != movimiento.Aplicado {
+			err = fmt.Errorf("its credit leg on %s is %s", m.Destino, other.Estado)
+		}
+	case movimiento.Anulacion:
+		if other, err = r.Apunte(ctx, m.Cuenta, m.Anula); err == nil && other.AnuladoPor != m.ID {
+			err = fmt.Errorf("%s is marked reversed by %q", m.Anula, other.AnuladoPor)
+		}
+	}
+	if err != nil {
+		wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
+	}
+	return wrong, nil
+}
+
+// checkBalances reads every account's balance, sorted, and says which is not w's.
+func checkBalances(ctx context.Context, r *store.Reader, w sim.Workload) ([]Balance, []string, error) {
 	var balances []Balance
+	var wrong []string
 	for _, c := range slices.Sorted(maps.Keys(w.Saldos)) {
 		saldo := decimal.Zero // an account that received no movement has no item yet
 		switch got, err := r.Cuenta(ctx, c); {
 		case err == nil:
 			saldo = got.Saldo
-		case !errors.Is(err, ledger.ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			return nil, nil, err
 		}
 		balances = append(balances, Balance{Cuenta: c, Saldo: saldo, Expected: w.Saldos[c]})
@@ -112,19 +135,19 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, 
 // lost after its commit (a deadline passed on a loaded machine) is recognised as a
 // duplicate when it comes back, so a movement may be answered applied or duplicate: only
 // their sum is exact here; check judges each movement's answers against its record.
-func checkOutcomes(o consumer.Outcomes, w sim.Workload, s sim.Schedule) []string {
+func checkOutcomes(o worker.Outcomes, w sim.Workload, s sim.Schedule) []string {
 	var wrong []string
 	if o.Applied > len(w.Movements) {
 		wrong = append(wrong, fmt.Sprintf("%d messages ended applied, more than the %d movements", o.Applied, len(w.Movements)))
 	}
 	for _, c := range []struct {
-		outcome   ledger.Outcome
+		outcome   store.Outcome
 		got, want int
 	}{
-		{ledger.Applied + " or " + ledger.Duplicate, o.Applied + o.Duplicate, len(w.Movements) + s.Duplicates},
-		{ledger.ConflictingDuplicate, o.ConflictingDuplicate, s.Conflicting},
-		{ledger.Failed, o.Failed, s.Malformed + len(w.Refused)},
-		{ledger.Rejected, o.Rejected, 0},
+		{store.Applied + " or " + store.Duplicate, o.Applied + o.Duplicate, len(w.Movements) + s.Duplicates},
+		{store.ConflictingDuplicate, o.ConflictingDuplicate, s.Conflicting},
+		{store.Failed, o.Failed, s.Malformed + len(w.Refused)},
+		{store.Rejected, o.Rejected, 0},
 	} {
 		if c.got != c.want {
 			wrong = append(wrong, fmt.Sprintf("%d messages ended %s, not the %d sent to", c.got, c.outcome, c.want))
@@ -150,7 +173,7 @@ func checkFreeze(ctx context.Context, r *store.Reader, w sim.Workload, f Freeze)
 		}
 		a, err := r.Apunte(ctx, m.Cuenta, m.ID)
 		switch {
-		case errors.Is(err, ledger.ErrNotFound): // check says so
+		case errors.Is(err, store.ErrNotFound): // check says so
 			continue
 		case err != nil:
 			return nil, err
@@ -167,8 +190,8 @@ func checkFreeze(ctx context.Context, r *store.Reader, w sim.Workload, f Freeze)
 // checkHeld audits the table at now, while the holds left to lapse are still held: each
 // must be reserved in its account, which the audit at the end, once they have lapsed,
 // can no longer see. It returns what the audit found wrong.
-func checkHeld(ctx context.Context, db store.AuditClient, table string, now time.Time) ([]string, error) {
-	report, err := store.Audit(ctx, db, table, store.AuditOptions{Now: func() time.Time { return now }})
+func checkHeld(ctx context.Context, db audit.Client, table string, now time.Time) ([]string, error) {
+	report, err := audit.Run(ctx, db, table, audit.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		return nil, err
 	}

@@ -12,14 +12,17 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/worker"
 	"github.com/ledger-dev/ledger/migrations"
 )
 
@@ -51,11 +54,11 @@ type Summary struct {
 	Movements  int
 	Deliveries int
 	Handled    int // deliveries handled, counting every retry and redelivery
-	Outcomes   consumer.Outcomes
+	Outcomes   worker.Outcomes
 	Kinds      sim.Kinds
 	Refused    []string
 	Freeze     Freeze
-	Audit      store.AuditReport
+	Audit      audit.Report
 	Balances   []Balance // every account, sorted
 	Wrong      []string
 	// ExactlyOnce: every movement meant to apply applied exactly once, every movement
@@ -94,111 +97,161 @@ const (
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	opts = defaults(opts)
 	start := time.Now()
-	clock := sim.NewClock()
-	w, err := sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed,
-		Transfers: transfers, Reversals: reversals, Holds: holds, Now: clock.Now()})
+	r, err := newRun(ctx, opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	schedule := sim.Deliveries(w, sim.Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
+	defer r.db.Close()
+	early, frozen, err := r.deliver(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	s, err := r.verdict(ctx, early, frozen)
+	s.Elapsed = time.Since(start)
+	return s, err
+}
 
-	db, err := sim.StartDynamoDB()
-	if err != nil {
-		return Summary{}, err
-	}
-	defer db.Close()
-	awsCfg, err := awsconf.Load(ctx, db.URL)
-	if err != nil {
-		return Summary{}, err
-	}
-	client := awsconf.DynamoDB(awsCfg, db.URL)
-	const table = migrations.Ledger
-	if _, err := migrate.Run(ctx, client, migrate.Options{Tables: map[string]string{migrations.Ledger: table}, Poll: 10 * time.Millisecond}); err != nil {
-		return Summary{}, err
-	}
-	svc, err := store.New(client, store.Config{Table: table, InsufficientFunds: ledger.Retry, Now: clock.Now})
-	if err != nil {
-		return Summary{}, err
-	}
-	counts, watched := &consumer.Tally{}, newWatch()
-	op := &freezer{ledger: svc, clock: clock, waited: map[string]bool{}}
-	discard := slog.New(slog.DiscardHandler)
-	handler := consumer.New(svc, consumer.Options{Logger: discard, Parker: watched,
-		Observer: func(r consumer.Record) { counts.Observe(r); watched.observe(r); op.observe(r) }})
+// run is one demo: its workload and schedule, its embedded store, the consumer, and
+// what watches the consumer's answers.
+type run struct {
+	opts     Options
+	clock    *sim.Clock
+	w        sim.Workload
+	schedule sim.Schedule
+	db       *sim.DynamoDB
+	client   *dynamodb.Client
+	handler  *consumer.Handler
+	counts   *worker.Tally
+	watched  *watch
+	op       *freezer
+	bar      *progress
+	q        *sim.Queue
+	rngs     []*rand.Rand // one per consumer: which batch loses a delivery
+}
 
-	total := len(schedule.Deliveries) + len(schedule.Tail) + len(schedule.Late)
-	bar := &progress{w: opts.Progress, terminal: opts.Terminal, total: max(total, 1)}
-	q := sim.NewQueue(sim.QueueOptions{Clock: clock, Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
-	rngs := make([]*rand.Rand, opts.Consumers)
-	for c := range rngs {
-		rngs[c] = rand.New(rand.NewPCG(opts.Seed, uint64(c)))
-	}
-	handle := func(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
-		op.thaw(ctx)
-		ctx, cancel := context.WithTimeout(ctx, invocation)
-		defer cancel()
-		back := handler.Settle(ctx, batch)
-		if rngs[c].IntN(redeliverOneIn) == 0 {
-			back[batch[rngs[c].IntN(len(batch))].MessageId] = true
-		}
-		bar.set(q.Settled()) // the batches settled before this one
-		return back
-	}
-	drain := func(phase []sim.Message) error {
-		q.Send(phase...)
-		if err := q.Drain(ctx, opts.Consumers, consumer.MaxBatch, handle); err != nil {
-			return err
-		}
-		bar.set(q.Settled())
-		return nil
-	}
-	if err := drain(schedule.Deliveries); err != nil {
-		return Summary{}, err
-	}
-	early, err := checkHeld(ctx, client, table, clock.Now())
-	if err != nil {
-		return Summary{}, err
-	}
-	clock.AdvanceTo(w.Lapse)
-	if c := debtor(w); c != "" {
-		clock.Advance(time.Second) // what came before is stamped before the freeze
-		if err := op.freeze(ctx, c); err != nil {
-			return Summary{}, err
-		}
-	}
-	if err := drain(schedule.Tail); err != nil {
-		return Summary{}, err
-	}
-	frozen, err := op.end(ctx)
-	if err != nil {
-		return Summary{}, err
-	}
-	if err := drain(schedule.Late); err != nil {
-		return Summary{}, err
-	}
-	bar.finish()
+// table is the demo's ledger table on its own embedded store.
+const table = migrations.Ledger
 
-	report, err := store.Audit(ctx, client, table, store.AuditOptions{Now: clock.Now})
+// newRun generates the workload and its schedule, starts the embedded store with the
+// ledger's table, and wires the consumer with its watchers.
+func newRun(ctx context.Context, opts Options) (*run, error) {
+	r := &run{opts: opts, clock: sim.NewClock(), counts: &worker.Tally{}, watched: newWatch()}
+	var err error
+	if r.w, err = sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed,
+		Transfers: transfers, Reversals: reversals, Holds: holds, Now: r.clock.Now()}); err != nil {
+		return nil, err
+	}
+	r.schedule = sim.Deliveries(r.w, sim.Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
+	if r.db, err = sim.StartDynamoDB(); err != nil {
+		return nil, err
+	}
+	svc, err := r.openLedger(ctx)
+	if err != nil {
+		r.db.Close()
+		return nil, err
+	}
+	r.op = &freezer{ledger: svc, clock: r.clock, waited: map[string]bool{}}
+	r.handler = consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: r.watched,
+		Observer: func(rec consumer.Record) { r.counts.Observe(rec); r.watched.observe(rec); r.op.observe(rec) }})
+	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
+	r.bar = &progress{w: opts.Progress, terminal: opts.Terminal, total: max(total, 1)}
+	r.q = sim.NewQueue(sim.QueueOptions{Clock: r.clock, Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
+	r.rngs = make([]*rand.Rand, opts.Consumers)
+	for c := range r.rngs {
+		r.rngs[c] = rand.New(rand.NewPCG(opts.Seed, uint64(c)))
+	}
+	return r, nil
+}
+
+// openLedger migrates the embedded store's table and opens the ledger on it.
+func (r *run) openLedger(ctx context.Context) (*store.Ledger, error) {
+	awsCfg, err := awsconf.Load(ctx, r.db.URL)
+	if err != nil {
+		return nil, err
+	}
+	r.client = awsconf.DynamoDB(awsCfg, r.db.URL)
+	if _, err := migrate.Run(ctx, r.client, migrate.Options{Tables: map[string]string{migrations.Ledger: table}, Poll: 10 * time.Millisecond}); err != nil {
+		return nil, err
+	}
+	return store.New(r.client, store.Config{Table: table, InsufficientFunds: cuenta.Retry, Now: r.clock.Now})
+}
+
+// deliver runs the schedule's three phases: the deliveries, then (the holds left to
+// lapse checked while held, and an account frozen) the tail, then the late ones.
+func (r *run) deliver(ctx context.Context) (early []string, frozen Freeze, err error) {
+	if err := r.drain(ctx, r.schedule.Deliveries); err != nil {
+		return nil, frozen, err
+	}
+	if early, err = checkHeld(ctx, r.client, table, r.clock.Now()); err != nil {
+		return nil, frozen, err
+	}
+	r.clock.AdvanceTo(r.w.Lapse)
+	if c := debtor(r.w); c != "" {
+		r.clock.Advance(time.Second) // what came before is stamped before the freeze
+		if err := r.op.freeze(ctx, c); err != nil {
+			return nil, frozen, err
+		}
+	}
+	if err := r.drain(ctx, r.schedule.Tail); err != nil {
+		return nil, frozen, err
+	}
+	if frozen, err = r.op.end(ctx); err != nil {
+		return nil, frozen, err
+	}
+	if err := r.drain(ctx, r.schedule.Late); err != nil {
+		return nil, frozen, err
+	}
+	r.bar.finish()
+	return early, frozen, nil
+}
+
+// drain sends one phase's messages and lets the consumers take them all.
+func (r *run) drain(ctx context.Context, phase []sim.Message) error {
+	r.q.Send(phase...)
+	if err := r.q.Drain(ctx, r.opts.Consumers, consumer.MaxBatch, r.handle); err != nil {
+		return err
+	}
+	r.bar.set(r.q.Settled())
+	return nil
+}
+
+// handle is consumer c's invocation on one batch, as Lambda gives it: a thaw may come
+// first, and now and then one delivery's answer is lost, so its message comes back.
+func (r *run) handle(ctx context.Context, c int, batch []events.SQSMessage) map[string]bool {
+	r.op.thaw(ctx)
+	ctx, cancel := context.WithTimeout(ctx, invocation)
+	defer cancel()
+	back := r.handler.Settle(ctx, batch)
+	if r.rngs[c].IntN(redeliverOneIn) == 0 {
+		back[batch[r.rngs[c].IntN(len(batch))].MessageId] = true
+	}
+	r.bar.set(r.q.Settled()) // the batches settled before this one
+	return back
+}
+
+// verdict audits the table, reads back every movement and balance, and sums up.
+func (r *run) verdict(ctx context.Context, early []string, frozen Freeze) (Summary, error) {
+	report, err := audit.Run(ctx, r.client, table, audit.Options{Now: r.clock.Now})
 	if err != nil {
 		return Summary{}, err
 	}
-	reader := store.NewReader(client, table)
-	balances, wrong, err := check(ctx, reader, w, clock.Now(), watched)
+	reader := store.NewReader(r.client, table)
+	balances, wrong, err := check(ctx, reader, r.w, r.clock.Now(), r.watched)
 	if err != nil {
 		return Summary{}, err
 	}
-	held, err := checkFreeze(ctx, reader, w, frozen)
+	held, err := checkFreeze(ctx, reader, r.w, frozen)
 	if err != nil {
 		return Summary{}, err
 	}
-	outcomes := counts.Outcomes()
-	wrong = slices.Concat(wrong, early, held, checkOutcomes(outcomes, w, schedule), watched.check(q.Dead()))
+	outcomes := r.counts.Outcomes()
+	wrong = slices.Concat(wrong, early, held, checkOutcomes(outcomes, r.w, r.schedule), r.watched.check(r.q.Dead()))
+	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
 	s := Summary{
-		Accounts: opts.Accounts, Movements: opts.Movements, Deliveries: total, Handled: counts.Handled(), Outcomes: outcomes,
-		Kinds: w.Kinds(), Refused: describe(w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
+		Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: total, Handled: r.counts.Handled(), Outcomes: outcomes,
+		Kinds: r.w.Kinds(), Refused: describe(r.w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
 	s.ExactlyOnce = len(wrong) == 0 && report.OK && report.Movements == s.Kinds.Posted()
-	s.Elapsed = time.Since(start)
 	return s, nil
 }
 

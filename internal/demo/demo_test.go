@@ -12,12 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
+	"github.com/ledger-dev/ledger/internal/worker"
 )
 
 func TestDemoAppliesEveryMovementExactlyOnce(t *testing.T) {
@@ -104,14 +104,14 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 	}
 	captura, traspaso, anulacion := first(w.Movements, movimiento.Captura), first(w.Movements, movimiento.Traspaso), first(w.Movements, movimiento.Anulacion)
 	refused := first(w.Refused, movimiento.Traspaso) // beyond any balance
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Retry, Now: clock.Now})
+	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: cuenta.Retry, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apply := func(svc *store.Ledger, m movimiento.Movimiento, id string) {
 		t.Helper()
 		m.ID = id
-		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
+		if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil {
 			t.Fatalf("%s %s: %+v, %v", m.Tipo, id, r, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 		}
 	}
 	apply(svc, w.Movements[0], w.Movements[0].ID+"-again") // the first, an abono, applied twice
-	rejecting, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: clock.Now})
+	rejecting, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: cuenta.Reject, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestCheckOutcomesCatchesMisjudgedMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sim.Deliveries(w, sim.Mix{Duplicates: 0.25, Conflicting: 0.05, Malformed: 0.05}, 4)
-	right := consumer.Outcomes{Applied: len(w.Movements), Duplicate: s.Duplicates, ConflictingDuplicate: s.Conflicting, Failed: s.Malformed + len(w.Refused)}
+	right := worker.Outcomes{Applied: len(w.Movements), Duplicate: s.Duplicates, ConflictingDuplicate: s.Conflicting, Failed: s.Malformed + len(w.Refused)}
 	if wrong := checkOutcomes(right, w, s); len(wrong) != 0 {
 		t.Fatalf("the outcomes sent: %v", wrong)
 	}
@@ -210,14 +210,14 @@ func TestCheckFreezeCatchesADebitAppliedWhileFrozen(t *testing.T) {
 	during := []movimiento.Movimiento{mustMov(t, "c", movimiento.Cargo), reversal("ra", "a2"), reversal("rc", "c")}
 	w := sim.Workload{Movements: slices.Concat(before, during)}
 	for _, m := range before {
-		if _, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
+		if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	desde := clock.Now()
 	clock.Advance(time.Minute)
 	for _, m := range during {
-		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil || r.Outcome != ledger.Applied {
+		if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil || r.Outcome != store.Applied {
 			t.Fatalf("%s: %+v, %v", m.ID, r, err)
 		}
 	}
@@ -260,7 +260,7 @@ func TestCheckHeldCatchesAHoldThatReservesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []movimiento.Movimiento{mustMov(t, "a", movimiento.Abono), hold} {
-		if r, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil || r.Outcome != ledger.Applied {
+		if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil || r.Outcome != store.Applied {
 			t.Fatalf("%s: %+v, %v", m.ID, r, err)
 		}
 	}

@@ -86,8 +86,7 @@ func (f *freezer) set(ctx context.Context, frozen bool) error {
 
 // observe counts the records of debits the freeze refused; it is a consumer.Observer.
 func (f *freezer) observe(r consumer.Record) {
-	var frozen *cuenta.BloqueadaError
-	if !errors.As(r.Result.Err, &frozen) {
+	if !errors.Is(r.Result.Err, cuenta.CuentaBloqueada) {
 		return
 	}
 	f.mu.Lock()

@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/ledger-dev/ledger/internal/consumer"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // watch follows every message through the consumer, beyond the outcome counts: where
@@ -22,27 +22,27 @@ import (
 // concurrent use.
 type watch struct {
 	mu      sync.Mutex
-	settled map[string]ledger.Outcome // by message id: its first outcome other than a failure
-	failed  map[string]bool           // by message id: failed and never settled (so far)
-	late    map[string]bool           // by message id: settled after a failed delivery
-	applies map[string][]string       // by movement (key): the messages that settled applied
-	parked  map[string]bool           // by message id: it reached the parker
-	claimed map[string]bool           // by message id: the consumer reported it parked
+	settled map[string]store.Outcome // by message id: its first outcome other than a failure
+	failed  map[string]bool          // by message id: failed and never settled (so far)
+	late    map[string]bool          // by message id: settled after a failed delivery
+	applies map[string][]string      // by movement (key): the messages that settled applied
+	parked  map[string]bool          // by message id: it reached the parker
+	claimed map[string]bool          // by message id: the consumer reported it parked
 	wrong   []string
 }
 
 func newWatch() *watch {
-	return &watch{settled: map[string]ledger.Outcome{}, failed: map[string]bool{}, late: map[string]bool{},
+	return &watch{settled: map[string]store.Outcome{}, failed: map[string]bool{}, late: map[string]bool{},
 		applies: map[string][]string{}, parked: map[string]bool{}, claimed: map[string]bool{}}
 }
 
 // redelivered is the outcome a delivery of a message already settled with an outcome
 // must get: the ledger recognises what it recorded, and refuses again what it refused.
-var redelivered = map[ledger.Outcome]ledger.Outcome{
-	ledger.Applied:              ledger.Duplicate,
-	ledger.Duplicate:            ledger.Duplicate,
-	ledger.Rejected:             ledger.Duplicate,
-	ledger.ConflictingDuplicate: ledger.ConflictingDuplicate,
+var redelivered = map[store.Outcome]store.Outcome{
+	store.Applied:              store.Duplicate,
+	store.Duplicate:            store.Duplicate,
+	store.Rejected:             store.Duplicate,
+	store.ConflictingDuplicate: store.ConflictingDuplicate,
 }
 
 func (w *watch) observe(r consumer.Record) {
@@ -59,7 +59,7 @@ func (w *watch) observe(r consumer.Record) {
 		// again, and is judged then.
 	case settled && got != redelivered[first]:
 		w.wrong = append(w.wrong, fmt.Sprintf("message %s, settled %s, was answered %s when delivered again, not %s", id, first, got, redelivered[first]))
-	case !settled && got == ledger.Failed:
+	case !settled && got == store.Failed:
 		w.failed[id] = true
 	case !settled:
 		w.settled[id] = got
@@ -67,7 +67,7 @@ func (w *watch) observe(r consumer.Record) {
 			w.late[id] = true
 			delete(w.failed, id)
 		}
-		if got == ledger.Applied {
+		if got == store.Applied {
 			k := key(r.Mov.Cuenta, r.Mov.ID)
 			w.applies[k] = append(w.applies[k], id)
 		}
@@ -99,7 +99,7 @@ func (w *watch) origin(m movimiento.Movimiento, origen string) string {
 		return fmt.Sprintf("%s was answered applied to %d messages: %s", what, len(applied), strings.Join(applied, ", "))
 	case len(applied) == 1 && applied[0] != origen:
 		return fmt.Sprintf("%s was answered applied to message %s, but applied from message %s", what, applied[0], origen)
-	case len(applied) == 0 && (w.settled[origen] != ledger.Duplicate || !w.late[origen]):
+	case len(applied) == 0 && (w.settled[origen] != store.Duplicate || !w.late[origen]):
 		return fmt.Sprintf("%s was applied from message %s, which was answered %q, without a failed delivery before", what, origen, w.settled[origen])
 	}
 	return ""
@@ -135,9 +135,9 @@ func (w *watch) check(dead []sim.Message) []string {
 		switch {
 		case !settled && lost:
 			wrong = append(wrong, fmt.Sprintf("message %s failed, but is neither parked nor in the DLQ", id))
-		case outcome == ledger.ConflictingDuplicate && lost:
+		case outcome == store.ConflictingDuplicate && lost:
 			wrong = append(wrong, fmt.Sprintf("message %s was refused as a conflicting duplicate, but is neither parked nor in the DLQ", id))
-		case settled && outcome != ledger.ConflictingDuplicate && (w.parked[id] || inDLQ[id]):
+		case settled && outcome != store.ConflictingDuplicate && (w.parked[id] || inDLQ[id]):
 			wrong = append(wrong, fmt.Sprintf("message %s ended %s, yet was parked or dead-lettered", id, outcome))
 		}
 	}

@@ -59,11 +59,13 @@ type Step struct {
 // the context's deadline bounds the whole run. Protect is for tables meant to last, not
 // throwaway ones: it creates tables as the stack does (deletion protection, KMS
 // encryption with the AWS-managed key) and turns on point-in-time recovery of every
-// table it migrates that lacks it, one it created included.
+// table it migrates that lacks it, one it created included. Extra are tables beyond
+// the ledger's (migrations.Parse), applied after them: the comparison's own.
 type Options struct {
 	Tables  map[string]string
 	Poll    time.Duration
 	Protect bool
+	Extra   []migrations.Migration
 }
 
 // Run applies every migration in order and returns what each did.
@@ -72,6 +74,7 @@ func Run(ctx context.Context, db *dynamodb.Client, opts Options) ([]Step, error)
 	if err != nil {
 		return nil, err
 	}
+	all = append(all, opts.Extra...)
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
 	}

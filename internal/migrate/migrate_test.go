@@ -19,13 +19,14 @@ import (
 	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/testenv"
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 func TestRunIsIdempotentAndRecordsMigrations(t *testing.T) {
-	env := testenv.NewDynamoDB(t) // runs the migrations once
+	env := testenv.NewDynamoDBWith(t, expiring(t)) // runs the migrations once
 	ctx := context.Background()
 
-	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
+	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Extra: extras(t), Tables: env.Tables, Poll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +106,9 @@ func indexes(t *testing.T, env *testenv.DynamoDB, table string) []string {
 }
 
 func TestRunAddsAMissingIndex(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	old := tableWithoutIndex(t, env, "-old")
-	steps, err := migrate.Run(context.Background(), env.Client, migrate.Options{Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.Client, migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +124,11 @@ func TestRunAddsAMissingIndex(t *testing.T) {
 // plans again from the table as it is once active, and asks once more; refused twice,
 // it fails, naming the refusal.
 func TestRunPlansAgainAfterARefusedIndexUpdate(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	old := tableWithoutIndex(t, env, "-raced")
 	ft := sim.NewTransport(nil)
 	ft.Inject("UpdateTable", sim.Validation)
-	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": old}, Poll: time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": old}, Poll: time.Millisecond})
 	if err != nil || steps[0].Action != migrate.IndexAdded || ft.Calls("UpdateTable") != 2 {
 		t.Fatalf("after one refusal: steps %+v, %v, %d UpdateTable calls; want the index added by the second", steps, err, ft.Calls("UpdateTable"))
 	}
@@ -138,14 +139,14 @@ func TestRunPlansAgainAfterARefusedIndexUpdate(t *testing.T) {
 	again := tableWithoutIndex(t, env, "-refused")
 	ft = sim.NewTransport(nil)
 	ft.Inject("UpdateTable", sim.Validation, sim.Validation)
-	_, err = migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": again}, Poll: time.Millisecond})
+	_, err = migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": again}, Poll: time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "add index to "+again) || ft.Calls("UpdateTable") != 2 {
 		t.Errorf("after two refusals: %v, %d UpdateTable calls; want the refusal after 2", err, ft.Calls("UpdateTable"))
 	}
 }
 
 func TestRunRefusesATableWithAnotherKey(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	ctx := context.Background()
 	other := env.Table() + "-other"
 	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -160,22 +161,22 @@ func TestRunRefusesATableWithAnotherKey(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
 	})
-	_, err = migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond})
+	_, err = migrate.Run(ctx, env.Client, migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "has key (id), migration 0001_ledger wants (pk, sk)") {
 		t.Fatalf("migrating a table with another key: %v; want a refusal naming both keys", err)
 	}
 }
 
 func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
-	env := testenv.NewDynamoDB(t) // the first run
+	env := testenv.NewDynamoDBWith(t, expiring(t)) // the first run
 	ctx := context.Background()
-	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 10 * time.Millisecond})
+	steps, err := migrate.Run(ctx, env.Client, migrate.Options{Extra: extras(t), Tables: env.Tables, Poll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ttl []migrate.Action
 	for _, s := range steps {
-		if s.Migration == "0002_idempotencia" && s.Action != migrate.Unchanged {
+		if s.Migration == "0002_expiring" && s.Action != migrate.Unchanged {
 			ttl = append(ttl, s.Action)
 		}
 	}
@@ -189,7 +190,7 @@ func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
 	if env.Backend == testenv.Minidyn {
 		return
 	}
-	out, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Tables["idempotencia"])})
+	out, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Tables["expiring"])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +202,14 @@ func TestRunEnablesTheTTLOrSkipsItWhereThereIsNoTTLAPI(t *testing.T) {
 // DynamoDB may answer DescribeTable right after CreateTable with ResourceNotFoundException;
 // migrate keeps waiting for the table (bounded by its context) instead of calling it gone.
 func TestRunWaitsForAFreshTableDynamoDBDoesNotSeeYet(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	ctx := context.Background()
 	tables := freshTables(t, env, "-fresh")
 	ft := sim.NewTransport(nil)
 	// The first DescribeTable finds nothing (the table is created); the next two, right
 	// after CreateTable, do not see it yet.
 	ft.Inject("DescribeTable", 0, sim.NotFound, sim.NotFound)
-	steps, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	steps, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond})
 	if err != nil {
 		t.Fatalf("migrate over a table not visible yet: %v", err)
 	}
@@ -220,10 +221,10 @@ func TestRunWaitsForAFreshTableDynamoDBDoesNotSeeYet(t *testing.T) {
 // Two deploys may migrate at once: the one whose CreateTable finds the table already
 // there (ResourceInUseException) waits for it and goes on, instead of failing.
 func TestRunWhenAnotherMigratorCreatedTheTableFirst(t *testing.T) {
-	env := testenv.NewDynamoDB(t) // the tables exist: "another migrator" made them
+	env := testenv.NewDynamoDBWith(t, expiring(t)) // the tables exist: "another migrator" made them
 	ft := sim.NewTransport(nil)
 	ft.Inject("DescribeTable", sim.NotFound) // it had not, when this one looked
-	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: env.Tables, Poll: time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: env.Tables, Poll: time.Millisecond})
 	if err != nil {
 		t.Fatalf("migrate racing another migrator: %v", err)
 	}
@@ -235,7 +236,7 @@ func TestRunWhenAnotherMigratorCreatedTheTableFirst(t *testing.T) {
 // Two deploys may enable the TTL at once: the one whose UpdateTimeToLive is refused
 // looks again, finds it enabled by the other, and goes on.
 func TestRunTakesATTLAnotherMigratorEnabled(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	if env.Backend == testenv.Minidyn {
 		t.Skip("the embedded store has no TTL API")
 	}
@@ -244,7 +245,7 @@ func TestRunTakesATTLAnotherMigratorEnabled(t *testing.T) {
 	// The first call enables it and its answer is lost, as if the other migrator had;
 	// the SDK's retry is refused.
 	ft.Inject("UpdateTimeToLive", sim.LostResponse, sim.Validation)
-	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond})
 	if err != nil {
 		t.Fatalf("migrate racing another migrator's TTL: %v", err)
 	}
@@ -286,7 +287,7 @@ func refusal(req *http.Request, code, message string) *http.Response {
 // and point-in-time recovery, which it asks for again while DynamoDB says backups are
 // not available yet. A run after one that failed before turning recovery on turns it on.
 func TestAProtectedRunProtectsItsTables(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	if env.Backend == testenv.Minidyn {
 		t.Skip("the embedded store has no backups API")
 	}
@@ -294,11 +295,11 @@ func TestAProtectedRunProtectsItsTables(t *testing.T) {
 	tables := freshTables(t, env, "-prot")
 	ft := sim.NewTransport(nil)
 	ft.Inject("UpdateContinuousBackups", sim.Validation)
-	if _, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true}); err == nil || !strings.Contains(err.Error(), "enable point-in-time recovery") {
+	if _, err := migrate.Run(ctx, env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond, Protect: true}); err == nil || !strings.Contains(err.Error(), "enable point-in-time recovery") {
 		t.Fatalf("a run whose recovery call is refused: %v; want it to fail naming recovery", err)
 	}
 	slow := &backupsNotYet{n: 2}
-	steps, err := migrate.Run(ctx, env.ClientVia(slow), migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true})
+	steps, err := migrate.Run(ctx, env.ClientVia(slow), migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond, Protect: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestAProtectedRunProtectsItsTables(t *testing.T) {
 			recovered = append(recovered, s.Migration)
 		}
 	}
-	if !slices.Equal(recovered, []string{"0001_ledger", "0002_idempotencia"}) || slow.calls != 4 {
+	if !slices.Equal(recovered, []string{"0001_ledger", "0002_expiring"}) || slow.calls != 4 {
 		t.Errorf("recovery turned on for %v after %d calls; want both tables, after 2 refusals", recovered, slow.calls)
 	}
 	for _, name := range tables {
@@ -325,7 +326,7 @@ func TestAProtectedRunProtectsItsTables(t *testing.T) {
 			t.Errorf("%s: deletion protection %v, encryption %+v, recovery %+v; want all three", name, desc.Table.DeletionProtectionEnabled, sse, pitr)
 		}
 	}
-	steps, err = migrate.Run(ctx, env.Client, migrate.Options{Tables: tables, Poll: time.Millisecond, Protect: true})
+	steps, err = migrate.Run(ctx, env.Client, migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond, Protect: true})
 	for _, s := range steps {
 		if err != nil || s.Action == migrate.RecoveryEnabled {
 			t.Errorf("a third run: %+v, %v; want recovery left as it is", steps, err)
@@ -360,22 +361,22 @@ func (e *ttlElsewhere) RoundTrip(req *http.Request) (*http.Response, error) {
 // When the TTL another migrator enabled meanwhile is not the migration's, the refusal
 // says so: ErrTTLConflict, naming the attribute, not the refused call.
 func TestRunReportsATTLAnotherMigratorSetOtherwise(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
+	env := testenv.NewDynamoDBWith(t, expiring(t))
 	if env.Backend == testenv.Minidyn {
 		t.Skip("the embedded store has no TTL API")
 	}
 	tables := freshTables(t, env, "-otra")
-	_, err := migrate.Run(context.Background(), env.ClientVia(&ttlElsewhere{db: env.Client}), migrate.Options{Tables: tables, Poll: time.Millisecond})
+	_, err := migrate.Run(context.Background(), env.ClientVia(&ttlElsewhere{db: env.Client}), migrate.Options{Extra: extras(t), Tables: tables, Poll: time.Millisecond})
 	if !errors.Is(err, migrate.ErrTTLConflict) || !strings.Contains(err.Error(), `expires by "otra"`) {
 		t.Errorf("migrate racing a migrator with another TTL: %v; want ErrTTLConflict naming otra", err)
 	}
 }
 
-// freshTables names a ledger and an idempotency table no run has made yet, dropped when
+// freshTables names a ledger and an expiring table no run has made yet, dropped when
 // the test ends (deletion protection lifted first, for a protected run's).
 func freshTables(t *testing.T, env *testenv.DynamoDB, suffix string) map[string]string {
 	t.Helper()
-	tables := map[string]string{"ledger": env.Table() + suffix, "idempotencia": env.Tables["idempotencia"] + suffix}
+	tables := map[string]string{"ledger": env.Table() + suffix, "expiring": env.Tables["expiring"] + suffix}
 	t.Cleanup(func() {
 		for _, name := range tables {
 			_, _ = env.Client.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
@@ -384,3 +385,16 @@ func freshTables(t *testing.T, env *testenv.DynamoDB, suffix string) map[string]
 	})
 	return tables
 }
+
+// expiring is a table whose items expire by a TTL, migrated beside the ledger's, whose
+// own tables have none: what the TTL steps are tried on.
+func expiring(t *testing.T) migrations.Migration {
+	t.Helper()
+	m, err := migrations.Parse("0002_expiring", []byte(`{"description":"items that expire","table":"expiring","attributes":{"pk":"S"},"key":{"partition":"pk"},"ttl":"expira","billing":"PAY_PER_REQUEST"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func extras(t *testing.T) []migrations.Migration { return []migrations.Migration{expiring(t)} }

@@ -8,15 +8,14 @@ import (
 	"testing"
 )
 
-// corpusVerdicts is what the parser before this one (a hand-written scanner
-// with one error type per rule) said of each seed in testdata/fuzz/FuzzParse,
-// recorded by running it, with its error types translated to FieldError
-// fields. An accepted seed has its movement as "id|cuenta|tipo|importe|moneda|
-// concepto|fecha" and the v1 fingerprint stored for it then.
+// corpusVerdicts is what each seed in testdata/fuzz/FuzzParse must read as, recorded
+// from an independent parser (a hand-written scanner) with its errors translated to
+// FieldError fields. An accepted seed has its movement as "id|cuenta|tipo|importe|
+// moneda|concepto|fecha" and its fingerprint (printf "v2\n<cuenta>\n…" | sha256sum).
 var corpusVerdicts = []struct {
 	file, field string
 	movement    string // "" when rejected
-	huellaV1    string
+	huella      string
 }{
 	{"bom", "", "", ""},                                 // SyntaxError
 	{"concepto-control-chars", "concepto", "", ""},      // ConceptoError
@@ -31,7 +30,7 @@ var corpusVerdicts = []struct {
 	{"eb-detail-string", "detail", "", ""},              // EnvelopeError
 	{"eb-in-sns", "Message", "", ""},                    // EnvelopeError
 	{"empty", "", "", ""},                               // SyntaxError
-	{"eventbridge", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "8e4573ba81a508d97f68450c39e563f00f13f69a81c194957434e960199df6e0"},
+	{"eventbridge", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "6e6c2389af92c751c183e48b7fec19669c80ca3c79abfcae1334da24a1349400"},
 	{"id-cyrillic-a", "id", "", ""},                   // IDError
 	{"id-inner-separator", "id", "", ""},              // IDError
 	{"id-mov-separator", "id", "", ""},                // IDError
@@ -55,11 +54,11 @@ var corpusVerdicts = []struct {
 	{"nesting-100-in-importe", "importe", "", ""},     // FieldTypeError
 	{"nesting-100-objects", "id", "", ""},             // MissingFieldError
 	{"nesting-10001", "", "", ""},                     // SyntaxError
-	{"plain", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "8e4573ba81a508d97f68450c39e563f00f13f69a81c194957434e960199df6e0"},
-	{"plain-jpy", "", "a|b|abono|1000|JPY||", "8af4b4ba348deee8ee98e477924b202ffe43616cb90acc7038b8192fc9267b85"},
-	{"plain-kwd", "", "a|b|abono|1.005|KWD||", "92080d9d7fc19ee361943891ba52362e93c9b29356d6906cba6104fee0455de5"},
-	{"plain-number-importe", "", "pago-8f2c|ES7620770024003102575766|cargo|50.25|EUR|Pedido 1234|", "39e9fe8280fa8b8dac7fee5eb3bf1052cd1e544669cdafa3c1799f7bd3048ea9"},
-	{"sns", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "8e4573ba81a508d97f68450c39e563f00f13f69a81c194957434e960199df6e0"},
+	{"plain", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "6e6c2389af92c751c183e48b7fec19669c80ca3c79abfcae1334da24a1349400"},
+	{"plain-jpy", "", "a|b|abono|1000|JPY||", "66624fc347fc2e519e191dda5c63d2f45646a87e0114c03cc85077ff0fbe8e24"},
+	{"plain-kwd", "", "a|b|abono|1.005|KWD||", "026f8e6b343e2c70b1fa4099081b5bf29b3f6e3a8aa3bfa644c3d79749e92962"},
+	{"plain-number-importe", "", "pago-8f2c|ES7620770024003102575766|cargo|50.25|EUR|Pedido 1234|", "b5f889164812f5b16e39a7196f6d6b88f07da8456bf2e66cd9da1b05fbe8782a"},
+	{"sns", "", "pago-8f2c|ES7620770024003102575766|cargo|50|EUR|Pedido 1234|2026-12-02T10:15:00Z", "6e6c2389af92c751c183e48b7fec19669c80ca3c79abfcae1334da24a1349400"},
 	{"sns-in-eb", "detail", "", ""},                   // EnvelopeError
 	{"sns-in-sns", "Message", "", ""},                 // EnvelopeError
 	{"sns-subscription-confirmation", "Type", "", ""}, // EnvelopeError
@@ -74,8 +73,7 @@ var corpusVerdicts = []struct {
 }
 
 // TestFuzzCorpusKeepsItsVerdicts: every seed is still accepted with the same
-// movement (whose stored v1 fingerprint still matches) or rejected for the
-// same field.
+// movement and fingerprint, or rejected for the same field.
 func TestFuzzCorpusKeepsItsVerdicts(t *testing.T) {
 	files, err := filepath.Glob("testdata/fuzz/FuzzParse/*")
 	if err != nil || len(files) != len(corpusVerdicts) {
@@ -93,8 +91,8 @@ func TestFuzzCorpusKeepsItsVerdicts(t *testing.T) {
 				t.Fatalf("rejected with %v, want accepted", err)
 			case v.movement != "":
 				got := strings.Join([]string{m.ID, m.Cuenta, string(m.Tipo), m.Importe.String(), m.Moneda, m.Concepto, m.Fecha}, "|")
-				if got != v.movement || !m.MatchesHuella(v.huellaV1) {
-					t.Fatalf("accepted %s (v1 fingerprint matches: %v), want %s", got, m.MatchesHuella(v.huellaV1), v.movement)
+				if got != v.movement || m.Huella() != v.huella {
+					t.Fatalf("accepted %s with fingerprint %s, want %s with %s", got, m.Huella(), v.movement, v.huella)
 				}
 			}
 		})

@@ -8,7 +8,7 @@ import (
 )
 
 // Huella is the movement's fingerprint, which tells a redelivery of a fact from a
-// conflicting reuse of its key: lowercase hex SHA-256 of "v2", cuenta, id, tipo,
+// conflicting reuse of its key: lowercase hex SHA-256 of "v2" (the format's version), cuenta, id, tipo,
 // importe (canonical: "50" for "50.00"), moneda, destino, anula, retencion and expira
 // (UTC RFC 3339), absent ones "", joined by "\n", which none can contain. Concepto and
 // Fecha are informational and left out.
@@ -21,26 +21,6 @@ func (m Movimiento) Huella() string {
 		expira = m.Expira.UTC().Format(time.RFC3339Nano)
 	}
 	return hash("v2", m.Cuenta, m.ID, string(m.Tipo), importe, m.Moneda, m.Destino, m.Anula, m.Retencion, expira)
-}
-
-// MatchesHuella reports whether a stored fingerprint is m's: its Huella or, for an
-// abono or cargo, an older "v1" one of cuenta, id, tipo, importe padded to the
-// currency's minor units, and moneda. Every padding of 0 to 4 decimals that keeps
-// importe's digits is tried, so a withdrawn currency still matches.
-func (m Movimiento) MatchesHuella(stored string) bool {
-	if stored == m.Huella() {
-		return true
-	}
-	if m.Tipo != Abono && m.Tipo != Cargo {
-		return false
-	}
-	for scale := int32(0); scale <= 4; scale++ {
-		if m.Importe.Truncate(scale).Equal(m.Importe) &&
-			stored == hash("v1", m.Cuenta, m.ID, string(m.Tipo), m.Importe.StringFixed(scale), m.Moneda) {
-			return true
-		}
-	}
-	return false
 }
 
 // hash is the lowercase hex SHA-256 of parts joined by "\n".

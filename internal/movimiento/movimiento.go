@@ -1,6 +1,7 @@
-// Package movimiento is an account movement as it arrives on the queue: it parses and
-// validates the message body and computes the fingerprint that tells a redelivery from
-// a conflicting reuse of its key. No I/O, no clock: those rules are the ledger's.
+// Package movimiento is an account movement: the message that asks for it, parsed and
+// validated, with the fingerprint that tells a redelivery from a conflicting reuse of
+// its key, and the record (Apunte) the ledger keeps of it. No I/O, no clock: the
+// rules a movement must pass against its account are cuenta's.
 package movimiento
 
 import (

@@ -63,20 +63,17 @@ func TestNewAcceptsLimits(t *testing.T) {
 	}
 }
 
-// fecha is read as every release read it, RFC 3339 and the two spellings Go's parser
-// takes beside it, and kept in RFC 3339's upper-case grammar, which the API's
-// date-time promises: a redelivery of what an older release recorded is not refused.
+// fecha is RFC 3339's grammar (a "t" or "z" taken as upper case), kept as sent in upper
+// case, which the API's date-time promises; any other spelling is refused.
 func TestFechaIsKeptInRFC3339(t *testing.T) {
 	for fecha, kept := range map[string]string{
 		"2026-12-02T10:15:00Z":              "2026-12-02T10:15:00Z",
 		"2026-12-02t10:15:00z":              "2026-12-02T10:15:00Z", // RFC 3339 allows lower case
 		"2026-12-02T10:15:00.5-23:59":       "2026-12-02T10:15:00.5-23:59",
 		"2026-12-02T10:15:00.123456789123Z": "2026-12-02T10:15:00.123456789123Z",
-		"2026-12-02T10:15:00,50+01:00":      "2026-12-02T10:15:00.50+01:00", // ISO 8601's comma
-		"2026-12-02T10:15:00+24:00":         "2026-12-01T10:15:00Z",         // the same instant
-		"2026-12-02T1:15:00Z":               "2026-12-02T01:15:00Z",
-		"0000-01-01T00:00:00+24:00":         "", // the same instant is in year -1
-		"9999-12-31T23:59:59-24:00":         "", // and in year 10000
+		"2026-12-02T10:15:00,50+01:00":      "", // ISO 8601's comma is not RFC 3339
+		"2026-12-02T10:15:00+24:00":         "", // nor an offset of 24 hours
+		"2026-12-02T1:15:00Z":               "", // nor a one-digit hour
 		"2026-12-02T10:15:00+01":            "",
 		"2026-12-02 10:15:00Z":              "",
 		"2026-12-02T10:15:00.Z":             "",
@@ -91,8 +88,8 @@ func TestFechaIsKeptInRFC3339(t *testing.T) {
 		if (err == nil) != (kept != "") || (err != nil && fieldOf(err) != "fecha") {
 			t.Errorf("fecha %q: %v, want accepted %v", fecha, err, kept != "")
 		}
-		if m.Fecha != kept || Fecha(fecha) != kept {
-			t.Errorf("fecha %q kept as %q (read back as %q), want %q", fecha, m.Fecha, Fecha(fecha), kept)
+		if m.Fecha != kept {
+			t.Errorf("fecha %q kept as %q, want %q", fecha, m.Fecha, kept)
 		}
 	}
 }
@@ -139,7 +136,7 @@ func TestNewRejectsInvalidUTF8ID(t *testing.T) {
 // panic or move money.
 func TestZeroValues(t *testing.T) {
 	var m Movimiento
-	if !m.Delta().IsZero() || len(m.Huella()) != 64 || m.ImporteTexto() != "" || m.MatchesHuella("") {
+	if !m.Delta().IsZero() || len(m.Huella()) != 64 || m.ImporteTexto() != "" {
 		t.Errorf("zero Movimiento: Delta %s, Huella %q, ImporteTexto %q", m.Delta(), m.Huella(), m.ImporteTexto())
 	}
 	if err := (&FieldError{}); err.Error() != "movimiento: body: " || !errors.Is(err, ErrInvalid) {

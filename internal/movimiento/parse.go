@@ -49,40 +49,7 @@ type message struct {
 // "detail") whose detail is the movement; envelopes cannot be nested. A JSON number
 // importe is read from its literal, never through float64. Bodies over 256 KiB are
 // refused unread. Errors are *FieldError, with paths such as "Message.importe".
-func Parse(body []byte) (Movimiento, error) { return parse(body, today) }
-
-// ParseRecorded reads a body Parse refuses as the releases before today's rules did: on
-// an abono or cargo (all the v1 releases knew), a member another tipo takes (a destino)
-// is ignored, whatever it holds; and a fecha Go's parser reads but no RFC 3339
-// timestamp can hold is dropped (it is informational). Its movement may only be
-// answered from its record, as the redelivery of a movement recorded then
-// (ledger.Entrega.Refused); it is never applied.
-func ParseRecorded(body []byte) (Movimiento, error) { return parse(body, older) }
-
-// Read parses body by today's rules (Parse). When they refuse it but older releases'
-// rules read it (ParseRecorded), m is as those read it and refused is today's reason:
-// such a movement may only be answered from its record. err, today's reason too, is
-// set when no rules read body.
-func Read(body []byte) (m Movimiento, refused, err error) {
-	m, err = Parse(body)
-	if err == nil {
-		return m, nil, nil
-	}
-	if old, oldErr := ParseRecorded(body); oldErr == nil {
-		return old, err, nil
-	}
-	return Movimiento{}, nil, err
-}
-
-// rules are the rules a body is read by: today's, or those of older releases.
-type rules bool
-
-const (
-	today rules = false
-	older rules = true
-)
-
-func parse(body []byte, r rules) (Movimiento, error) {
+func Parse(body []byte) (Movimiento, error) {
 	if len(body) > MaxBody {
 		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), MaxBody)}
 	}
@@ -95,7 +62,7 @@ func parse(body []byte, r rules) (Movimiento, error) {
 		if k := msg.Detail.Kind(); k != '{' {
 			return Movimiento{}, &FieldError{Field: "detail", Rule: "must be a JSON object holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("detail", msg.Detail, r)
+		return unwrap("detail", msg.Detail)
 	case "SNS":
 		if t := text(msg.Type); t != "Notification" {
 			rule := `must be "Notification": only SNS notifications carry a movement`
@@ -107,9 +74,9 @@ func parse(body []byte, r rules) (Movimiento, error) {
 		if k := msg.Message.Kind(); k != '"' {
 			return Movimiento{}, &FieldError{Field: "Message", Rule: "must be a JSON string holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("Message", []byte(text(msg.Message)), r)
+		return unwrap("Message", []byte(text(msg.Message)))
 	}
-	return msg.movimiento(r)
+	return msg.movimiento()
 }
 
 // decode reads b as exactly one JSON object.
@@ -140,14 +107,14 @@ func (msg *message) envelope() string {
 }
 
 // unwrap parses the movement in an envelope's member where, reporting problems under it.
-func unwrap(where string, b []byte, r rules) (Movimiento, error) {
+func unwrap(where string, b []byte) (Movimiento, error) {
 	msg, err := decode(b)
 	if err == nil {
 		if kind := msg.envelope(); kind != "" {
 			return Movimiento{}, &FieldError{Field: where, Rule: "holds an " + kind + " envelope; envelopes cannot be nested"}
 		}
 		var m Movimiento
-		if m, err = msg.movimiento(r); err == nil {
+		if m, err = msg.movimiento(); err == nil {
 			return m, nil
 		}
 	}
@@ -161,7 +128,7 @@ func unwrap(where string, b []byte, r rules) (Movimiento, error) {
 }
 
 // movimiento validates the movement members of msg.
-func (msg *message) movimiento(r rules) (Movimiento, error) {
+func (msg *message) movimiento() (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
@@ -180,7 +147,7 @@ func (msg *message) movimiento(r rules) (Movimiento, error) {
 			wrongType = &FieldError{Field: fields[i], Rule: "must be " + want + ", got " + kindNames[k]}
 		}
 	}
-	return validate(&d, wrongType, r)
+	return validate(&d, wrongType)
 }
 
 // text returns the text of a JSON string, or "" for any other value.

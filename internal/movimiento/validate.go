@@ -43,20 +43,11 @@ var own = map[Tipo]string{
 // retencion; moneda is optional for anulacion, captura and liberacion, importe for
 // anulacion and captura, and liberacion takes no importe. Without moneda, importe's
 // scale is the ledger's to check, as is whether expira lies ahead.
-func New(d Datos) (Movimiento, error) { return validate(&d, nil, today) }
+func New(d Datos) (Movimiento, error) { return validate(&d, nil) }
 
-// validate is New by rules r; wrongType, when not nil, is a JSON type problem Parse
-// found, reported in its field's turn.
-func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
-	ignored := map[string]bool{} // members the v1 releases (abono and cargo only) ignored, whatever they held
-	if r == older && (d.Tipo == Abono || d.Tipo == Cargo) {
-		vals := d.members()
-		for i, f := range fields {
-			if ownedByAnother(d.Tipo, f) {
-				*vals[i], ignored[f] = "", true
-			}
-		}
-	}
+// validate is New; wrongType, when not nil, is a JSON type problem Parse found,
+// reported in its field's turn.
+func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 	m := Movimiento{
 		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
 		Fecha: d.Fecha, Destino: d.Destino, Anula: d.Anula, Retencion: d.Retencion,
@@ -65,9 +56,6 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 	var err error
 	vals := d.members()
 	for i, f := range fields {
-		if ignored[f] {
-			continue
-		}
 		switch f {
 		case "id":
 			err = checkKey(f, d.ID, maxID, idPunct)
@@ -90,8 +78,8 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 		case "concepto":
 			err = checkConcepto(d.Concepto)
 		case "fecha":
-			if m.Fecha = Fecha(d.Fecha); d.Fecha != "" && m.Fecha == "" && (r == today || !goReads(d.Fecha)) {
-				err = &FieldError{f, d.Fecha, timeRule}
+			if d.Fecha != "" {
+				m.Fecha, err = checkFecha(d.Fecha)
 			}
 		case "destino":
 			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
@@ -103,7 +91,7 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 				err = &FieldError{f, v, "must differ from id: it names another movement"}
 			}
 		case "expira":
-			if err = ownMember(d, f, d.Expira, 0, ""); err == nil {
+			if err = ownMember(d, f, d.Expira, 0, ""); err == nil && d.Expira != "" {
 				m.Expira, err = checkTime(f, d.Expira)
 			}
 		}
@@ -115,26 +103,6 @@ func validate(d *Datos, wrongType *FieldError, r rules) (Movimiento, error) {
 		}
 	}
 	return m, nil
-}
-
-// ownedByAnother reports whether member f is one only tipos other than tipo carry.
-func ownedByAnother(tipo Tipo, f string) bool {
-	if own[tipo] == f {
-		return false
-	}
-	for _, member := range own {
-		if member == f {
-			return true
-		}
-	}
-	return false
-}
-
-// goReads reports whether Go's RFC 3339 parser, which older releases read fecha with,
-// reads s.
-func goReads(s string) bool {
-	_, err := time.Parse(time.RFC3339, s)
-	return err == nil
 }
 
 // ownMember checks member f, valued v, that only some tipos carry: present exactly when
@@ -261,34 +229,30 @@ var rfc3339 = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:
 // timeRule is the rule a time field breaks.
 const timeRule = `must be an RFC 3339 timestamp such as "2026-12-02T10:15:00Z"`
 
-// checkTime parses an optional RFC 3339 timestamp (fractional seconds allowed; a leap
-// second is not, as Go's time cannot hold one) as every earlier release did, with Go's
-// parser, which also takes a few spellings beside RFC 3339's grammar (a comma before
-// the fraction, a one-digit hour, an offset of up to 24:59): a redelivery of what an
-// earlier release recorded is still answered.
+// checkTime parses a required RFC 3339 timestamp: its grammar (a "t" or "z" read as
+// upper case, fractional seconds allowed), and a real instant (no leap second, which
+// Go's time cannot hold).
 func checkTime(field, s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339, strings.ToUpper(s))
-	if s != "" && err != nil {
+	u := strings.ToUpper(s)
+	t, err := time.Parse(time.RFC3339, u)
+	if err != nil || !rfc3339.MatchString(u) {
 		return time.Time{}, &FieldError{field, s, timeRule}
 	}
 	return t, nil
 }
 
-// Fecha is the date s (as a message or an older release's record has it) in RFC 3339's
-// upper-case grammar, as it is stored and served: a "t" or "z" upper-cased, a comma
-// before the fraction made a point, any other spelling Go's parser reads beside the
-// grammar rewritten as the same instant in UTC. It is "" when s is not a time, or that
-// instant has no RFC 3339 form (beyond year 9999).
-func Fecha(s string) string {
-	u := strings.ToUpper(s)
-	t, err := time.Parse(time.RFC3339, u)
-	if err != nil {
-		return ""
+// IsFecha reports whether s is a fecha as the ledger stores and serves it: RFC 3339's
+// upper-case grammar. A stored fecha of any other spelling (a hand edit) is not served.
+func IsFecha(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil && rfc3339.MatchString(s)
+}
+
+// checkFecha checks fecha as checkTime does and returns it as stored and served: as
+// sent, upper-cased.
+func checkFecha(s string) (string, error) {
+	if _, err := checkTime("fecha", s); err != nil {
+		return "", err
 	}
-	for _, form := range []string{u, strings.Replace(u, ",", ".", 1), t.UTC().Format(time.RFC3339Nano)} {
-		if rfc3339.MatchString(form) {
-			return form
-		}
-	}
-	return ""
+	return strings.ToUpper(s), nil
 }

@@ -125,8 +125,7 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 			t.Errorf("refused by design, but %s %s applies", m.Tipo, m.ID)
 		}
 	}
-	var insuf *cuenta.SaldoInsuficienteError
-	if err := b.apply(w.Refused[1], w.Lapse.Add(1000*time.Hour)); !errors.As(err, &insuf) {
+	if err := b.apply(w.Refused[1], w.Lapse.Add(1000*time.Hour)); !errors.Is(err, cuenta.SaldoInsuficiente) {
 		t.Errorf("the overdrawn transfer: %v, want insufficient funds", err)
 	}
 	k := w.Kinds()

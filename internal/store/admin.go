@@ -2,53 +2,64 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // Administrar changes account id as an operator does (an overdraft limit, a freeze):
 // change gets the account as stored, without the holds that lapsed, and returns it
 // changed, or an error that stops everything. The write is a versioned update (version
-// + 1), so consumers holding a cached image learn of it from their next version check.
-// change may run more than once (after a version conflict) and must have no other
-// effect. An unknown account is a *ledger.NotFoundError; a change that changes nothing
-// writes nothing and returns the account twice.
+// + 1), so consumers holding a cached image learn of it from their next version check;
+// after a version conflict change runs again, at most Locking.MaxAttempts times, so it
+// must have no other effect. An unknown account is ErrNotFound; a change that changes
+// nothing writes nothing and returns the account twice.
 func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.Cuenta) (cuenta.Cuenta, error)) (antes, despues cuenta.Cuenta, err error) {
-	if !storable(id, "") {
-		return cuenta.Cuenta{}, cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+	if !items.Storable(id, "") {
+		return antes, despues, fmt.Errorf("account %s %w", id, ErrNotFound)
 	}
 	// A change that changes nothing sends no request, so it must be judged on the stored
 	// image, not on this instance's cached one.
-	l.store.Forget(cuentaKey(id))
-	now := l.now()
-	r, err := l.store.Update(ctx, []versioned.Item{cuentaKey(id)}, func(st versioned.State) (versioned.Txn, error) {
-		c, ok, err := decodeCuenta(st.Items[0])
+	l.forget(id)
+	for attempt := 1; ; attempt++ {
+		s, err := l.account(ctx, id)
 		switch {
 		case err != nil:
-			return versioned.Txn{}, err
-		case !ok:
-			return versioned.Txn{}, &ledger.NotFoundError{Cuenta: id}
+			return antes, despues, err
+		case s.item == nil:
+			return antes, despues, fmt.Errorf("account %s %w", id, ErrNotFound)
 		}
-		antes = c.Vigente(now) // a write drops the holds that lapsed, as every write does
+		now := l.now()
+		antes = s.c.Vigente(now) // a write drops the holds that lapsed, as every write does
 		if despues, err = change(antes); err != nil {
-			return versioned.Txn{}, err
+			return antes, despues, err
 		}
 		if despues.Limite.Equal(antes.Limite) && despues.Bloqueada == antes.Bloqueada {
-			return versioned.Txn{Next: []versioned.Item{nil}}, nil // costs no call
+			return antes, antes, nil
 		}
 		despues.Actualizada = now
-		item, err := encodeCuenta(despues, st.Items[0])
-		return versioned.Txn{Next: []versioned.Item{item}}, err
-	})
-	switch {
-	case err != nil:
-		return cuenta.Cuenta{}, cuenta.Cuenta{}, err
-	case !r.Written:
-		return antes, antes, nil
+		item, err := items.EncodeCuenta(despues, s.item)
+		if err != nil {
+			return antes, despues, err
+		}
+		txn := versioned.Txn{Next: []versioned.Item{item}}
+		v := l.commit(ctx, []versioned.Item{items.CuentaKey(id)}, []int64{s.c.Version}, txn)
+		switch {
+		case v.Kind == versioned.Committed:
+			despues.Version = s.c.Version + 1
+			l.keep(id, stored{c: despues, item: item})
+			return antes, despues, nil
+		case v.Kind != versioned.Conflict && v.Kind != versioned.Contention:
+			l.forget(id)
+			return antes, despues, v.Err
+		case attempt == l.locking.MaxAttempts:
+			return antes, despues, fmt.Errorf("store: gave up after %d commits: %w", attempt, v.Err)
+		}
+		l.forget(id)
+		if err := l.backoff(ctx, attempt); err != nil {
+			return antes, despues, err
+		}
 	}
-	despues.Version = r.Versions[0]
-	l.remember([]cuenta.Cuenta{despues}, r.Versions)
-	return antes, despues, nil
 }

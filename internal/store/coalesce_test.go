@@ -8,14 +8,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-func countingService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) (*store.Ledger, *sim.Transport) {
+func countingService(t *testing.T, env *testenv.DynamoDB, policy cuenta.FundsPolicy) (*store.Ledger, *sim.Transport) {
 	t.Helper()
 	ft := sim.NewTransport(nil)
 	svc, err := store.New(env.ClientVia(ft), store.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
@@ -25,29 +25,29 @@ func countingService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPol
 	return svc, ft
 }
 
-func abonos(t *testing.T, cta string, from, n int) []ledger.Entrega {
+func abonos(t *testing.T, cta string, from, n int) []store.Entrega {
 	t.Helper()
-	var out []ledger.Entrega
+	var out []store.Entrega
 	for i := from; i < from+n; i++ {
-		out = append(out, ledger.Entrega{Mov: mov(t, fmt.Sprintf("m%03d", i), cta, movimiento.Abono, fmt.Sprintf("%d.01", i+1))})
+		out = append(out, store.Entrega{Mov: mov(t, fmt.Sprintf("m%03d", i), cta, movimiento.Abono, fmt.Sprintf("%d.01", i+1))})
 	}
 	return out
 }
 
 func TestAHotAccountBatchIsOneTransaction(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, ft := countingService(t, env, ledger.Retry)
+	svc, ft := countingService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	svc.ApplyAll(ctx, abonos(t, "HOT", 0, 10)) // warms the cache
+	svc.Apply(ctx, abonos(t, "HOT", 0, 10)) // warms the cache
 	ft.ResetCounts()
 
-	results := svc.ApplyAll(ctx, abonos(t, "HOT", 10, 10))
+	results := svc.Apply(ctx, abonos(t, "HOT", 10, 10))
 	want := decimal.Zero
 	for i := range 20 {
 		want = want.Add(decimal.RequireFromString(fmt.Sprintf("%d.01", i+1)))
 	}
 	for i, r := range results {
-		if r.Outcome != ledger.Applied || r.Seq != int64(11+i) {
+		if r.Outcome != store.Applied || r.Seq != int64(11+i) {
 			t.Fatalf("movement %d: %+v, want applied as seq %d", i, r, 11+i)
 		}
 	}
@@ -62,18 +62,18 @@ func TestAHotAccountBatchIsOneTransaction(t *testing.T) {
 
 func TestDuplicatesDropOutAndTheRestIsRetried(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, ft := countingService(t, env, ledger.Retry)
+	svc, ft := countingService(t, env, cuenta.Retry)
 	ctx := context.Background()
 	batch := abonos(t, "HOT", 0, 10)
-	svc.ApplyAll(ctx, []ledger.Entrega{batch[2], batch[5], batch[7]})
+	svc.Apply(ctx, []store.Entrega{batch[2], batch[5], batch[7]})
 	ft.ResetCounts()
 
-	results := svc.ApplyAll(ctx, batch)
-	count := map[ledger.Outcome]int{}
+	results := svc.Apply(ctx, batch)
+	count := map[store.Outcome]int{}
 	for _, r := range results {
 		count[r.Outcome]++
 	}
-	if count[ledger.Applied] != 7 || count[ledger.Duplicate] != 3 {
+	if count[store.Applied] != 7 || count[store.Duplicate] != 3 {
 		t.Fatalf("outcomes = %v, want 7 applied and 3 duplicates", count)
 	}
 	// DynamoDB and moto name every duplicate in one cancellation (2 calls); the embedded
@@ -86,10 +86,10 @@ func TestDuplicatesDropOutAndTheRestIsRetried(t *testing.T) {
 
 func TestMoreThan99MovementsSplitIntoChunks(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, ft := countingService(t, env, ledger.Retry)
-	results := svc.ApplyAll(context.Background(), abonos(t, "BIG", 0, 250))
+	svc, ft := countingService(t, env, cuenta.Retry)
+	results := svc.Apply(context.Background(), abonos(t, "BIG", 0, 250))
 	for i, r := range results {
-		if r.Outcome != ledger.Applied || r.Seq != int64(i+1) {
+		if r.Outcome != store.Applied || r.Seq != int64(i+1) {
 			t.Fatalf("movement %d: %+v", i, r)
 		}
 	}
@@ -105,15 +105,15 @@ func TestMoreThan99MovementsSplitIntoChunks(t *testing.T) {
 
 func TestARuleFailureExcludesOnlyItsOwnMovement(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc, _ := countingService(t, env, ledger.Retry)
+	svc, _ := countingService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	results := svc.ApplyAll(ctx, []ledger.Entrega{
+	results := svc.Apply(ctx, []store.Entrega{
 		{Mov: mov(t, "a1", "A", movimiento.Abono, "10.00")},
 		{Mov: mov(t, "c1", "A", movimiento.Cargo, "15.00")}, // not yet covered
 		{Mov: mov(t, "a2", "A", movimiento.Abono, "10.00")},
 		{Mov: mov(t, "c2", "A", movimiento.Cargo, "15.00")}, // covered by a1 + a2
 	})
-	got := []ledger.Outcome{results[0].Outcome, results[1].Outcome, results[2].Outcome, results[3].Outcome}
+	got := []store.Outcome{results[0].Outcome, results[1].Outcome, results[2].Outcome, results[3].Outcome}
 	if fmt.Sprint(got) != "[applied failed applied applied]" || !results[1].Retry() {
 		t.Fatalf("outcomes = %v (%v), want only c1 to fail, transiently", got, results[1].Err)
 	}

@@ -16,44 +16,33 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-var fixedNow = time.Date(2026, 12, 2, 10, 15, 0, 0, time.UTC)
+// The shared builders of the ledger's tests.
+var (
+	fixedNow   = testenv.FixedNow
+	newClock   = testenv.Clock
+	mov        = testenv.Mov
+	traspaso   = testenv.Traspaso
+	hold       = testenv.Hold
+	settleHold = testenv.SettleHold
+	apply      = testenv.Apply
+	anulacion  = testenv.Anulacion
+)
 
-func newService(t *testing.T, env *testenv.DynamoDB, policy ledger.FundsPolicy) *store.Ledger {
+func newService(t *testing.T, env *testenv.DynamoDB, policy cuenta.FundsPolicy) *store.Ledger {
 	t.Helper()
-	svc, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: policy, Now: func() time.Time { return fixedNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
-}
-
-func mov(t *testing.T, id, cta string, tipo movimiento.Tipo, importe string) movimiento.Movimiento {
-	t.Helper()
-	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: tipo, Importe: importe, Moneda: "EUR", Concepto: "Pedido " + id, Fecha: "2026-12-02T10:15:00Z"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testenv.Ledger(t, env, policy, nil)
 }
 
 type item map[string]types.AttributeValue
 
 func get(t *testing.T, env *testenv.DynamoDB, pk, sk string) item {
 	t.Helper()
-	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
-		Key: item{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
+	return env.Get(t, pk, sk)
 }
 
 func (it item) str(attr string) string {
@@ -87,10 +76,10 @@ func assertAccount(t *testing.T, env *testenv.DynamoDB, cta, saldo string, versi
 
 // settle delivers e as SQS would: again and again while the result says "retry", at
 // most rounds times.
-func settle(ctx context.Context, svc *store.Ledger, e ledger.Entrega, rounds int) ledger.Result {
-	var r ledger.Result
+func settle(ctx context.Context, svc *store.Ledger, e store.Entrega, rounds int) store.Result {
+	var r store.Result
 	for range rounds {
-		if r, _ = svc.Apply(ctx, e); !r.Retry() {
+		if r = svc.Apply(ctx, []store.Entrega{e})[0]; !r.Retry() {
 			return r
 		}
 	}
@@ -99,11 +88,11 @@ func settle(ctx context.Context, svc *store.Ledger, e ledger.Entrega, rounds int
 
 func TestOneMovementIsRecordedAsDesigned(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	m := mov(t, "pago-8f2c", "ES76", movimiento.Abono, "50.00")
 
-	r, err := svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-1"})
-	if err != nil || r.Outcome != ledger.Applied || r.Seq != 1 || !r.SaldoTras.Equal(decimal.RequireFromString("50")) || r.Attempts != 1 {
+	r, err := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: m, Origen: "msg-1"}}))
+	if err != nil || r.Outcome != store.Applied || r.Seq != 1 || !r.SaldoTras.Equal(decimal.RequireFromString("50")) || r.Attempts != 1 {
 		t.Fatalf("result = %+v, %v; want applied as seq 1, saldo 50, 1 attempt", r, err)
 	}
 	assertAccount(t, env, "ES76", "50", 1, 1)
@@ -130,16 +119,16 @@ func TestOneMovementIsRecordedAsDesigned(t *testing.T) {
 
 func TestSameMovementUnderANewMessageIdIsADuplicate(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
 	m := mov(t, "pago-1", "ES76", movimiento.Abono, "10.00")
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: m, Origen: "msg-1"}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m, Origen: "msg-1"}})); err != nil {
 		t.Fatal(err)
 	}
 	// The same fact, re-published through SNS: new message id, amount spelt otherwise.
 	again := mov(t, "pago-1", "ES76", movimiento.Abono, "10")
-	r, err := svc.Apply(ctx, ledger.Entrega{Mov: again, Origen: "msg-2"})
-	if err != nil || r.Outcome != ledger.Duplicate || r.Estado != ledger.Aplicado || r.Seq != 1 {
+	r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: again, Origen: "msg-2"}}))
+	if err != nil || r.Outcome != store.Duplicate || r.Estado != movimiento.Aplicado || r.Seq != 1 {
 		t.Fatalf("redelivery = %+v, %v; want duplicate of seq 1", r, err)
 	}
 	assertAccount(t, env, "ES76", "10", 1, 1)
@@ -150,19 +139,19 @@ func TestSameMovementUnderANewMessageIdIsADuplicate(t *testing.T) {
 
 func TestSameKeyOtherContentIsAConflictingDuplicate(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
 	first := mov(t, "pago-1", "ES76", movimiento.Abono, "10.00")
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: first, Origen: "msg-1"}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: first, Origen: "msg-1"}})); err != nil {
 		t.Fatal(err)
 	}
 	other := mov(t, "pago-1", "ES76", movimiento.Abono, "99.00")
-	r, err := svc.Apply(ctx, ledger.Entrega{Mov: other, Origen: "msg-2"})
-	var dup *ledger.DuplicadoConflictivoError
-	if r.Outcome != ledger.ConflictingDuplicate || !errors.As(err, &dup) || !errors.Is(err, ledger.ErrPermanent) || r.Retry() {
+	r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: other, Origen: "msg-2"}}))
+	var dup *store.ConflictingDuplicateError
+	if r.Outcome != store.ConflictingDuplicate || !errors.As(err, &dup) || !errors.Is(err, store.ErrPermanent) || r.Retry() {
 		t.Fatalf("result = %+v, %v; want a permanent conflicting duplicate", r, err)
 	}
-	if dup.HuellaGuardada != first.Huella() || dup.HuellaNueva != other.Huella() || dup.Cuenta != "ES76" || dup.ID != "pago-1" {
+	if dup.Stored != first.Huella() || dup.Received != other.Huella() || dup.Cuenta != "ES76" || dup.ID != "pago-1" {
 		t.Errorf("error = %+v, want stored %s and new %s", dup, first.Huella(), other.Huella())
 	}
 	if !strings.Contains(err.Error(), first.Huella()) {
@@ -173,14 +162,14 @@ func TestSameKeyOtherContentIsAConflictingDuplicate(t *testing.T) {
 
 func TestFiftyConcurrentDeliveriesApplyOnce(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	m := mov(t, "pago-1", "ES76", movimiento.Cargo, "0.01")
 	seed := mov(t, "seed", "ES76", movimiento.Abono, "1.00")
-	if _, err := svc.Apply(context.Background(), ledger.Entrega{Mov: seed}); err != nil {
+	if _, err := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: seed}})); err != nil {
 		t.Fatal(err)
 	}
 	const n = 50
-	results := make([]ledger.Result, n)
+	results := make([]store.Result, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
@@ -188,16 +177,16 @@ func TestFiftyConcurrentDeliveriesApplyOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results[i] = settle(context.Background(), svc, ledger.Entrega{Mov: m, Origen: fmt.Sprintf("msg-%d", i)}, 10)
+			results[i] = settle(context.Background(), svc, store.Entrega{Mov: m, Origen: fmt.Sprintf("msg-%d", i)}, 10)
 		}()
 	}
 	close(start)
 	wg.Wait()
-	count := map[ledger.Outcome]int{}
+	count := map[store.Outcome]int{}
 	for _, r := range results {
 		count[r.Outcome]++
 	}
-	if count[ledger.Applied] != 1 || count[ledger.Duplicate] != n-1 {
+	if count[store.Applied] != 1 || count[store.Duplicate] != n-1 {
 		t.Fatalf("outcomes = %v, want 1 applied and %d duplicates", count, n-1)
 	}
 	assertAccount(t, env, "ES76", "0.99", 2, 2)
@@ -205,10 +194,10 @@ func TestFiftyConcurrentDeliveriesApplyOnce(t *testing.T) {
 
 func TestTwentyConcurrentMovementsOnOneAccountAllLand(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	const n = 20
 	var wg sync.WaitGroup
-	results := make([]ledger.Result, n)
+	results := make([]store.Result, n)
 	start := make(chan struct{})
 	want := decimal.Zero
 	for i := range n {
@@ -219,14 +208,14 @@ func TestTwentyConcurrentMovementsOnOneAccountAllLand(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results[i] = settle(context.Background(), svc, ledger.Entrega{Mov: m}, 10)
+			results[i] = settle(context.Background(), svc, store.Entrega{Mov: m}, 10)
 		}()
 	}
 	close(start)
 	wg.Wait()
 	var seqs []int
 	for i, r := range results {
-		if r.Outcome != ledger.Applied {
+		if r.Outcome != store.Applied {
 			t.Fatalf("movement %d: %+v", i, r)
 		}
 		seqs = append(seqs, int(r.Seq))
@@ -259,19 +248,18 @@ func TestTwentyConcurrentMovementsOnOneAccountAllLand(t *testing.T) {
 
 func TestInsufficientFundsUnderRetryComesBack(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}})); err != nil {
 		t.Fatal(err)
 	}
 	cargo := mov(t, "cargo-1", "ES76", movimiento.Cargo, "30.01")
-	r, err := svc.Apply(ctx, ledger.Entrega{Mov: cargo})
-	var insuf *cuenta.SaldoInsuficienteError
-	if r.Outcome != ledger.Failed || !r.Retry() || !errors.Is(err, ledger.ErrTransient) || !errors.As(err, &insuf) {
-		t.Fatalf("result = %+v, %v; want a transient failure wrapping SaldoInsuficienteError", r, err)
+	r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: cargo}}))
+	if r.Outcome != store.Failed || !r.Retry() || !errors.Is(err, store.ErrTransient) || !errors.Is(err, cuenta.SaldoInsuficiente) {
+		t.Fatalf("result = %+v, %v; want a transient failure: insufficient funds", r, err)
 	}
-	if !insuf.Saldo.Equal(decimal.RequireFromString("30")) || !insuf.Importe.Equal(decimal.RequireFromString("30.01")) {
-		t.Errorf("error = %+v", insuf)
+	if want := "ledger: transient failure: cuenta ES76: insufficient funds: debit of 30.01 with balance 30.00 and overdraft limit 0.00"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 	if get(t, env, "CUENTA#ES76", "MOV#cargo-1") != nil {
 		t.Error("the refused cargo was recorded")
@@ -279,10 +267,10 @@ func TestInsufficientFundsUnderRetryComesBack(t *testing.T) {
 	assertAccount(t, env, "ES76", "30", 1, 1)
 
 	// The credit it was waiting for arrives; the redelivered cargo now applies.
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-2", "ES76", movimiento.Abono, "0.01")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-2", "ES76", movimiento.Abono, "0.01")}})); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: cargo}); err != nil || r.Outcome != ledger.Applied || r.Seq != 3 {
+	if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: cargo}})); err != nil || r.Outcome != store.Applied || r.Seq != 3 {
 		t.Fatalf("redelivery after the credit = %+v, %v; want applied as seq 3", r, err)
 	}
 	assertAccount(t, env, "ES76", "0", 3, 3)
@@ -290,9 +278,9 @@ func TestInsufficientFundsUnderRetryComesBack(t *testing.T) {
 
 func TestOverdraftLimitIsHonoured(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "10.00")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "10.00")}})); err != nil {
 		t.Fatal(err)
 	}
 	// An operator grants a 100 EUR overdraft (and, like every writer, bumps the version).
@@ -305,10 +293,10 @@ func TestOverdraftLimitIsHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "cargo-1", "ES76", movimiento.Cargo, "110.00")}); err != nil || r.Outcome != ledger.Applied {
+	if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "cargo-1", "ES76", movimiento.Cargo, "110.00")}})); err != nil || r.Outcome != store.Applied {
 		t.Fatalf("cargo down to -limite = %+v, %v; want applied", r, err)
 	}
-	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "cargo-2", "ES76", movimiento.Cargo, "0.01")}); !r.Retry() {
+	if r, _ := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "cargo-2", "ES76", movimiento.Cargo, "0.01")}})); !r.Retry() {
 		t.Fatalf("cargo beyond -limite = %+v, want a transient failure", r)
 	}
 	assertAccount(t, env, "ES76", "-100", 3, 2)
@@ -316,14 +304,14 @@ func TestOverdraftLimitIsHonoured(t *testing.T) {
 
 func TestInsufficientFundsUnderRejectIsRecordedOnce(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Reject)
+	svc := newService(t, env, cuenta.Reject)
 	ctx := context.Background()
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}})); err != nil {
 		t.Fatal(err)
 	}
 	cargo := mov(t, "cargo-1", "ES76", movimiento.Cargo, "50.00")
-	r, err := svc.Apply(ctx, ledger.Entrega{Mov: cargo, Origen: "msg-1"})
-	if err != nil || r.Outcome != ledger.Rejected || r.Estado != ledger.Rechazado || !strings.Contains(r.Motivo, "insufficient funds") {
+	r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: cargo, Origen: "msg-1"}}))
+	if err != nil || r.Outcome != store.Rejected || r.Estado != movimiento.Rechazado || !strings.Contains(r.Motivo, "insufficient funds") {
 		t.Fatalf("result = %+v, %v; want rejected with the reason", r, err)
 	}
 	it := get(t, env, "CUENTA#ES76", "MOV#cargo-1")
@@ -333,11 +321,11 @@ func TestInsufficientFundsUnderRejectIsRecordedOnce(t *testing.T) {
 	assertAccount(t, env, "ES76", "30", 1, 1)
 
 	// Funds arrive; the redelivered cargo still gets the recorded answer.
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-2", "ES76", movimiento.Abono, "100.00")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-2", "ES76", movimiento.Abono, "100.00")}})); err != nil {
 		t.Fatal(err)
 	}
-	r2, err := svc.Apply(ctx, ledger.Entrega{Mov: cargo, Origen: "msg-2"})
-	if err != nil || r2.Outcome != ledger.Duplicate || r2.Estado != ledger.Rechazado || r2.Motivo != r.Motivo {
+	r2, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: cargo, Origen: "msg-2"}}))
+	if err != nil || r2.Outcome != store.Duplicate || r2.Estado != movimiento.Rechazado || r2.Motivo != r.Motivo {
 		t.Fatalf("redelivery = %+v, %v; want the same rejection", r2, err)
 	}
 	assertAccount(t, env, "ES76", "130", 2, 2)
@@ -345,9 +333,9 @@ func TestInsufficientFundsUnderRejectIsRecordedOnce(t *testing.T) {
 
 func TestRejectOnANewAccountCreatesNoAccount(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Reject)
-	r, err := svc.Apply(context.Background(), ledger.Entrega{Mov: mov(t, "cargo-1", "NEW1", movimiento.Cargo, "1.00")})
-	if err != nil || r.Outcome != ledger.Rejected {
+	svc := newService(t, env, cuenta.Reject)
+	r, err := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: mov(t, "cargo-1", "NEW1", movimiento.Cargo, "1.00")}}))
+	if err != nil || r.Outcome != store.Rejected {
 		t.Fatalf("result = %+v, %v", r, err)
 	}
 	if account(t, env, "NEW1") != nil {
@@ -357,19 +345,18 @@ func TestRejectOnANewAccountCreatesNoAccount(t *testing.T) {
 
 func TestCurrencyMismatchIsPermanent(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	if _, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}); err != nil {
+	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "abono-1", "ES76", movimiento.Abono, "30.00")}})); err != nil {
 		t.Fatal(err)
 	}
 	usd, err := movimiento.New(movimiento.Datos{ID: "abono-2", Cuenta: "ES76", Tipo: movimiento.Abono, Importe: "5", Moneda: "USD"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := svc.Apply(ctx, ledger.Entrega{Mov: usd})
-	var distinta *cuenta.MonedaDistintaError
-	if r.Outcome != ledger.Failed || r.Retry() || !errors.Is(err, ledger.ErrPermanent) || !errors.As(err, &distinta) {
-		t.Fatalf("result = %+v, %v; want a permanent MonedaDistintaError", r, err)
+	r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: usd}}))
+	if r.Outcome != store.Failed || r.Retry() || !errors.Is(err, store.ErrPermanent) || !errors.Is(err, cuenta.MonedaDistinta) {
+		t.Fatalf("result = %+v, %v; want a permanent MonedaDistinta", r, err)
 	}
 	if get(t, env, "CUENTA#ES76", "MOV#abono-2") != nil {
 		t.Error("the refused movement was recorded")
@@ -378,21 +365,21 @@ func TestCurrencyMismatchIsPermanent(t *testing.T) {
 }
 
 func TestLateRedeliveryOfAnAppliedCargoIsADuplicateWhateverTheBalance(t *testing.T) {
-	for _, policy := range []ledger.FundsPolicy{ledger.Retry, ledger.Reject} {
+	for _, policy := range []cuenta.FundsPolicy{cuenta.Retry, cuenta.Reject} {
 		t.Run(string(policy), func(t *testing.T) {
 			env := testenv.NewDynamoDB(t)
 			svc := newService(t, env, policy)
 			ctx := context.Background()
 			cargo := mov(t, "cargo-1", "ES76", movimiento.Cargo, "80.00")
 			for _, m := range []movimiento.Movimiento{mov(t, "abono-1", "ES76", movimiento.Abono, "100.00"), cargo} {
-				if _, err := svc.Apply(ctx, ledger.Entrega{Mov: m}); err != nil {
+				if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil {
 					t.Fatal(err)
 				}
 			}
 			// Balance is now 20: the cargo could not pass the rules again, but it is
 			// already in the ledger, so its redelivery must be a plain duplicate.
-			r, err := svc.Apply(ctx, ledger.Entrega{Mov: cargo})
-			if err != nil || r.Outcome != ledger.Duplicate || r.Estado != ledger.Aplicado || r.Seq != 2 {
+			r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: cargo}}))
+			if err != nil || r.Outcome != store.Duplicate || r.Estado != movimiento.Aplicado || r.Seq != 2 {
 				t.Fatalf("late redelivery = %+v, %v; want a duplicate of seq 2", r, err)
 			}
 			assertAccount(t, env, "ES76", "20", 2, 2)
@@ -402,19 +389,19 @@ func TestLateRedeliveryOfAnAppliedCargoIsADuplicateWhateverTheBalance(t *testing
 
 func TestExactDecimalArithmetic(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
-	var batch []ledger.Entrega
+	var batch []store.Entrega
 	for i := range 300 {
-		batch = append(batch, ledger.Entrega{Mov: mov(t, fmt.Sprintf("c-%d", i), "ES76", movimiento.Abono, "0.10")})
+		batch = append(batch, store.Entrega{Mov: mov(t, fmt.Sprintf("c-%d", i), "ES76", movimiento.Abono, "0.10")})
 	}
 	batch = append(batch,
-		ledger.Entrega{Mov: mov(t, "big-1", "ES76", movimiento.Abono, "123456789012345678.91")},
-		ledger.Entrega{Mov: mov(t, "big-2", "ES76", movimiento.Abono, "876543210987654321.09")},
-		ledger.Entrega{Mov: mov(t, "big-3", "ES76", movimiento.Cargo, "999999999999999999.99")},
+		store.Entrega{Mov: mov(t, "big-1", "ES76", movimiento.Abono, "123456789012345678.91")},
+		store.Entrega{Mov: mov(t, "big-2", "ES76", movimiento.Abono, "876543210987654321.09")},
+		store.Entrega{Mov: mov(t, "big-3", "ES76", movimiento.Cargo, "999999999999999999.99")},
 	)
-	for i, r := range svc.ApplyAll(ctx, batch) {
-		if r.Outcome != ledger.Applied {
+	for i, r := range svc.Apply(ctx, batch) {
+		if r.Outcome != store.Applied {
 			t.Fatalf("movement %d: %+v", i, r)
 		}
 	}
@@ -466,27 +453,32 @@ func TestEmbeddedStoreNumberGap(t *testing.T) {
 // as conflicting with what is stored.
 func TestRepeatsWithinABatchAreAnsweredAsTheirFirst(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Reject)
+	svc := newService(t, env, cuenta.Reject)
 	ctx := context.Background()
-	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "a1", "R", movimiento.Abono, "10.00")}); err != nil || r.Outcome != ledger.Applied {
+	if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "a1", "R", movimiento.Abono, "10.00")}})); err != nil || r.Outcome != store.Applied {
 		t.Fatalf("abono: %+v, %v", r, err)
 	}
-	res := svc.ApplyAll(ctx, []ledger.Entrega{
+	res := svc.Apply(ctx, []store.Entrega{
 		{Mov: mov(t, "c1", "R", movimiento.Cargo, "50.00")}, // beyond the balance: rejected
 		{Mov: mov(t, "c1", "R", movimiento.Cargo, "50.00")},
 		{Mov: mov(t, "c1", "R", movimiento.Cargo, "60.00")},
 		{Mov: mov(t, "a1", "R", movimiento.Abono, "20.00")}, // not the stored a1
 		{Mov: mov(t, "a1", "R", movimiento.Abono, "30.00")},
 	})
-	if res[0].Outcome != ledger.Rejected || res[0].Motivo == "" {
+	if res[0].Outcome != store.Rejected || res[0].Motivo == "" {
 		t.Fatalf("the debit beyond the balance: %+v", res[0])
 	}
-	if r := res[1]; r.Outcome != ledger.Duplicate || r.Estado != ledger.Rechazado || r.Motivo != res[0].Motivo {
+	if r := res[1]; r.Outcome != store.Duplicate || r.Estado != movimiento.Rechazado || r.Motivo != res[0].Motivo {
 		t.Errorf("its repeat: %+v, want a duplicate of the rejection, motivo %q", r, res[0].Motivo)
 	}
 	for i, what := range map[int]string{2: "another amount under the rejected debit's id", 3: "another a1", 4: "a third a1"} {
-		if res[i].Outcome != ledger.ConflictingDuplicate {
+		if res[i].Outcome != store.ConflictingDuplicate {
 			t.Errorf("%s: %+v, want a conflicting duplicate", what, res[i])
 		}
 	}
+}
+
+func put(t *testing.T, env *testenv.DynamoDB, it item) {
+	t.Helper()
+	env.Put(t, it)
 }

@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -13,18 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/audit"
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
-
-// v1 is a fingerprint as the ledger wrote them before it stopped padding amounts to the
-// currency's minor units, computed here by hand: SHA-256 over "v1" and the fields.
-func v1(cuenta, id, tipo, importe, moneda string) string {
-	sum := sha256.Sum256([]byte("v1\n" + cuenta + "\n" + id + "\n" + tipo + "\n" + importe + "\n" + moneda))
-	return hex.EncodeToString(sum[:])
-}
 
 // putYesterday writes an account and one applied movement the way an older release
 // did, under rules the parser no longer follows.
@@ -48,39 +40,13 @@ func putYesterday(t *testing.T, env *testenv.DynamoDB, cuenta, id, tipo, importe
 	}
 }
 
-// A movement stored with a v1 fingerprint whose amount was padded with the minor units
-// the currency had then is recognised when the same fact is delivered again today.
-func TestYesterdaysFingerprintStillRecognisesItsDuplicate(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
-	putYesterday(t, env, "JP01", "pago-1", "abono", "100.00", "JPY", v1("JP01", "pago-1", "abono", "100.00", "JPY"))
-	m, err := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "JP01", Tipo: movimiento.Abono, Importe: "100", Moneda: "JPY"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: m, Origen: "msg-1"})
-	if r.Outcome != ledger.Duplicate || r.Seq != 1 {
-		t.Fatalf("redelivery of yesterday's movement = %+v, want a duplicate of seq 1", r)
-	}
-	other, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "JP01", Tipo: movimiento.Abono, Importe: "101", Moneda: "JPY"})
-	if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: other, Origen: "msg-2"}); r.Outcome != ledger.ConflictingDuplicate {
-		t.Fatalf("another amount under the same id = %+v, want a conflicting duplicate", r)
-	}
-	// The same two in one batch, the altered one first: the genuine copy is still
-	// recognised by yesterday's fingerprint, not failed as a conflict with its neighbour.
-	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{{Mov: other, Origen: "msg-3"}, {Mov: m, Origen: "msg-4"}})
-	if rs[0].Outcome != ledger.ConflictingDuplicate || rs[1].Outcome == ledger.ConflictingDuplicate || errors.Is(rs[1].Err, ledger.ErrPermanent) {
-		t.Fatalf("batch [altered, genuine] = %+v, want a conflict, then no permanent verdict on the genuine copy", rs)
-	}
-}
-
 // A movement in a currency since withdrawn, with an id today's rules refuse, still
 // audits and answers reads.
 func TestYesterdaysMovementAuditsAndAnswers(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	putYesterday(t, env, "HR01", "pago viejo", "cargo", "10.005", "HRK", "cualquiera")
 	ctx := context.Background()
-	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{})
 	if err != nil || !report.OK || report.Movements != 1 {
 		t.Fatalf("audit = %+v, %v; want a clean table with 1 movement", report, err)
 	}
@@ -116,18 +82,18 @@ func TestAnUnreadableVersionIsPermanent(t *testing.T) {
 			t.Fatal(err)
 		}
 		healthy := mov(t, "w", "W1", movimiento.Abono, "5.00")
-		rs := svc.ApplyAll(context.Background(), []ledger.Entrega{
+		rs := svc.Apply(context.Background(), []store.Entrega{
 			{Mov: healthy}, {Mov: traspaso(t, "tr", "W1", "V1", "1.00")}, {Mov: mov(t, "b", "V1", movimiento.Abono, "1.00")},
 		})
 		if !rs[0].Retry() {
 			t.Errorf("version %v: a movement of a healthy account in the batch = %+v, want it back", bad, rs[0])
 		}
 		for _, r := range rs[1:] {
-			if !errors.Is(r.Err, ledger.ErrPermanent) || r.Outcome != ledger.Failed || !strings.Contains(r.Err.Error(), `account V1`) || !strings.Contains(r.Err.Error(), shown) {
+			if !errors.Is(r.Err, store.ErrPermanent) || r.Outcome != store.Failed || !strings.Contains(r.Err.Error(), `account V1`) || !strings.Contains(r.Err.Error(), shown) {
 				t.Errorf("version %v: a movement touching V1 = %+v, want a permanent failure naming V1 and its version", bad, r)
 			}
 		}
-		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: healthy}); r.Outcome != ledger.Applied {
+		if r, _ := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: healthy}})); r.Outcome != store.Applied {
 			t.Errorf("version %v: the healthy movement alone = %+v, want applied", bad, r)
 		}
 	}
@@ -146,61 +112,27 @@ func TestAnItemMissingItsMoneyIsNotReadAsZero(t *testing.T) {
 		delete(it, drop.attr)
 		put(t, env, it)
 	}
-	svc := newService(t, env, ledger.Retry)
-	if r := apply(t, svc, mov(t, "b", "S1", movimiento.Abono, "1.00")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "account S1 has no saldo") {
+	svc := newService(t, env, cuenta.Retry)
+	if r := apply(t, svc, mov(t, "b", "S1", movimiento.Abono, "1.00")); !errors.Is(r.Err, store.ErrPermanent) || !strings.Contains(r.Err.Error(), "account S1 has no saldo") {
 		t.Errorf("a credit of an account without saldo = %+v, want a permanent failure naming saldo", r)
 	}
 	if _, err := store.NewReader(env.Client, env.Table()).Cuenta(ctx, "S1"); err == nil || !strings.Contains(err.Error(), "has no saldo") {
 		t.Errorf("reading the account without saldo: %v, want an error naming saldo", err)
 	}
-	if r := apply(t, svc, anulacion(t, "rev", "S2", "a", "", "")); !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "has no importe") {
+	if r := apply(t, svc, anulacion(t, "rev", "S2", "a", "", "")); !errors.Is(r.Err, store.ErrPermanent) || !strings.Contains(r.Err.Error(), "has no importe") {
 		t.Errorf("a reversal of a movement without importe = %+v, want a permanent failure naming importe", r)
 	}
 	assertAccount(t, env, "S2", "10", 1, 1)
 	// Only what touches the unreadable account fails for good; a credit beside it in
 	// the batch comes back, and applies without it.
-	rs := svc.ApplyAll(ctx, []ledger.Entrega{{Mov: mov(t, "w0", "W1", movimiento.Abono, "5.00")}, {Mov: traspaso(t, "tr", "W1", "S1", "1.00")}})
-	if !rs[0].Retry() || !errors.Is(rs[1].Err, ledger.ErrPermanent) {
+	rs := svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "w0", "W1", movimiento.Abono, "5.00")}, {Mov: traspaso(t, "tr", "W1", "S1", "1.00")}})
+	if !rs[0].Retry() || !errors.Is(rs[1].Err, store.ErrPermanent) {
 		t.Errorf("a credit of W1 beside a transfer to S1 = %+v, want the credit back and the transfer failed for good", rs)
 	}
-	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{})
 	if err != nil || report.Accounts != 2 || len(report.Broken) != 2 ||
-		report.Broken[0].Reason != "account item unreadable: store: account S1 has no saldo" || !strings.Contains(report.Broken[1].Reason, "applied movement S2/a has no importe") {
+		report.Broken[0].Reason != "account item unreadable: items: account S1 has no saldo" || !strings.Contains(report.Broken[1].Reason, "applied movement S2/a has no importe") {
 		t.Errorf("audit = %+v, %v; want both accounts counted, S1's item unreadable and S2's movement without importe", report, err)
-	}
-}
-
-// Releases before today's rules applied an abono that also carried a destino (they
-// ignored it). Its redelivery, which today's parser refuses, is answered by its record
-// as a duplicate; the same body with nothing recorded fails with today's refusal, its
-// own, and writes nothing.
-func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
-	putYesterday(t, env, "V1", "o2", "abono", "1.00", "EUR", v1("V1", "o2", "abono", "1.00", "EUR"))
-	entrega := func(id, extra string) ledger.Entrega {
-		body := []byte(`{"id":"` + id + `","cuenta":"V1","tipo":"abono","importe":"1","moneda":"EUR",` + extra + `}`)
-		_, refused := movimiento.Parse(body)
-		m, err := movimiento.ParseRecorded(body)
-		if refused == nil || err != nil {
-			t.Fatalf("today's parser: %v; older rules: %v; want a refusal, then a movement", refused, err)
-		}
-		return ledger.Entrega{Mov: m, Origen: "msg-" + id, Refused: refused}
-	}
-	destino, fecha := `"destino":"zz"`, `"fecha":"9999-12-31T23:00:00-24:00"`
-	rs := svc.ApplyAll(context.Background(), []ledger.Entrega{entrega("o2", destino), entrega("o9", destino), entrega("o9", fecha)})
-	if rs[0].Outcome != ledger.Duplicate || rs[0].Seq != 1 {
-		t.Errorf("redelivery of the recorded abono = %+v, want a duplicate of seq 1", rs[0])
-	}
-	if !errors.Is(rs[1].Err, ledger.ErrPermanent) || !errors.Is(rs[1].Err, movimiento.ErrInvalid) || !strings.Contains(rs[1].Err.Error(), "destino") {
-		t.Errorf("the same body, not recorded = %+v, want today's refusal of destino, permanent", rs[1])
-	}
-	if !errors.Is(rs[2].Err, ledger.ErrPermanent) || !strings.Contains(rs[2].Err.Error(), "fecha") {
-		t.Errorf("another refused copy of o9 = %+v, want its own refusal, of fecha", rs[2])
-	}
-	assertAccount(t, env, "V1", "1.00", 1, 1)
-	if it := get(t, env, "CUENTA#V1", "MOV#o9"); it != nil {
-		t.Errorf("the refused body was recorded: %v", it)
 	}
 }
 
@@ -211,7 +143,7 @@ func TestABodyTodaysRulesRefuseIsAnsweredByItsRecord(t *testing.T) {
 func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
-	putYesterday(t, env, "IN01", "pago-1", "abono", "10", "EUR", v1("IN01", "pago-1", "abono", "10", "EUR"))
+	putYesterday(t, env, "IN01", "pago-1", "abono", "10", "EUR", testenv.Movement(t, movimiento.Datos{ID: "pago-1", Cuenta: "IN01", Tipo: movimiento.Abono, Importe: "10", Moneda: "EUR"}).Huella())
 	set := func(sk, expr string, values item) {
 		t.Helper()
 		in := &dynamodb.UpdateItemInput{
@@ -228,28 +160,28 @@ func TestOddInformationalAttributesDoNotBlockAnAccount(t *testing.T) {
 	set("CUENTA", "SET creada = :c, limite = :l", item{":c": &types.AttributeValueMemberS{Value: "2024-01-01 00:00:00"}, ":l": &types.AttributeValueMemberNULL{Value: true}})
 	set("MOV#pago-1", "SET aplicado = :a, origen = :o", item{":a": &types.AttributeValueMemberBOOL{Value: true}, ":o": &types.AttributeValueMemberN{Value: "7"}})
 
-	svc := newService(t, env, ledger.Retry)
-	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: mov(t, "pago-2", "IN01", movimiento.Abono, "5.00")}); r.Outcome != ledger.Applied {
+	svc := newService(t, env, cuenta.Retry)
+	if r, _ := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: mov(t, "pago-2", "IN01", movimiento.Abono, "5.00")}})); r.Outcome != store.Applied {
 		t.Fatalf("a new movement = %+v, want applied", r)
 	}
 	if creada := get(t, env, "CUENTA#IN01", "CUENTA").str("creada"); creada != "2024-01-01 00:00:00" {
 		t.Errorf("creada written back as %q: what was read as zero must be kept as stored", creada)
 	}
 	again, _ := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "IN01", Tipo: movimiento.Abono, Importe: "10", Moneda: "EUR"})
-	if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: again}); r.Outcome != ledger.Duplicate {
+	if r, _ := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: again}})); r.Outcome != store.Duplicate {
 		t.Fatalf("a redelivery of the odd movement = %+v, want a duplicate", r)
 	}
 	reader := store.NewReader(env.Client, env.Table())
 	if c, err := reader.Cuenta(ctx, "IN01"); err != nil || c.Saldo.String() != "15" || !c.Limite.IsZero() {
 		t.Fatalf("account = %+v, %v; want saldo 15, no overdraft", c, err)
 	}
-	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
+	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{}); err != nil || !report.OK {
 		t.Fatalf("audit = %+v, %v; want clean", report, err)
 	}
 	// A hold's amount is money: without it, or NULL, the account is unreadable, not an
 	// account with 10.00 more available.
-	held := clocked(t, env, ledger.Retry, newClock())
-	if r, _ := held.Apply(ctx, ledger.Entrega{Mov: hold(t, "aut-1", "IN01", "10.00", fixedNow.Add(time.Hour))}); r.Outcome != ledger.Applied {
+	held := clocked(t, env, cuenta.Retry, newClock())
+	if r, _ := testenv.One(held.Apply(ctx, []store.Entrega{{Mov: hold(t, "aut-1", "IN01", "10.00", fixedNow.Add(time.Hour))}})); r.Outcome != store.Applied {
 		t.Fatalf("a hold = %+v, want applied", r)
 	}
 	set("CUENTA", "SET retenciones.#h.importe = :n", item{":n": &types.AttributeValueMemberNULL{Value: true}})
@@ -273,9 +205,9 @@ func TestAHoldRecordWithoutItsAmountIsNotCapturedForNothing(t *testing.T) {
 	for _, null := range []bool{true, false} {
 		env := testenv.NewDynamoDB(t)
 		ctx := context.Background()
-		svc := clocked(t, env, ledger.Retry, newClock())
+		svc := clocked(t, env, cuenta.Retry, newClock())
 		for _, m := range []movimiento.Movimiento{mov(t, "a", "H1", movimiento.Abono, "100.00"), hold(t, "aut-1", "H1", "30.00", fixedNow.Add(time.Hour))} {
-			if r, _ := svc.Apply(ctx, ledger.Entrega{Mov: m}); r.Outcome != ledger.Applied {
+			if r, _ := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); r.Outcome != store.Applied {
 				t.Fatalf("%s = %+v, want applied", m.ID, r)
 			}
 		}
@@ -285,8 +217,8 @@ func TestAHoldRecordWithoutItsAmountIsNotCapturedForNothing(t *testing.T) {
 			record["importe"] = &types.AttributeValueMemberNULL{Value: true}
 		}
 		put(t, env, record)
-		r, _ := svc.Apply(ctx, ledger.Entrega{Mov: settleHold(t, movimiento.Captura, "cap-1", "H1", "aut-1", "")})
-		if !errors.Is(r.Err, ledger.ErrPermanent) || !strings.Contains(r.Err.Error(), "importe") {
+		r, _ := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: settleHold(t, movimiento.Captura, "cap-1", "H1", "aut-1", "")}}))
+		if !errors.Is(r.Err, store.ErrPermanent) || !strings.Contains(r.Err.Error(), "importe") {
 			t.Errorf("NULL %v: a capture of the hold = %+v, want a permanent failure naming importe", null, r)
 		}
 		if saldo, held := retenido(t, env, "H1"); saldo != "100" || held != "30" {

@@ -2,8 +2,10 @@ package store
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
@@ -31,7 +33,7 @@ func readRequest(in *dynamodb.TransactWriteItemsInput) request {
 	r := request{accounts: map[string]types.TransactWriteItem{}}
 	for _, it := range in.TransactItems {
 		switch {
-		case it.Put != nil && it.Put.Item["sk"].(*types.AttributeValueMemberS).Value == cuentaSK:
+		case it.Put != nil && it.Put.Item["sk"].(*types.AttributeValueMemberS).Value == items.CuentaSK:
 			r.shape += "U"
 			r.accounts[it.Put.Item["pk"].(*types.AttributeValueMemberS).Value] = it
 		case it.Put != nil && strings.Contains(aws.ToString(it.Put.ConditionExpression), "#c0"):
@@ -42,7 +44,7 @@ func readRequest(in *dynamodb.TransactWriteItemsInput) request {
 			if seq, ok := it.Put.Item["seq"].(*types.AttributeValueMemberN); ok {
 				r.seqs = append(r.seqs, decimal.RequireFromString(seq.Value).IntPart())
 			}
-		case it.ConditionCheck != nil && it.ConditionCheck.Key["sk"].(*types.AttributeValueMemberS).Value == cuentaSK:
+		case it.ConditionCheck != nil && it.ConditionCheck.Key["sk"].(*types.AttributeValueMemberS).Value == items.CuentaSK:
 			r.shape += "C"
 			r.accounts[it.ConditionCheck.Key["pk"].(*types.AttributeValueMemberS).Value] = it
 		case it.ConditionCheck != nil:
@@ -52,14 +54,22 @@ func readRequest(in *dynamodb.TransactWriteItemsInput) request {
 	return r
 }
 
-// plannedRequest plans movs (all deliveries pending) against the account items in st
-// and builds the request, without any I/O.
-func plannedRequest(t *testing.T, st versioned.State, policy ledger.FundsPolicy, movs ...movimiento.Movimiento) request {
+// storedAt is account c as stored at version.
+func storedAt(c cuenta.Cuenta, version int64) stored {
+	item := must(items.EncodeCuenta(c, nil))
+	item["version"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)}
+	c.Version = version
+	return stored{c: c, item: item}
+}
+
+// plannedRequest plans movs (all deliveries pending) against the accounts as stored
+// (nil: none yet) and builds the request, without any I/O.
+func plannedRequest(t *testing.T, st []stored, policy cuenta.FundsPolicy, movs ...movimiento.Movimiento) request {
 	t.Helper()
-	var es []ledger.Entrega
+	var es []Entrega
 	var pending []int
 	for i, m := range movs {
-		es = append(es, ledger.Entrega{Mov: m, Origen: "msg"})
+		es = append(es, Entrega{Mov: m, Origen: "msg"})
 		pending = append(pending, i)
 	}
 	r, chunk := plannedChunk(t, st, policy, es, pending, nil)
@@ -70,22 +80,21 @@ func plannedRequest(t *testing.T, st versioned.State, policy ledger.FundsPolicy,
 }
 
 // plannedChunk plans the first chunk of pending, with records as read before it.
-func plannedChunk(t *testing.T, st versioned.State, policy ledger.FundsPolicy, es []ledger.Entrega, pending []int, records map[movID]versioned.Item) (request, []int) {
+func plannedChunk(t *testing.T, st []stored, policy cuenta.FundsPolicy, es []Entrega, pending []int, records map[movKey]versioned.Item) (request, []int) {
 	t.Helper()
-	chunk, cuentas := nextChunk(es, pending)
-	if st.Items == nil {
-		st = versioned.State{Items: make([]versioned.Item, len(cuentas)), Versions: make([]int64, len(cuentas))}
+	g := newGroup(es, t0)
+	if records != nil {
+		g.records = records
 	}
-	p := &planner{entregas: es, chunk: chunk, cuentas: cuentas, policy: policy, now: t0, records: records}
-	txn, err := p.plan(st)
+	chunk, cuentas := nextChunk(es, pending, len(es))
+	if st == nil {
+		st = make([]stored, len(cuentas))
+	}
+	p, err := g.plan(chunk, cuentas, st, policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := make([]versioned.Item, len(cuentas))
-	for i, c := range cuentas {
-		keys[i] = cuentaKey(c)
-	}
-	in, err := versioned.BuildInput(Table("ledger"), keys, st.Versions, txn)
+	in, err := versioned.BuildInput(items.Table("ledger"), p.keys, p.versions, p.txn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,20 +111,18 @@ func TestCoalescingAroundAReversal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es := []ledger.Entrega{{Mov: m1}, {Mov: m2}, {Mov: rev}, {Mov: m1}, {Mov: rev}, {Mov: m3}}
+	es := []Entrega{{Mov: m1}, {Mov: m2}, {Mov: rev}, {Mov: m1}, {Mov: rev}, {Mov: m3}}
 	leaders := []int{0, 1, 2, 5} // 3 and 4 repeat 0 and 2 and follow their results
 
-	existing := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, nil))
-	existing["version"] = &types.AttributeValueMemberN{Value: "6"}
-	first, chunk := plannedChunk(t, versioned.State{Items: []versioned.Item{existing}, Versions: []int64{6}}, ledger.Retry, es, leaders, nil)
+	existing := storedAt(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, 6)
+	first, chunk := plannedChunk(t, []stored{existing}, cuenta.Retry, es, leaders, nil)
 	if first.shape != "PPU" || !slices.Equal(chunk, []int{0, 1}) || !slices.Equal(first.seqs, []int64{5, 6}) {
 		t.Fatalf("first transaction: %s for %v, seqs %v; want PPU for m1 and m2 at 5, 6", first.shape, chunk, first.seqs)
 	}
 
-	original := mustItem(encodeApunte(ledger.Apunte{Movimiento: m1, Huella: m1.Huella(), Estado: ledger.Aplicado, Seq: 5, SaldoTras: decimal.RequireFromString("20"), Aplicado: t0}))
-	after := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("25"), Movimientos: 6, Creada: t0, Actualizada: t0}, nil))
-	after["version"] = &types.AttributeValueMemberN{Value: "7"}
-	second, chunk := plannedChunk(t, versioned.State{Items: []versioned.Item{after}, Versions: []int64{7}}, ledger.Retry, es, leaders[2:], map[movID]versioned.Item{{"ES76", "m1"}: original})
+	original := must(items.EncodeApunte(movimiento.Apunte{Movimiento: m1, Huella: m1.Huella(), Estado: movimiento.Aplicado, Seq: 5, SaldoTras: decimal.RequireFromString("20"), Aplicado: t0}))
+	after := storedAt(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("25"), Movimientos: 6, Creada: t0, Actualizada: t0}, 7)
+	second, chunk := plannedChunk(t, []stored{after}, cuenta.Retry, es, leaders[2:], map[movKey]versioned.Item{{"ES76", "m1"}: original})
 	if second.shape != "PPRU" || !slices.Equal(chunk, []int{2, 5}) || !slices.Equal(second.seqs, []int64{7, 8}) {
 		t.Fatalf("second transaction: %s for %v, seqs %v; want the reversal and m3 (PP), m1 marked (R), the account (U) at 7, 8", second.shape, chunk, second.seqs)
 	}
@@ -130,31 +137,29 @@ func TestCoalescingAroundAReversal(t *testing.T) {
 // TestPlannedRequests table-tests the TransactWriteItems deliveries turn into, for a
 // given account state.
 func TestPlannedRequests(t *testing.T) {
-	existing := mustItem(encodeCuenta(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, nil))
-	existing["version"] = &types.AttributeValueMemberN{Value: "6"}
-	at6 := versioned.State{Items: []versioned.Item{existing}, Versions: []int64{6}}
+	at6 := []stored{storedAt(cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("30"), Movimientos: 4, Creada: t0, Actualizada: t0}, 6)}
 	cases := []struct {
 		name    string
-		state   versioned.State
-		policy  ledger.FundsPolicy
+		state   []stored
+		policy  cuenta.FundsPolicy
 		movs    []movimiento.Movimiento
 		actions string
 		cond    string // the account action's condition
 		saldo   string // the account's new saldo, if written
 		seqs    []int64
 	}{
-		{name: "first movement opens the account", policy: ledger.Retry,
+		{name: "first movement opens the account", policy: cuenta.Retry,
 			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Abono, "10.00")}, actions: "PU", cond: "attribute_not_exists(#pk)", saldo: "10", seqs: []int64{1}},
-		{name: "abono on an existing account", state: at6, policy: ledger.Retry,
+		{name: "abono on an existing account", state: at6, policy: cuenta.Retry,
 			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Abono, "0.01")}, actions: "PU", cond: "#v = :v", saldo: "30.01", seqs: []int64{5}},
-		{name: "three coalesced, summed change", state: at6, policy: ledger.Retry,
+		{name: "three coalesced, summed change", state: at6, policy: cuenta.Retry,
 			movs:    []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.00"), testMov(t, "b", movimiento.Abono, "5.00"), testMov(t, "c", movimiento.Cargo, "1.50")},
 			actions: "PPPU", cond: "#v = :v", saldo: "3.5", seqs: []int64{5, 6, 7}},
-		{name: "insufficient under retry: checked absent, account guarded", state: at6, policy: ledger.Retry,
+		{name: "insufficient under retry: checked absent, account guarded", state: at6, policy: cuenta.Retry,
 			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.01")}, actions: "AC", cond: "#v = :v"},
-		{name: "insufficient under reject: recorded, account guarded", state: at6, policy: ledger.Reject,
+		{name: "insufficient under reject: recorded, account guarded", state: at6, policy: cuenta.Reject,
 			movs: []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "30.01")}, actions: "PC", cond: "#v = :v"},
-		{name: "a rule failure excludes only its own movement", state: at6, policy: ledger.Retry,
+		{name: "a rule failure excludes only its own movement", state: at6, policy: cuenta.Retry,
 			movs:    []movimiento.Movimiento{testMov(t, "a", movimiento.Cargo, "31.00"), testMov(t, "b", movimiento.Abono, "1.00"), testMov(t, "c", movimiento.Cargo, "31.00")},
 			actions: "PPAU", cond: "#v = :v", saldo: "0", seqs: []int64{5, 6}},
 	}
@@ -176,8 +181,8 @@ func TestPlannedRequests(t *testing.T) {
 					t.Errorf("new saldo = %s, want %s", got, tc.saldo)
 				}
 				want := int64(1)
-				if tc.state.Versions != nil {
-					want = tc.state.Versions[0] + 1
+				if tc.state != nil {
+					want = tc.state[0].c.Version + 1
 				}
 				if got := acct.Put.Item["version"].(*types.AttributeValueMemberN).Value; got != decimal.NewFromInt(want).String() {
 					t.Errorf("new version = %s, want %d", got, want)
@@ -208,14 +213,12 @@ func TestATransferCycleIsOneTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es := []ledger.Entrega{{Mov: tr("ab", "A", "B", "10")}, {Mov: abono}, {Mov: tr("bc", "B", "C", "20")}, {Mov: tr("ca", "C", "A", "30")}}
-	var st versioned.State
+	es := []Entrega{{Mov: tr("ab", "A", "B", "10")}, {Mov: abono}, {Mov: tr("bc", "B", "C", "20")}, {Mov: tr("ca", "C", "A", "30")}}
+	var st []stored
 	for _, id := range []string{"A", "B", "C"} {
-		item := mustItem(encodeCuenta(cuenta.Cuenta{ID: id, Moneda: "EUR", Saldo: decimal.NewFromInt(100), Movimientos: 1, Creada: t0, Actualizada: t0}, nil))
-		item["version"] = &types.AttributeValueMemberN{Value: "1"}
-		st.Items, st.Versions = append(st.Items, item), append(st.Versions, 1)
+		st = append(st, storedAt(cuenta.Cuenta{ID: id, Moneda: "EUR", Saldo: decimal.NewFromInt(100), Movimientos: 1, Creada: t0, Actualizada: t0}, 1))
 	}
-	r, chunk := plannedChunk(t, st, ledger.Retry, es, []int{0, 1, 2, 3}, nil)
+	r, chunk := plannedChunk(t, st, cuenta.Retry, es, []int{0, 1, 2, 3}, nil)
 	if r.shape != "PPPPPPPUUU" || len(chunk) != 4 || !slices.Equal(r.seqs, []int64{2, 2, 3, 4, 2, 3, 3}) {
 		t.Fatalf("request %s with seqs %v for %v; want 7 records (A2 B2, B3, B4 C2, C3 A3) and 3 accounts", r.shape, r.seqs, chunk)
 	}
@@ -224,4 +227,19 @@ func TestATransferCycleIsOneTransaction(t *testing.T) {
 			t.Errorf("%s saldo = %s, want %s", acct, got, want)
 		}
 	}
+}
+
+var t0 = time.Date(2026, 12, 2, 10, 15, 0, 123456789, time.UTC)
+
+// must is v; the values these tests build never give an error.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// testMov is an abono or cargo of importe EUR on ES76.
+func testMov(_ testing.TB, id string, tipo movimiento.Tipo, importe string) movimiento.Movimiento {
+	return must(movimiento.New(movimiento.Datos{ID: id, Cuenta: "ES76", Tipo: tipo, Importe: importe, Moneda: "EUR"}))
 }

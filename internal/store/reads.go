@@ -3,14 +3,15 @@ package store
 import (
 	"context"
 	"fmt"
-	"maps"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/items"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -26,8 +27,8 @@ type ReadClient interface {
 const MaxExtracto = 1000
 
 // Reader answers queries about accounts and their movements, and never writes. It is
-// safe for concurrent use. Ids are not held to the message rules, so one recorded under
-// older rules is found; one no DynamoDB key can hold is simply not found.
+// safe for concurrent use. Ids are not held to the message rules, so any stored id is
+// found; one no DynamoDB key can hold is simply not found.
 type Reader struct {
 	db    ReadClient
 	table string
@@ -39,36 +40,36 @@ func NewReader(db ReadClient, table string) *Reader {
 }
 
 // Cuenta returns the account's current state, read strongly consistently. An unknown
-// account is a *ledger.NotFoundError.
+// account is ErrNotFound.
 func (r *Reader) Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error) {
-	if !storable(id, "") {
-		return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+	if !items.Storable(id, "") {
+		return cuenta.Cuenta{}, fmt.Errorf("account %s %w", id, ErrNotFound)
 	}
-	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, cuentaKey(id)))
+	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, items.CuentaKey(id)))
 	if err != nil {
 		return cuenta.Cuenta{}, fmt.Errorf("store: read account %s: %w", id, err)
 	}
 	if len(out.Item) == 0 {
-		return cuenta.Cuenta{}, &ledger.NotFoundError{Cuenta: id}
+		return cuenta.Cuenta{}, fmt.Errorf("account %s %w", id, ErrNotFound)
 	}
-	c, _, err := decodeCuenta(out.Item)
+	c, _, err := items.DecodeCuenta(out.Item)
 	return c, err
 }
 
 // Apunte returns the recorded movement (cuentaID, id), applied or rejected, read
-// strongly consistently. A movement never recorded is a *ledger.NotFoundError.
-func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte, error) {
-	if !storable(cuentaID, id) {
-		return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: cuentaID, ID: id}
+// strongly consistently. A movement never recorded is ErrNotFound.
+func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (movimiento.Apunte, error) {
+	if !items.Storable(cuentaID, id) {
+		return movimiento.Apunte{}, fmt.Errorf("movement %s of account %s %w", id, cuentaID, ErrNotFound)
 	}
-	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, movKey(cuentaID, id)))
+	out, err := r.db.GetItem(ctx, versioned.GetInput(r.table, items.MovKey(cuentaID, id)))
 	if err != nil {
-		return ledger.Apunte{}, fmt.Errorf("store: read movement %s of account %s: %w", id, cuentaID, err)
+		return movimiento.Apunte{}, fmt.Errorf("store: read movement %s of account %s: %w", id, cuentaID, err)
 	}
 	if len(out.Item) == 0 {
-		return ledger.Apunte{}, &ledger.NotFoundError{Cuenta: cuentaID, ID: id}
+		return movimiento.Apunte{}, fmt.Errorf("movement %s of account %s %w", id, cuentaID, ErrNotFound)
 	}
-	return decodeApunte(out.Item)
+	return items.DecodeApunte(out.Item)
 }
 
 // Extracto returns up to limit (1..MaxExtracto) of the account's applied movements,
@@ -79,16 +80,16 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (ledger.Apunte
 // The index por_seq is eventually consistent: a movement applied in the last moments
 // (usually well under a second) may be missing while Cuenta counts it. Paging down
 // with beforeSeq never repeats nor skips a settled movement, as seq never changes.
-func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []ledger.Apunte, more bool, err error) {
+func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []movimiento.Apunte, more bool, err error) {
 	if limit < 1 || limit > MaxExtracto {
 		return nil, false, fmt.Errorf("store: statement limit %d: want 1 to %d", limit, MaxExtracto)
 	}
-	if !storable(cuentaID, "") {
+	if !items.Storable(cuentaID, "") {
 		return nil, false, nil
 	}
 	// One more than asked for tells whether there are more.
 	want := limit + 1
-	movs = make([]ledger.Apunte, 0, want)
+	movs = make([]movimiento.Apunte, 0, want)
 	var start versioned.Item
 	// Without a filter every page but the last holds an item, so want pages suffice;
 	// the bound only stops a misbehaving backend.
@@ -98,7 +99,7 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 			return nil, false, fmt.Errorf("store: read the statement of account %s: %w", cuentaID, err)
 		}
 		for _, item := range out.Items {
-			a, err := decodeApunte(item)
+			a, err := items.DecodeApunte(item)
 			if err != nil {
 				return nil, false, err
 			}
@@ -118,31 +119,15 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 	return movs, false, nil
 }
 
-// partitionQuery queries the partition of account cuentaID: its item, then its movements.
-func partitionQuery(table, cuentaID string) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		TableName:                 aws.String(table),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: values(map[string]any{":pk": cuentaPK + cuentaID}),
-	}
-}
-
-// values are an expression's values, marshalled; strings and integers always marshal.
-func values[V any](vs map[string]V) versioned.Item {
-	item, _ := attributevalue.MarshalMap(vs)
-	return item
-}
-
 // extractoInput is one page of an account's statement on por_seq, newest first, with
 // seq below beforeSeq when it is positive, at most limit, continuing after start.
 func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
-	in := partitionQuery(table, cuentaID)
-	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(indexPorSeq), aws.Bool(false), aws.Int32(limit), start
+	in := items.PartitionQuery(table, cuentaID)
+	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(items.IndexPorSeq), aws.Bool(false), aws.Int32(limit), start
 	if beforeSeq > 0 {
 		in.KeyConditionExpression = aws.String("#pk = :pk AND #seq < :before")
-		in.ExpressionAttributeNames["#seq"] = attrSeq
-		maps.Copy(in.ExpressionAttributeValues, values(map[string]any{":before": beforeSeq}))
+		in.ExpressionAttributeNames["#seq"] = items.AttrSeq
+		in.ExpressionAttributeValues[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
 	}
 	return in
 }

@@ -8,22 +8,19 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/ledger-dev/ledger/internal/ledger"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/movimiento"
-	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 func TestExtractoInputAsksForOnePageNewestFirst(t *testing.T) {
-	start := movKey("ES76", "pago-9")
+	start := items.MovKey("ES76", "pago-9")
 	cases := []struct {
 		name      string
 		beforeSeq int64
@@ -84,7 +81,7 @@ func keyStrings(item versioned.Item) map[string]string {
 }
 
 func TestGetInputIsStronglyConsistent(t *testing.T) {
-	in := versioned.GetInput("ledger", cuentaKey("ES76"))
+	in := versioned.GetInput("ledger", items.CuentaKey("ES76"))
 	if !aws.ToBool(in.ConsistentRead) || aws.ToString(in.TableName) != "ledger" {
 		t.Errorf("input = %+v, want a strongly consistent read of table ledger", in)
 	}
@@ -121,10 +118,10 @@ func (c *shortPages) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func
 }
 
 func TestExtractoFollowsShortPagesToTheLimit(t *testing.T) {
-	var items []versioned.Item
+	var page []versioned.Item
 	for seq := 10; seq >= 1; seq-- {
 		m := testMov(t, fmt.Sprintf("m-%d", seq), movimiento.Abono, "1.00")
-		items = append(items, mustItem(encodeApunte(ledger.Apunte{Movimiento: m, Huella: m.Huella(), Estado: ledger.Aplicado, Seq: int64(seq), SaldoTras: decimal.NewFromInt(int64(seq)), Aplicado: t0})))
+		page = append(page, must(items.EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: int64(seq), SaldoTras: decimal.NewFromInt(int64(seq)), Aplicado: t0})))
 	}
 	for _, tc := range []struct {
 		limit     int
@@ -138,7 +135,7 @@ func TestExtractoFollowsShortPagesToTheLimit(t *testing.T) {
 		{limit: 10, wantSeqs: 10, wantMore: false, maxPages: 4},
 		{limit: 50, wantSeqs: 10, wantMore: false, maxPages: 4},
 	} {
-		db := &shortPages{items: items, pageSize: 3}
+		db := &shortPages{items: page, pageSize: 3}
 		got, more, err := NewReader(db, "ledger").Extracto(context.Background(), "ES76", tc.limit, 0)
 		if err != nil {
 			t.Fatalf("limit %d: %v", tc.limit, err)
@@ -171,127 +168,4 @@ func TestExtractoRejectsALimitOutOfRange(t *testing.T) {
 			t.Errorf("limit %d accepted", limit)
 		}
 	}
-}
-
-// seeded is a table holding 120 applied movements on ES76 (abonos of 1.00 … 120.00)
-// and one rejected cargo, applied the way the consumer does: in batches.
-func seeded(t *testing.T) (*testenv.DynamoDB, *Reader) {
-	t.Helper()
-	env := testenv.NewDynamoDB(t)
-	svc, err := New(env.Client, Config{Table: env.Table(), InsufficientFunds: ledger.Reject, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	var batch []ledger.Entrega
-	for i := 1; i <= 120; i++ {
-		batch = append(batch, ledger.Entrega{Mov: testMov(t, fmt.Sprintf("m-%03d", i), movimiento.Abono, fmt.Sprintf("%d.00", i)), Origen: "msg"})
-		if len(batch) == 40 {
-			for _, r := range svc.ApplyAll(ctx, batch) {
-				if r.Outcome != ledger.Applied {
-					t.Fatalf("seeding: %+v", r)
-				}
-			}
-			batch = nil
-		}
-	}
-	if r, err := svc.Apply(ctx, ledger.Entrega{Mov: testMov(t, "too-much", movimiento.Cargo, "1000000.00")}); r.Outcome != ledger.Rejected {
-		t.Fatalf("seeding the rejected cargo: %+v, %v", r, err)
-	}
-	return env, NewReader(env.Client, env.Table())
-}
-
-func TestReaderOnEveryBackend(t *testing.T) {
-	env, r := seeded(t)
-	ctx := context.Background()
-	t.Logf("backend %s", env.Backend)
-
-	t.Run("account", func(t *testing.T) {
-		c, err := r.Cuenta(ctx, "ES76")
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Σ 1..120 = 7260; the rejected cargo changed nothing.
-		if !c.Saldo.Equal(decimal.NewFromInt(7260)) || c.Movimientos != 120 || c.Version != 3 || c.Moneda != "EUR" || !c.Actualizada.Equal(t0) {
-			t.Errorf("account = %+v, want saldo 7260 after 120 movements in 3 writes", c)
-		}
-	})
-	t.Run("unknown account", func(t *testing.T) {
-		_, err := r.Cuenta(ctx, "ES99")
-		var nf *ledger.NotFoundError
-		if !errors.Is(err, ledger.ErrNotFound) || !errors.As(err, &nf) || nf.Cuenta != "ES99" || nf.ID != "" {
-			t.Fatalf("err = %v, want a ledger.NotFoundError for account ES99", err)
-		}
-	})
-	t.Run("applied movement", func(t *testing.T) {
-		a, err := r.Apunte(ctx, "ES76", "m-007")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Estado != ledger.Aplicado || a.Seq != 7 || !a.SaldoTras.Equal(decimal.NewFromInt(28)) || !a.Movimiento.Importe.Equal(decimal.NewFromInt(7)) || a.Motivo != "" {
-			t.Errorf("movement = %+v, want applied as seq 7 with saldo_tras 28", a)
-		}
-	})
-	t.Run("rejected movement", func(t *testing.T) {
-		a, err := r.Apunte(ctx, "ES76", "too-much")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Estado != ledger.Rechazado || a.Seq != 0 || a.Motivo == "" {
-			t.Errorf("movement = %+v, want rejected with a reason and no seq", a)
-		}
-	})
-	t.Run("unknown movement", func(t *testing.T) {
-		_, err := r.Apunte(ctx, "ES76", "m-999")
-		var nf *ledger.NotFoundError
-		if !errors.Is(err, ledger.ErrNotFound) || !errors.As(err, &nf) || nf.ID != "m-999" {
-			t.Fatalf("err = %v, want a ledger.NotFoundError for movement m-999", err)
-		}
-	})
-	t.Run("statement pages", func(t *testing.T) {
-		var seqs []int64
-		before := int64(0)
-		var sizes []int
-		for range 10 {
-			page, more, err := r.Extracto(ctx, "ES76", 50, before)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sizes = append(sizes, len(page))
-			for _, a := range page {
-				seqs = append(seqs, a.Seq)
-			}
-			if !more {
-				break
-			}
-			before = page[len(page)-1].Seq
-		}
-		if !slices.Equal(sizes, []int{50, 50, 20}) {
-			t.Fatalf("page sizes = %v, want [50 50 20]", sizes)
-		}
-		for i, seq := range seqs {
-			if seq != int64(120-i) {
-				t.Fatalf("position %d has seq %d, want %d (seqs %v)", i, seq, 120-i, seqs)
-			}
-		}
-	})
-	t.Run("more is exact", func(t *testing.T) {
-		for _, tc := range []struct {
-			limit  int
-			before int64
-			n      int
-			more   bool
-		}{{120, 0, 120, false}, {119, 0, 119, true}, {3, 4, 3, false}, {3, 5, 3, true}, {5, 1, 0, false}} {
-			page, more, err := r.Extracto(ctx, "ES76", tc.limit, tc.before)
-			if err != nil || len(page) != tc.n || more != tc.more {
-				t.Errorf("limit %d before %d: %d movements, more %v, %v; want %d, %v", tc.limit, tc.before, len(page), more, err, tc.n, tc.more)
-			}
-		}
-	})
-	t.Run("unknown account has an empty statement", func(t *testing.T) {
-		page, more, err := r.Extracto(ctx, "ES99", 50, 0)
-		if err != nil || len(page) != 0 || more {
-			t.Errorf("statement = %v, %v, %v; want empty", page, more, err)
-		}
-	})
 }

@@ -1,91 +1,102 @@
-// Package store is the ledger on one DynamoDB table: each movement item is written in
-// the same transaction as its account's version-checked new image, so it is both the
+// Package store is the ledger on one DynamoDB table: each movement's record is written
+// in the same transaction as its account's version-checked new image, so it is both the
 // ledger line and the idempotency record (no TTL: a duplicate a year later is still
-// recognised). It also serves the balance API's reads and the audit.
+// recognised). Ledger.Apply is the write path; Reader serves the balance API.
 package store
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-// Config configures a Ledger. Locking bounds the optimistic-locking retries (zero:
-// versioned.DefaultPolicy). CacheSize is how many accounts' last known state is kept, so
-// a warm account costs one call per transaction (0: DefaultCacheSize; negative: none).
-// Now is the clock for the timestamps (nil: time.Now).
-type Config struct {
-	Table             string
-	InsufficientFunds ledger.FundsPolicy
-	Locking           versioned.Policy
-	CacheSize         int
-	Now               func() time.Time
+// Client is the part of the DynamoDB API a Ledger uses; *dynamodb.Client implements it.
+type Client interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
+
+// Locking bounds the optimistic-locking retries of one transaction. MaxAttempts counts
+// the commits tried in a row after version conflicts or contention; the wait before
+// retry n is drawn uniformly from [0, min(MaxDelay, BaseDelay·2^(n-1))] (full jitter,
+// so racing writers spread out), never past the context's deadline.
+type Locking struct {
+	MaxAttempts int
+	BaseDelay   time.Duration
+	MaxDelay    time.Duration
+}
+
+// DefaultLocking suits a Lambda consumer: 8 commits in well under a second of
+// back-off, enough for a handful of concurrent writers on one account.
+var DefaultLocking = Locking{MaxAttempts: 8, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
 
 // DefaultCacheSize keeps the state of the 10,000 most recently used accounts: about
 // 10 MB, a small part of a Lambda's memory.
 const DefaultCacheSize = 10_000
 
-// Ledger applies movements to accounts. It is safe for concurrent use; writers to one
-// account are serialised by its version, not by a lock.
-type Ledger struct {
-	db     versioned.Client
-	table  string
-	store  *versioned.Store
-	policy ledger.FundsPolicy
-	now    func() time.Time
-	// decoded keeps the accounts' last written states, so a warm account is not decoded
-	// again on every transaction (nil without a cache).
-	decoded *lru.Cache[string, cuenta.Cuenta]
+// Config configures a Ledger; zero values pick the defaults in brackets.
+type Config struct {
+	Table             string             // the ledger table's name
+	InsufficientFunds cuenta.FundsPolicy // what becomes of a debit an account refuses [cuenta.Retry]
+	Locking           Locking            // [DefaultLocking]
+	// CacheSize is how many accounts' last known state is kept, so a warm account costs
+	// one call per transaction [DefaultCacheSize; negative: none].
+	CacheSize int
+	Now       func() time.Time // the clock of timestamps and hold expiry [time.Now]
 }
 
-// New returns a Ledger writing through db.
-func New(db versioned.Client, cfg Config) (*Ledger, error) {
-	policy, err := ledger.ParseFundsPolicy(string(cfg.InsufficientFunds))
-	if err != nil {
+// Validate reports the first problem with c.
+func (c Config) Validate() error {
+	if c.Table == "" {
+		return errors.New("store: no table name")
+	}
+	if _, err := cuenta.ParseFundsPolicy(string(c.InsufficientFunds)); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if c.Locking.MaxAttempts < 0 || c.Locking.BaseDelay < 0 || c.Locking.MaxDelay < 0 {
+		return fmt.Errorf("store: locking %+v: no negative values", c.Locking)
+	}
+	return nil
+}
+
+// Ledger applies movements to accounts. It is safe for concurrent use; writers to one
+// account are serialised by its version, not by a lock, so several Ledgers (Lambda
+// instances) may share a table.
+type Ledger struct {
+	db      Client
+	table   versioned.Table
+	funds   cuenta.FundsPolicy
+	locking Locking
+	now     func() time.Time
+	// cache keeps the accounts' last known states, decoded and as stored: a warm
+	// account costs no read, and a stale one one version conflict (nil: no cache).
+	cache *lru.Cache[string, stored]
+}
+
+// New returns a Ledger writing through db, once cfg is valid.
+func New(db Client, cfg Config) (*Ledger, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cacheSize := cmp.Or(cfg.CacheSize, DefaultCacheSize)
-	store, err := versioned.New(db, Table(cfg.Table), versioned.Options{Policy: cfg.Locking, CacheSize: max(cacheSize, 0)})
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	funds, _ := cuenta.ParseFundsPolicy(string(cfg.InsufficientFunds))
+	l := &Ledger{db: db, table: items.Table(cfg.Table), funds: funds, locking: cfg.Locking, now: cfg.Now}
+	if l.now == nil {
+		l.now = time.Now
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
+	if l.locking.MaxAttempts == 0 {
+		l.locking = DefaultLocking
 	}
-	l := &Ledger{db: db, table: cfg.Table, store: store, policy: policy, now: now}
-	if cacheSize > 0 {
-		if l.decoded, err = lru.New[string, cuenta.Cuenta](cacheSize); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
+	if size := cmp.Or(cfg.CacheSize, DefaultCacheSize); size > 0 {
+		l.cache, _ = lru.New[string, stored](size) // fails only for a size under 1
 	}
 	return l, nil
-}
-
-// known is the last state this Ledger wrote for account id, if it remembers one.
-func (l *Ledger) known(id string) (cuenta.Cuenta, bool) {
-	if l.decoded == nil {
-		return cuenta.Cuenta{}, false
-	}
-	return l.decoded.Get(id)
-}
-
-// remember keeps the states a committed write made (ID "": unchanged), at their new
-// versions.
-func (l *Ledger) remember(written []cuenta.Cuenta, versions []int64) {
-	if l.decoded == nil {
-		return
-	}
-	for i, c := range written {
-		if c.ID != "" {
-			c.Version = versions[i]
-			l.decoded.Add(c.ID, c)
-		}
-	}
 }

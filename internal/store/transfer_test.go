@@ -12,36 +12,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/cuenta"
-	"github.com/ledger-dev/ledger/internal/ledger"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// traspaso is the transfer id of importe EUR (unless moneda says otherwise) from cta to
-// destino.
-func traspaso(t *testing.T, id, cta, destino, importe string, moneda ...string) movimiento.Movimiento {
-	t.Helper()
-	cur := "EUR"
-	if len(moneda) > 0 {
-		cur = moneda[0]
-	}
-	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Destino: destino, Tipo: movimiento.Traspaso, Importe: importe, Moneda: cur, Concepto: "Alquiler"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	apply(t, svc, mov(t, "a", "T1", movimiento.Abono, "100.00"))
 	apply(t, svc, mov(t, "b", "T2", movimiento.Abono, "1.00"))
 
 	r := apply(t, svc, traspaso(t, "tr-1", "T1", "T2", "25.00"))
-	if r.Outcome != ledger.Applied || r.Seq != 2 || r.SaldoTras.String() != "75" {
+	if r.Outcome != store.Applied || r.Seq != 2 || r.SaldoTras.String() != "75" {
 		t.Fatalf("transfer = %+v, want applied as T1's seq 2 at 75", r)
 	}
 	debit, credit := get(t, env, "CUENTA#T1", "MOV#tr-1"), get(t, env, "CUENTA#T2", "MOV#tr-1")
@@ -60,12 +45,12 @@ func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
 	// Redeliveries: the same message, an SNS copy under another message id, and a late
 	// one after more movements — each a duplicate, nothing moves.
 	for _, origen := range []string{"msg-tr-1", "sns-copy"} {
-		if r, _ := svc.Apply(context.Background(), ledger.Entrega{Mov: traspaso(t, "tr-1", "T1", "T2", "25"), Origen: origen}); r.Outcome != ledger.Duplicate || r.Seq != 2 || r.SaldoTras.String() != "75" {
+		if r, _ := testenv.One(svc.Apply(context.Background(), []store.Entrega{{Mov: traspaso(t, "tr-1", "T1", "T2", "25"), Origen: origen}})); r.Outcome != store.Duplicate || r.Seq != 2 || r.SaldoTras.String() != "75" {
 			t.Errorf("redelivery from %s = %+v, want a duplicate of seq 2 leaving T1 at 75", origen, r)
 		}
 	}
 	apply(t, svc, mov(t, "c", "T2", movimiento.Cargo, "26.00"))
-	if r := apply(t, svc, traspaso(t, "tr-1", "T1", "T2", "25.00")); r.Outcome != ledger.Duplicate {
+	if r := apply(t, svc, traspaso(t, "tr-1", "T1", "T2", "25.00")); r.Outcome != store.Duplicate {
 		t.Errorf("late redelivery with T2 empty = %+v, want a duplicate", r)
 	}
 	assertAccount(t, env, "T1", "75", 2, 2)
@@ -77,9 +62,9 @@ func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
 
 func TestATransferOpensItsDestinationInItsCurrency(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	apply(t, svc, mov(t, "a", "O1", movimiento.Abono, "10.00"))
-	if r := apply(t, svc, traspaso(t, "tr", "O1", "NUEVA", "4.00")); r.Outcome != ledger.Applied {
+	if r := apply(t, svc, traspaso(t, "tr", "O1", "NUEVA", "4.00")); r.Outcome != store.Applied {
 		t.Fatalf("transfer to a new account = %+v", r)
 	}
 	a := account(t, env, "NUEVA")
@@ -90,7 +75,7 @@ func TestATransferOpensItsDestinationInItsCurrency(t *testing.T) {
 
 func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	retry, reject := newService(t, env, ledger.Retry), newService(t, env, ledger.Reject)
+	retry, reject := newService(t, env, cuenta.Retry), newService(t, env, cuenta.Reject)
 	apply(t, retry, mov(t, "a", "X1", movimiento.Abono, "10.00"))
 	apply(t, retry, mov(t, "a", "X2", movimiento.Abono, "10.00"))
 	apply(t, retry, mov(t, "tr-x", "X2", movimiento.Abono, "1.00")) // an unrelated movement under the transfer's id
@@ -98,33 +83,33 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 		apply(t, retry, r)
 	}
 
-	conflictOnX2 := func(r ledger.Result) bool {
-		var dup *ledger.DuplicadoConflictivoError
-		return r.Outcome == ledger.ConflictingDuplicate && errors.As(r.Err, &dup) && dup.Cuenta == "X2" && dup.ID == "tr-x"
+	conflictOnX2 := func(r store.Result) bool {
+		var dup *store.ConflictingDuplicateError
+		return r.Outcome == store.ConflictingDuplicate && errors.As(r.Err, &dup) && dup.Cuenta == "X2" && dup.ID == "tr-x"
 	}
 	cases := []struct {
 		name string
 		svc  *store.Ledger
 		m    movimiento.Movimiento
-		ok   func(ledger.Result) bool
+		ok   func(store.Result) bool
 	}{
 		{"the debit leg's id holds another movement", retry, traspaso(t, "a", "X1", "X2", "1.00"),
-			func(r ledger.Result) bool { return r.Outcome == ledger.ConflictingDuplicate }},
+			func(r store.Result) bool { return r.Outcome == store.ConflictingDuplicate }},
 		// The error names the movement recorded, on the destination, for whoever looks it up.
 		{"the credit leg's id holds another movement", retry, traspaso(t, "tr-x", "X1", "X2", "1.00"), conflictOnX2},
 		// Refused for funds, it is still a conflicting duplicate: its credit leg's id is taken.
 		{"the credit leg's id is taken and funds are short, under retry", retry, traspaso(t, "tr-x", "X1", "X2", "50.00"), conflictOnX2},
 		{"the credit leg's id is taken and funds are short, under reject", reject, traspaso(t, "tr-x", "X1", "X2", "50.00"), conflictOnX2},
 		{"insufficient funds under retry", retry, traspaso(t, "tr-f", "X1", "X2", "50.00"),
-			func(r ledger.Result) bool {
-				return r.Outcome == ledger.Failed && r.Retry() && errors.Is(r.Err, cuenta.ErrDebitRefused)
+			func(r store.Result) bool {
+				return r.Outcome == store.Failed && r.Retry() && errors.Is(r.Err, cuenta.SaldoInsuficiente)
 			}},
 		{"the destination in another currency", retry, traspaso(t, "tr-u", "X1", "U1", "1.00"),
-			func(r ledger.Result) bool {
-				return r.Outcome == ledger.Failed && errors.Is(r.Err, ledger.ErrPermanent) && strings.Contains(r.Err.Error(), "USD")
+			func(r store.Result) bool {
+				return r.Outcome == store.Failed && errors.Is(r.Err, store.ErrPermanent) && strings.Contains(r.Err.Error(), "USD")
 			}},
 		{"the debited account in another currency", retry, traspaso(t, "tr-v", "U1", "X1", "1.00", "USD"),
-			func(r ledger.Result) bool { return r.Outcome == ledger.Failed && errors.Is(r.Err, ledger.ErrPermanent) }},
+			func(r store.Result) bool { return r.Outcome == store.Failed && errors.Is(r.Err, store.ErrPermanent) }},
 	}
 	for _, tc := range cases {
 		if r := apply(t, tc.svc, tc.m); !tc.ok(r) {
@@ -137,7 +122,7 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 	// Under reject: the debit leg is recorded rejected, nothing on the destination, and
 	// every redelivery gets the same answer.
 	for range 2 {
-		if r := apply(t, reject, traspaso(t, "tr-r", "X1", "X2", "50.00")); r.Outcome != ledger.Rejected && r.Outcome != ledger.Duplicate {
+		if r := apply(t, reject, traspaso(t, "tr-r", "X1", "X2", "50.00")); r.Outcome != store.Rejected && r.Outcome != store.Duplicate {
 			t.Fatalf("insufficient funds under reject: %+v", r)
 		}
 	}
@@ -147,7 +132,7 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 	if leg := get(t, env, "CUENTA#X2", "MOV#tr-r"); leg != nil {
 		t.Errorf("a rejected transfer wrote on its destination: %v", leg)
 	}
-	if r := apply(t, retry, anulacion(t, "an", "X2", "tr-x", "", "")); r.Outcome != ledger.Applied {
+	if r := apply(t, retry, anulacion(t, "an", "X2", "tr-x", "", "")); r.Outcome != store.Applied {
 		t.Errorf("reversal of the plain movement: %+v", r)
 	}
 	assertAccount(t, env, "X1", "10", 1, 1)
@@ -157,12 +142,12 @@ func TestTransfersThatMustNotMoveMoney(t *testing.T) {
 // fresh state; every movement lands and money is neither created nor destroyed.
 func TestTransfersRaceWithWritersOnBothAccounts(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	setup := newService(t, env, ledger.Retry)
+	setup := newService(t, env, cuenta.Retry)
 	apply(t, setup, mov(t, "a", "P1", movimiento.Abono, "100.00"))
 	apply(t, setup, mov(t, "a", "P2", movimiento.Abono, "100.00"))
 	var wg sync.WaitGroup
 	for w := range 4 {
-		svc := newService(t, env, ledger.Retry)
+		svc := newService(t, env, cuenta.Retry)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -179,7 +164,7 @@ func TestTransfersRaceWithWritersOnBothAccounts(t *testing.T) {
 				default:
 					m = mov(t, "m"+id, "P2", movimiento.Cargo, "0.10")
 				}
-				if r := settle(context.Background(), svc, ledger.Entrega{Mov: m}, 20); r.Outcome != ledger.Applied {
+				if r := settle(context.Background(), svc, store.Entrega{Mov: m}, 20); r.Outcome != store.Applied {
 					t.Errorf("%s: %+v", m.ID, r)
 				}
 			}
@@ -192,11 +177,11 @@ func TestTransfersRaceWithWritersOnBothAccounts(t *testing.T) {
 
 func TestAuditFindsALoneTransferLeg(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	ctx := context.Background()
 	apply(t, svc, mov(t, "a", "L1", movimiento.Abono, "10.00"))
 	apply(t, svc, traspaso(t, "tr", "L1", "L2", "4.00"))
-	if report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{}); err != nil || !report.OK {
+	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{}); err != nil || !report.OK {
 		t.Fatalf("healthy transfer: %+v, %v", report, err)
 	}
 	_, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
@@ -206,7 +191,7 @@ func TestAuditFindsALoneTransferLeg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := store.Audit(ctx, env.Client, env.Table(), store.AuditOptions{})
+	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{})
 	if err != nil || report.OK {
 		t.Fatalf("after losing the credit leg: %+v, %v", report, err)
 	}
@@ -236,7 +221,7 @@ func (g *gets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...f
 // in what the scan read: a busy account's thousands of legs are not read one by one.
 func TestAuditReadsNoTransferLegTwice(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, ledger.Retry)
+	svc := newService(t, env, cuenta.Retry)
 	apply(t, svc, mov(t, "a", "H", movimiento.Abono, "100.00"))
 	for i := range 20 {
 		apply(t, svc, traspaso(t, fmt.Sprintf("tr-%d", i), "H", fmt.Sprintf("X%d", i%3), "1.00"))
@@ -245,7 +230,7 @@ func TestAuditReadsNoTransferLegTwice(t *testing.T) {
 	k["saldo"] = &types.AttributeValueMemberN{Value: "1000"}
 	put(t, env, k)
 	db := &gets{Client: env.Client}
-	report, err := store.Audit(context.Background(), db, env.Table(), store.AuditOptions{})
+	report, err := audit.Run(context.Background(), db, env.Table(), audit.Options{})
 	if err != nil || report.OK || len(report.Broken) != 1 || report.Broken[0].Cuenta != "H" {
 		t.Fatalf("audit = %+v, %v; want H broken for its saldo", report, err)
 	}

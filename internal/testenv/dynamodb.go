@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/migrate"
@@ -33,7 +34,7 @@ const (
 )
 
 // DynamoDB is one test's DynamoDB: a client, its endpoint, and the physical names of
-// the migrated tables by logical name ("ledger", "idempotencia").
+// the migrated tables by logical name ("ledger", and any extra table's).
 type DynamoDB struct {
 	Client   *dynamodb.Client
 	Config   aws.Config
@@ -50,6 +51,13 @@ func (e *DynamoDB) Table() string { return e.Tables[migrations.Ledger] }
 // DynamoDBEndpointEnv names, where the names get a random suffix and the tables are
 // deleted when t ends, so that tests may share the server.
 func NewDynamoDB(t testing.TB) *DynamoDB {
+	t.Helper()
+	return NewDynamoDBWith(t)
+}
+
+// NewDynamoDBWith is NewDynamoDB with extra tables beside the ledger's (the
+// comparison's baseline, a test's own).
+func NewDynamoDBWith(t testing.TB, extra ...migrations.Migration) *DynamoDB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -78,11 +86,12 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	all = append(all, extra...)
 	env.Tables = map[string]string{}
 	for _, m := range all {
 		env.Tables[m.Table] = sanitize(t.Name()) + "-" + m.Table + suffix
 	}
-	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 50 * time.Millisecond}); err != nil {
+	if _, err := migrate.Run(ctx, env.Client, migrate.Options{Tables: env.Tables, Poll: 50 * time.Millisecond, Extra: extra}); err != nil {
 		t.Fatalf("migrate test tables: %v", err)
 	}
 	if env.Backend == External {
@@ -104,4 +113,28 @@ func (e *DynamoDB) ClientVia(rt http.RoundTripper) *dynamodb.Client {
 func sanitize(name string) string {
 	name = regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(name, "_")
 	return name[:min(len(name), 200)]
+}
+
+// Get reads the item (pk, sk) of env's table strongly consistently; nil when absent.
+func (env *DynamoDB) Get(t *testing.T, pk, sk string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(env.Table()), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Item) == 0 {
+		return nil
+	}
+	return out.Item
+}
+
+// Put writes item to env's table as it is, as another writer or a hand edit would.
+func (env *DynamoDB) Put(t *testing.T, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := env.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: item}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,7 +1,6 @@
 package versioned
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -11,50 +10,63 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// kind is what a TransactWriteItems answer means for the optimistic-locking loop.
-type kind int
+// Kind is what a TransactWriteItems answer means for the caller's optimistic-locking
+// loop.
+type Kind int
 
+// The kinds of answer. Nothing was written unless the answer is Committed (or Failed,
+// whose write may have committed unseen).
 const (
-	committed  kind = iota
-	refused         // a record exists or changed: the caller decides
-	conflict        // only versioned items moved: plan again on the fresh state
-	contention      // a concurrent transaction or throttling on an item: back off, retry
-	giveUp          // retrying this request cannot help, or the SDK already did
+	Committed  Kind = iota
+	Exists          // a create-once or Absent record exists (Verdict.Found): the caller answers from it
+	Changed         // a record to replace changed (Verdict.Found): decide again on it
+	Conflict        // only versioned items moved (Verdict.Moved): decide again on their state
+	Contention      // a concurrent transaction or throttling on an item: back off, try again
+	Rejected        // DynamoDB refuses the request itself: as it is, it never succeeds
+	Failed          // anything else: a deadline, the network, 5xx after the SDK's retries
 )
 
-// verdict is the classification of one TransactWriteItems answer.
-type verdict struct {
-	kind     kind
-	existing []Existing   // refused: the create-once or Absent records found
-	changed  []Existing   // refused: the records to replace that changed
-	moved    map[int]Item // versioned items whose check failed → ALL_OLD image (or nil)
-	err      error        // the error to report if the loop stops here
+// Verdict is what one TransactWriteItems answer means.
+type Verdict struct {
+	Kind Kind
+	// Found are the records in the way, by index: among Txn.Guarded's (Exists) or
+	// Txn.Replaces (Changed), with the stored item when the answer carried it (else nil:
+	// the caller reads it).
+	Found []Found
+	// Moved are the versioned items whose version check failed, by index among the keys,
+	// with their stored image when the answer carried it (else nil).
+	Moved map[int]Item
+	Err   error // what to report if the caller stops here; nil when Committed
 }
 
-// classify turns a TransactWriteItems error into a verdict, for a request of actions
-// actions: guarded Creates and Absent, then replaces Replaces, then the versioned items.
-// A cancellation has one reason per action; "None" reads as "not known to have failed",
-// and more reasons than actions are an answer that cannot be trusted.
-func classify(err error, guarded, replaces, actions int) verdict {
+// Found is a record a transaction found in its way, and the stored item (nil: unknown).
+type Found struct {
+	Index int
+	Item  Item
+}
+
+// Classify says what err, TransactWriteItems's answer to BuildInput's request for txn,
+// means. A cancellation has one reason per action; "None" reads as "not known to have
+// failed", and more reasons than actions are an answer that cannot be trusted (Failed).
+// An existing record outranks a changed one, which outranks a moved item.
+func Classify(err error, txn Txn) Verdict {
 	if err == nil {
-		return verdict{kind: committed}
+		return Verdict{Kind: Committed}
 	}
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		switch {
-		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			return verdict{kind: giveUp, err: err}
-		case NeverAccepted(err):
-			return verdict{kind: giveUp, err: fmt.Errorf("%w: %w", ErrRejected, err)}
-		}
-		// The SDK retried throttling, 5xx and connection errors already.
-		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %w", err)}
+	switch {
+	case errors.As(err, &tce):
+	case NeverAccepted(err):
+		return Verdict{Kind: Rejected, Err: err}
+	default: // the SDK retried throttling, 5xx and connection errors already
+		return Verdict{Kind: Failed, Err: fmt.Errorf("versioned: transact write: %w", err)}
 	}
-
-	if n := len(tce.CancellationReasons); n > actions {
-		return verdict{kind: giveUp, err: fmt.Errorf("versioned: transact write: %d cancellation reasons for %d actions: %w", n, actions, err)}
+	guarded, replaces := txn.guarded(), len(txn.Replaces)
+	if n, actions := len(tce.CancellationReasons), guarded+replaces+len(txn.Next); n > actions {
+		return Verdict{Kind: Failed, Err: fmt.Errorf("versioned: transact write: %d cancellation reasons for %d actions: %w", n, actions, err)}
 	}
-	v := verdict{moved: map[int]Item{}}
+	var exists, changed []Found
+	v := Verdict{Moved: map[int]Item{}, Err: err}
 	rejected := false
 	for i, r := range tce.CancellationReasons {
 		switch aws.ToString(r.Code) {
@@ -62,28 +74,27 @@ func classify(err error, guarded, replaces, actions int) verdict {
 			item := nonEmpty(r.Item)
 			switch {
 			case i < guarded:
-				v.existing = append(v.existing, Existing{Index: i, Item: item})
+				exists = append(exists, Found{Index: i, Item: item})
 			case i < guarded+replaces:
-				v.changed = append(v.changed, Existing{Index: i - guarded, Item: item})
+				changed = append(changed, Found{Index: i - guarded, Item: item})
 			default:
-				v.moved[i-guarded-replaces] = item
+				v.Moved[i-guarded-replaces] = item
 			}
 		case "ValidationError", "ItemCollectionSizeLimitExceeded":
 			rejected = true
 		}
 	}
 	switch {
-	case len(v.existing) > 0:
-		v.kind, v.err = refused, &ExistsError{Records: v.existing}
-	case len(v.changed) > 0:
-		v.kind, v.err = refused, &ChangedError{Records: v.changed}
-	case len(v.moved) > 0:
-		v.kind, v.err = conflict, ErrVersionConflict
+	case len(exists) > 0:
+		v.Kind, v.Found = Exists, exists
+	case len(changed) > 0:
+		v.Kind, v.Found = Changed, changed
+	case len(v.Moved) > 0:
+		v.Kind = Conflict
 	case rejected:
-		v.kind, v.err = giveUp, fmt.Errorf("%w: %w", ErrRejected, err)
-	default:
-		// TransactionConflict, throttling or an unknown reason: back off, retry.
-		v.kind, v.err = contention, fmt.Errorf("%w: %w", ErrContention, err)
+		v.Kind = Rejected
+	default: // TransactionConflict, throttling or an unknown reason
+		v.Kind = Contention
 	}
 	return v
 }

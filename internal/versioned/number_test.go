@@ -1,7 +1,6 @@
 package versioned_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -20,7 +19,6 @@ func TestNumberKeeps38DigitsExactly(t *testing.T) {
 		Saldo versioned.Number `dynamodbav:"saldo"`
 	}
 	env := testenv.NewDynamoDB(t)
-	store := newStore(t, env.Client, env, versioned.Policy{})
 	for _, text := range []string{"1234567890123456789012345678.9012345678", "-0.00000000000000000000000000000000000001", "99999999999999999999999999999999999999"} {
 		want := decimal.RequireFromString(text)
 		item, err := attributevalue.MarshalMap(balance{PK: "N#" + text, SK: "HEAD", Saldo: versioned.NumberOf(want)})
@@ -28,13 +26,11 @@ func TestNumberKeeps38DigitsExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		key := versioned.Item{"pk": item["pk"], "sk": item["sk"]}
-		if _, err := store.Update(context.Background(), []versioned.Item{key}, func(versioned.State) (versioned.Txn, error) {
-			return versioned.Txn{Next: []versioned.Item{item}}, nil
-		}); err != nil {
-			t.Fatalf("%s: %v", text, err)
+		if v := commit(t, env.Client, counter(env), []versioned.Item{key}, []int64{0}, versioned.Txn{Next: []versioned.Item{item}}); v.Kind != versioned.Committed {
+			t.Fatalf("%s: %+v", text, v)
 		}
 		var got balance
-		if err := attributevalue.UnmarshalMap(getPK(t, env, "N#"+text, "HEAD"), &got); err != nil {
+		if err := attributevalue.UnmarshalMap(env.Get(t, "N#"+text, "HEAD"), &got); err != nil {
 			t.Fatal(err)
 		}
 		if !got.Saldo.Equal(want) {

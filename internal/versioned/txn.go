@@ -1,6 +1,7 @@
 package versioned
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,19 +12,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// MaxActions is DynamoDB's limit of actions in one TransactWriteItems; a plan over k
-// versioned items has room for 100−k records.
+// MaxActions is DynamoDB's limit of actions in one TransactWriteItems; a transaction
+// over k versioned items has room for 100−k records.
 const MaxActions = 100
 
-// Txn is what a plan wants written atomically. Creates are records that must not exist
-// yet. Absent are keys of records that must not exist but are not written: a plan that
-// declines to write a record learns in the same call whether it was there all along.
-// Replaces rewrite existing records if they still meet their conditions. Next has one
-// entry per versioned key, in Update's order: the new image (version excluded:
-// BuildInput sets it in the image), or nil to only check the version, so a decision
-// based on the item's state is recorded only if that state was current. A Txn with no
-// record and no image costs no call. Whole images, not UpdateItem arithmetic, keep
-// numbers exactly as the plan computed them.
+// ErrInvalidTxn reports a transaction DynamoDB would refuse (over 100 actions, an item
+// twice, a record without its key); BuildInput builds no request for it.
+var ErrInvalidTxn = errors.New("versioned: invalid transaction")
+
+// Txn is what a caller wants written atomically. Creates are records that must not
+// exist yet. Absent are keys of records that must not exist but are not written: a
+// caller that declines to write a record learns in the same call whether it was there
+// all along. Replaces rewrite existing records if they still meet their conditions.
+// Next has one entry per versioned key, in BuildInput's key order: the new image
+// (version excluded: BuildInput sets it in the image), or nil to only check the
+// version, so a decision based on the item's state is recorded only if that state was
+// current. Whole images, not UpdateItem arithmetic, keep numbers exactly as the caller
+// computed them.
 type Txn struct {
 	Creates  []Item
 	Absent   []Item
@@ -32,7 +37,7 @@ type Txn struct {
 }
 
 // Replace rewrites a stored record with Item (its whole new image) if every condition
-// in If holds; else the transaction fails with a ChangedError.
+// in If holds; else the transaction fails (Classify: Changed).
 type Replace struct {
 	Item Item
 	If   []Cond
@@ -52,27 +57,23 @@ func Equals(name, value string) Cond { return Cond{Name: name, Value: value} }
 // Missing is the condition "attribute name is not set".
 func Missing(name string) Cond { return Cond{Name: name, Missing: true} }
 
-// empty reports whether t has no record and no image: it costs no call.
-func (t Txn) empty() bool {
-	return t.guarded()+len(t.Replaces) == 0 && !slices.ContainsFunc(t.Next, func(i Item) bool { return i != nil })
-}
-
 // guarded counts the actions first in the request: Creates, then Absent.
 func (t Txn) guarded() int { return len(t.Creates) + len(t.Absent) }
 
-// guardedKey is the item (Creates) or key (Absent) of guarded action i.
-func (t Txn) guardedKey(i int) Item {
+// Guarded is the item (Creates) or key (Absent) of guarded action i: Creates, then
+// Absent, as Classify's Found indexes them.
+func (t Txn) Guarded(i int) Item {
 	if i < len(t.Creates) {
 		return t.Creates[i]
 	}
 	return t.Absent[i-len(t.Creates)]
 }
 
-// BuildInput returns the TransactWriteItems request Update sends for txn over the
-// versioned items at keys, each at the version in versions (0: absent): Creates, Absent,
-// Replaces, then the versioned items, each asking for the stored item (ALL_OLD) when its
-// condition fails. What DynamoDB would refuse is an ErrInvalidTxn. It does no I/O, so
-// callers can table-test their plans' requests.
+// BuildInput returns the TransactWriteItems request for txn over the versioned items at
+// keys, each at the version in versions (0: absent): Creates, Absent, Replaces, then the
+// versioned items, each asking for the stored item (ALL_OLD) when its condition fails.
+// It sets each new image's version. What DynamoDB would refuse is an ErrInvalidTxn. It
+// does no I/O, so callers can table-test their requests.
 func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.TransactWriteItemsInput, error) {
 	if len(keys) == 0 || len(versions) != len(keys) || len(txn.Next) != len(keys) {
 		return nil, fmt.Errorf("%w: %d keys, %d versions and %d new images", ErrInvalidTxn, len(keys), len(versions), len(txn.Next))
@@ -81,63 +82,71 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 	if n > MaxActions {
 		return nil, fmt.Errorf("%w: %d actions, at most %d", ErrInvalidTxn, n, MaxActions)
 	}
-	// DynamoDB refuses a transaction that names an item twice.
-	named := make([]itemKey, 0, n)
-	name := func(kind string, i int, item Item) (itemKey, error) {
-		k, err := t.keyOf(item)
-		if err != nil {
-			return k, fmt.Errorf("%s %d: %w", kind, i, err)
-		}
-		if slices.Contains(named, k) {
-			return k, fmt.Errorf("%w: %s %d targets an item the transaction already names", ErrInvalidTxn, kind, i)
-		}
-		named = append(named, k)
-		return k, nil
-	}
-
-	items := make([]types.TransactWriteItem, 0, n)
+	b := builder{table: t, named: make([]itemKey, 0, n), items: make([]types.TransactWriteItem, 0, n)}
 	notExists := t.notExists() // shared by every guarded action; the SDK only reads it
 	for i := range txn.guarded() {
-		rec := txn.guardedKey(i)
-		if _, err := name("record", i, rec); err != nil {
+		if err := b.add("record", i, notExists, txn.Guarded(i), i >= len(txn.Creates)); err != nil {
 			return nil, err
 		}
-		items = append(items, t.action(notExists, rec, i >= len(txn.Creates)))
 	}
 	for i, r := range txn.Replaces {
-		if _, err := name("replaced record", i, r.Item); err != nil {
-			return nil, err
-		}
 		if len(r.If) == 0 {
 			return nil, fmt.Errorf("%w: replaced record %d has no condition", ErrInvalidTxn, i)
 		}
-		items = append(items, t.action(conditions(r.If), r.Item, false))
-	}
-	for i, key := range keys {
-		k, err := name("versioned item", i, key)
-		if err != nil {
+		if err := b.add("replaced record", i, conditions(r.If), r.Item, false); err != nil {
 			return nil, err
 		}
-		c, next := t.atVersion(versions[i]), txn.Next[i]
-		if next == nil {
-			items = append(items, t.action(c, key, true))
-			continue
-		}
-		if nk, err := t.keyOf(next); err != nil || nk != k {
-			return nil, fmt.Errorf("%w: new image %d is not the versioned item's", ErrInvalidTxn, i)
-		}
-		next[t.Version] = number(versions[i] + 1)
-		items = append(items, t.action(c, next, false))
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
+	for i, key := range keys {
+		next := txn.Next[i]
+		if next == nil {
+			next = key
+		} else if nk, err := t.identify(next); err != nil || !sameKey(t, key, nk) {
+			return nil, fmt.Errorf("%w: new image %d is not the versioned item's", ErrInvalidTxn, i)
+		} else {
+			next[t.Version] = number(versions[i] + 1)
+		}
+		if err := b.add("versioned item", i, t.atVersion(versions[i]), next, txn.Next[i] == nil); err != nil {
+			return nil, err
+		}
+	}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: b.items}
 	// Only a write gets a token of its content. A request of checks alone has nothing to
 	// apply twice, and such a token would repeat across redeliveries planned on the same
 	// state: for 10 minutes DynamoDB would answer success unchecked, hiding that the state
 	// moved on. Without one the SDK sets a random token per call, which its retries reuse.
-	if slices.ContainsFunc(items, func(it types.TransactWriteItem) bool { return it.Put != nil }) {
+	if slices.ContainsFunc(b.items, func(it types.TransactWriteItem) bool { return it.Put != nil }) {
 		in.ClientRequestToken = aws.String(token(in))
 	}
 	return in, nil
+}
+
+// builder collects a request's actions, refusing an item named twice, as DynamoDB does.
+type builder struct {
+	table Table
+	named []itemKey
+	items []types.TransactWriteItem
+}
+
+// add appends the action on item (a Put, or a ConditionCheck of its key when check)
+// guarded by c; kind and i name it in errors.
+func (b *builder) add(kind string, i int, c condition, item Item, check bool) error {
+	k, err := b.table.identify(item)
+	if err != nil {
+		return fmt.Errorf("%s %d: %w", kind, i, err)
+	}
+	if slices.Contains(b.named, k) {
+		return fmt.Errorf("%w: %s %d targets an item the transaction already names", ErrInvalidTxn, kind, i)
+	}
+	b.named = append(b.named, k)
+	b.items = append(b.items, b.table.action(c, item, check))
+	return nil
+}
+
+// sameKey reports whether key names the item whose key is k.
+func sameKey(t Table, key Item, k itemKey) bool {
+	kk, err := t.identify(key)
+	return err == nil && kk == k
 }
 
 // condition is one action's condition expression with its names and values.
@@ -188,7 +197,7 @@ func conditions(cs []Cond) condition {
 func (t Table) action(c condition, item Item, check bool) types.TransactWriteItem {
 	table, expr, old := aws.String(t.Name), aws.String(c.expr), types.ReturnValuesOnConditionCheckFailureAllOld
 	if check {
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: t.key(item),
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: t.KeyOf(item),
 			ConditionExpression: expr, ExpressionAttributeNames: c.names, ExpressionAttributeValues: c.values, ReturnValuesOnConditionCheckFailure: old}}
 	}
 	return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: item,
@@ -205,8 +214,8 @@ func (t Table) Key(pk, sk string) Item {
 	return k
 }
 
-// key returns item's key attributes alone.
-func (t Table) key(item Item) Item {
+// KeyOf is item's key attributes alone: the key of a record to read back.
+func (t Table) KeyOf(item Item) Item {
 	k := Item{t.PartitionKey: item[t.PartitionKey]}
 	if t.SortKey != "" {
 		k[t.SortKey] = item[t.SortKey]
@@ -220,8 +229,8 @@ type itemKey struct {
 	text [2]string
 }
 
-// keyOf reads item's key; it fails when a key attribute is missing or not a scalar.
-func (t Table) keyOf(item Item) (itemKey, error) {
+// identify reads item's key; it fails when a key attribute is missing or not a scalar.
+func (t Table) identify(item Item) (itemKey, error) {
 	var k itemKey
 	for i, name := range [2]string{t.PartitionKey, t.SortKey} {
 		if name == "" {

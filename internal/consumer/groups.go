@@ -1,0 +1,37 @@
+package consumer
+
+import "github.com/ledger-dev/ledger/internal/store"
+
+// Groups splits deliveries into groups that can be applied concurrently: deliveries
+// that touch a common account (cuenta or a transfer's destino), transitively, share a
+// group. Each lists delivery indices in arrival order, and groups are ordered by their
+// first delivery, so applying each in order keeps every account's arrival order.
+func Groups(es []store.Entrega) [][]int {
+	parent := map[string]string{} // union-find over account ids
+	var find func(string) string
+	find = func(c string) string {
+		if p, ok := parent[c]; ok && p != c {
+			parent[c] = find(p)
+			return parent[c]
+		}
+		parent[c] = c
+		return c
+	}
+	for _, e := range es {
+		if e.Mov.Destino != "" { // a transfer links its two accounts
+			parent[find(e.Mov.Destino)] = find(e.Mov.Cuenta)
+		}
+	}
+	var groups [][]int
+	at := map[string]int{} // root → position in groups
+	for i, e := range es {
+		root := find(e.Mov.Cuenta)
+		g, ok := at[root]
+		if !ok {
+			g, at[root] = len(groups), len(groups)
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}

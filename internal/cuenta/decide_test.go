@@ -1,0 +1,199 @@
+package cuenta
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ledger-dev/ledger/internal/movimiento"
+)
+
+var now = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+
+// movD builds a valid movement from d, failing the test otherwise.
+func movD(t *testing.T, d movimiento.Datos) movimiento.Movimiento {
+	t.Helper()
+	m, err := movimiento.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// account is an EUR account with saldo and, when held is not "", a hold "aut" of held
+// until expira.
+func account(t *testing.T, id, saldo, held string, expira time.Time) *Cuenta {
+	t.Helper()
+	c := Nueva(id, "EUR")
+	c.Saldo, c.Movimientos = dec(saldo), 3
+	if held != "" {
+		c.Retenciones = map[string]Retencion{"aut": {Importe: dec(held), Expira: expira}}
+	}
+	return &c
+}
+
+// record is the record of movement m as Decide writes it when applied.
+func record(t *testing.T, in Input) *movimiento.Apunte {
+	t.Helper()
+	d := Decide(in)
+	if d.Err != nil || len(d.Apuntes) == 0 {
+		t.Fatalf("recording %s: %+v", in.Mov.ID, d)
+	}
+	return &d.Apuntes[0]
+}
+
+func TestDecideAbonoAndCargoByTheFundsPolicy(t *testing.T) {
+	abono := movD(t, movimiento.Datos{ID: "a", Cuenta: "A", Tipo: movimiento.Abono, Importe: "10.00", Moneda: "EUR"})
+	cargo := movD(t, movimiento.Datos{ID: "c", Cuenta: "A", Tipo: movimiento.Cargo, Importe: "60.00", Moneda: "EUR"})
+	usd := movD(t, movimiento.Datos{ID: "u", Cuenta: "A", Tipo: movimiento.Abono, Importe: "1.00", Moneda: "USD"})
+	frozen := account(t, "A", "100", "", now)
+	frozen.Bloqueada = true
+	for _, tc := range []struct {
+		name   string
+		in     Input
+		estado movimiento.Estado // "": failed
+		rule   Rule
+		saldo  string
+	}{
+		{"an abono opens the account in its currency", Input{Mov: abono}, movimiento.Aplicado, "", "10"},
+		{"a cargo within funds", Input{Mov: cargo, Cuenta: account(t, "A", "60", "", now)}, movimiento.Aplicado, "", "0"},
+		{"a cargo beyond funds, retry", Input{Mov: cargo, Cuenta: account(t, "A", "59.99", "", now)}, "", SaldoInsuficiente, ""},
+		{"a cargo beyond funds, reject", Input{Mov: cargo, Cuenta: account(t, "A", "59.99", "", now), Funds: Reject}, movimiento.Rechazado, "", ""},
+		{"a cargo beyond funds left by a hold", Input{Mov: cargo, Cuenta: account(t, "A", "100", "40.01", now.Add(time.Hour))}, "", SaldoInsuficiente, ""},
+		{"a cargo once the hold lapsed", Input{Mov: cargo, Cuenta: account(t, "A", "100", "40.01", now)}, movimiento.Aplicado, "", "40"},
+		{"a cargo of a frozen account, reject", Input{Mov: cargo, Cuenta: frozen, Funds: Reject}, movimiento.Rechazado, "", ""},
+		{"an abono of a frozen account", Input{Mov: abono, Cuenta: frozen}, movimiento.Aplicado, "", "110"},
+		{"another currency, even under reject", Input{Mov: usd, Cuenta: account(t, "A", "1", "", now), Funds: Reject}, "", MonedaDistinta, ""},
+	} {
+		tc.in.Now = now
+		d := Decide(tc.in)
+		switch {
+		case tc.estado == "" && (!errors.Is(d.Err, tc.rule) || len(d.Apuntes)+len(d.Cuentas) > 0):
+			t.Errorf("%s: %+v, want it failed by %s, nothing written", tc.name, d, tc.rule)
+		case tc.estado != "" && (d.Err != nil || len(d.Apuntes) != 1 || d.Apuntes[0].Estado != tc.estado):
+			t.Errorf("%s: %+v, want a record %s", tc.name, d, tc.estado)
+		case tc.estado == movimiento.Rechazado && (len(d.Cuentas) != 0 || d.Apuntes[0].Motivo == "" || d.Apuntes[0].Seq != 0):
+			t.Errorf("%s: %+v, want a motivo, no seq, no account changed", tc.name, d)
+		case tc.estado == movimiento.Aplicado && (!d.Cuentas[0].Saldo.Equal(dec(tc.saldo)) || d.Apuntes[0].Seq != d.Cuentas[0].Movimientos || !d.Apuntes[0].SaldoTras.Equal(dec(tc.saldo))):
+			t.Errorf("%s: %+v, want saldo %s and the record at the account's seq", tc.name, d, tc.saldo)
+		}
+	}
+}
+
+func TestDecideTransferMovesBothLegsOrNeither(t *testing.T) {
+	tr := movD(t, movimiento.Datos{ID: "t", Cuenta: "A", Tipo: movimiento.Traspaso, Destino: "B", Importe: "30.00", Moneda: "EUR"})
+	d := Decide(Input{Mov: tr, Cuenta: account(t, "A", "30", "", now), Now: now})
+	if d.Err != nil || len(d.Apuntes) != 2 || len(d.Cuentas) != 2 {
+		t.Fatalf("transfer: %+v", d)
+	}
+	debit, credit := d.Apuntes[0], d.Apuntes[1]
+	if debit.Movimiento.Tipo != movimiento.Cargo || debit.Contrapartida != "B" || credit.Movimiento.Cuenta != "B" || credit.Movimiento.Tipo != movimiento.Abono ||
+		credit.Contrapartida != "A" || !d.Cuentas[1].Saldo.Equal(dec("30")) || d.Cuentas[1].Moneda != "EUR" || credit.Seq != 1 {
+		t.Errorf("legs %+v / %+v, accounts %+v", debit, credit, d.Cuentas)
+	}
+	usd := Nueva("B", "USD")
+	if d := Decide(Input{Mov: tr, Cuenta: account(t, "A", "30", "", now), Destino: &usd, Now: now, Funds: Reject}); !errors.Is(d.Err, MonedaDistinta) || len(d.Apuntes) > 0 {
+		t.Errorf("to an account in another currency: %+v, want failed, not rejected", d)
+	}
+	d = Decide(Input{Mov: tr, Cuenta: account(t, "A", "29.99", "", now), Now: now, Funds: Reject})
+	if d.Err != nil || len(d.Apuntes) != 1 || d.Apuntes[0].Estado != movimiento.Rechazado || len(d.Cuentas) != 0 {
+		t.Errorf("beyond funds under reject: %+v, want the debit leg recorded rejected, no credit", d)
+	}
+}
+
+func TestDecideHoldsCapturesAndReleases(t *testing.T) {
+	expira := now.Add(time.Hour)
+	retencion := movD(t, movimiento.Datos{ID: "aut", Cuenta: "A", Tipo: movimiento.Retencion, Importe: "40.00", Moneda: "EUR", Expira: expira.Format(time.RFC3339)})
+	hold := record(t, Input{Mov: retencion, Cuenta: account(t, "A", "100", "", now), Now: now})
+	if hold.Estado != movimiento.Retenida || hold.Seq != 0 {
+		t.Fatalf("hold recorded %+v, want retenida, no seq", hold)
+	}
+	held := account(t, "A", "100", "40", expira)
+	settle := func(tipo movimiento.Tipo, importe, moneda string) movimiento.Movimiento {
+		return movD(t, movimiento.Datos{ID: "s", Cuenta: "A", Tipo: tipo, Retencion: "aut", Importe: importe, Moneda: moneda})
+	}
+	captured, released := *hold, *hold
+	captured.Estado, captured.CapturadaPor = movimiento.Capturada, "x"
+	released.Estado, released.LiberadaPor = movimiento.Liberada, "x"
+	for _, tc := range []struct {
+		name  string
+		mov   movimiento.Movimiento
+		hold  *movimiento.Apunte
+		at    time.Time
+		rule  Rule   // "": applied
+		saldo string // after it
+	}{
+		{"a capture of part", settle(movimiento.Captura, "25.00", ""), hold, now, "", "75"},
+		{"a capture of all", settle(movimiento.Captura, "", "EUR"), hold, now, "", "60"},
+		{"a capture over the hold", settle(movimiento.Captura, "40.01", ""), hold, now, CapturaExcesiva, ""},
+		{"a capture finer than the currency", settle(movimiento.Captura, "1.001", ""), hold, now, "", ""},
+		{"a capture in another currency", settle(movimiento.Captura, "", "USD"), hold, now, MonedaRetencion, ""},
+		{"a capture at expira", settle(movimiento.Captura, "", ""), hold, expira, Vencida, ""},
+		{"a release at expira frees nothing", settle(movimiento.Liberacion, "", ""), hold, expira, "", "100"},
+		{"a release", settle(movimiento.Liberacion, "", ""), hold, now, "", "100"},
+		{"a capture of a captured hold", settle(movimiento.Captura, "", ""), &captured, now, YaCapturada, ""},
+		{"a release of a released hold", settle(movimiento.Liberacion, "", ""), &released, now, YaLiberada, ""},
+		{"a capture of a cargo", settle(movimiento.Captura, "", ""), record(t, Input{Mov: movD(t, movimiento.Datos{ID: "aut", Cuenta: "A", Tipo: movimiento.Cargo, Importe: "1.00", Moneda: "EUR"}), Cuenta: held, Now: now}), now, NoEsRetencion, ""},
+		{"a capture of a hold not recorded (yet)", settle(movimiento.Captura, "", ""), nil, now, NoRegistrado, ""},
+	} {
+		if tc.hold == hold && tc.mov.Tipo == movimiento.Captura && tc.rule == "" && tc.saldo != "" {
+			// The account no longer holds it (another writer's clock lapsed it): only a
+			// refused debit is recorded rejected, and this one may pass on a fresh read.
+			if d := Decide(Input{Mov: tc.mov, Cuenta: account(t, "A", "100", "", now), Referido: hold, Now: now, Funds: Reject}); !errors.Is(d.Err, RetencionInactiva) || len(d.Apuntes) > 0 {
+				t.Errorf("%s of a hold the account does not hold: %+v, want RetencionInactiva, nothing recorded", tc.name, d)
+			}
+		}
+		d := Decide(Input{Mov: tc.mov, Cuenta: held, Referido: tc.hold, Now: tc.at, Funds: Reject})
+		switch {
+		case tc.saldo == "" && tc.rule == "": // a FieldError: the importe is finer than the hold's currency
+			var fe *movimiento.FieldError
+			if !errors.As(d.Err, &fe) || fe.Field != "importe" {
+				t.Errorf("%s: %+v, want importe refused", tc.name, d)
+			}
+		case tc.rule != "" && (!errors.Is(d.Err, tc.rule) || len(d.Apuntes) > 0 || tc.rule.Transient() != (tc.rule == NoRegistrado)):
+			t.Errorf("%s: %v, want %s", tc.name, d.Err, tc.rule)
+		case tc.rule == "" && tc.saldo != "" && (d.Err != nil || !d.Cuentas[0].Saldo.Equal(dec(tc.saldo)) || d.Cuentas[0].Retenido().Sign() != 0 || d.Marca == nil || d.Marca.Estado == movimiento.Retenida):
+			t.Errorf("%s: %+v, want saldo %s, nothing held, the hold marked settled", tc.name, d, tc.saldo)
+		}
+	}
+}
+
+func TestDecideReversalByTheOriginalsRecord(t *testing.T) {
+	held := account(t, "A", "100", "", now)
+	abono := movD(t, movimiento.Datos{ID: "o", Cuenta: "A", Tipo: movimiento.Abono, Importe: "50.00", Moneda: "EUR"})
+	original := record(t, Input{Mov: abono, Cuenta: held, Now: now})
+	anula := func(importe, moneda string) movimiento.Movimiento {
+		return movD(t, movimiento.Datos{ID: "r", Cuenta: "A", Tipo: movimiento.Anulacion, Anula: "o", Importe: importe, Moneda: moneda})
+	}
+	with := func(edit func(*movimiento.Apunte)) *movimiento.Apunte { a := *original; edit(&a); return &a }
+	for _, tc := range []struct {
+		name     string
+		mov      movimiento.Movimiento
+		original *movimiento.Apunte
+		rule     Rule // "": applied
+	}{
+		{"a reversal", anula("", ""), original, ""},
+		{"naming its importe and moneda", anula("50.00", "EUR"), original, ""},
+		{"recorded already: its record answers", anula("", ""), with(func(a *movimiento.Apunte) { a.AnuladoPor = "r" }), ""},
+		{"reversed by another", anula("", ""), with(func(a *movimiento.Apunte) { a.AnuladoPor = "x" }), YaAnulado},
+		{"of a rejected movement", anula("", ""), with(func(a *movimiento.Apunte) { a.Estado = movimiento.Rechazado }), NoAplicado},
+		{"of a reversal", anula("", ""), with(func(a *movimiento.Apunte) { a.Movimiento.Anula = "x" }), AnulaAnulacion},
+		{"of a transfer leg", anula("", ""), with(func(a *movimiento.Apunte) { a.Contrapartida = "B" }), AnulaTraspaso},
+		{"of a liberacion", anula("", ""), with(func(a *movimiento.Apunte) { a.Movimiento.Tipo = movimiento.Liberacion }), TipoNoAnulable},
+		{"naming another importe", anula("49.99", ""), original, ImporteAnulacion},
+		{"naming another moneda", anula("", "USD"), original, MonedaAnulacion},
+		{"of a movement not recorded (yet)", anula("", ""), nil, NoRegistrado},
+	} {
+		d := Decide(Input{Mov: tc.mov, Cuenta: held, Referido: tc.original, Now: now})
+		switch {
+		case tc.rule != "" && !errors.Is(d.Err, tc.rule):
+			t.Errorf("%s: %v, want %s", tc.name, d.Err, tc.rule)
+		case tc.rule == "" && (d.Err != nil || d.Apuntes[0].Movimiento.Tipo != movimiento.Cargo || !d.Cuentas[0].Saldo.Equal(dec("50")) || d.Marca == nil || d.Marca.AnuladoPor != "r"):
+			t.Errorf("%s: %+v, want a cargo of 50.00 and the original marked reversed by r", tc.name, d)
+		}
+	}
+	// Taking an abono back is a debit: the funds and a freeze decide.
+	if d := Decide(Input{Mov: anula("", ""), Cuenta: account(t, "A", "49.99", "", now), Referido: original, Now: now, Funds: Reject}); d.Err != nil || d.Apuntes[0].Estado != movimiento.Rechazado || d.Marca != nil {
+		t.Errorf("a reversal beyond funds under reject: %+v, want recorded rejected, the original not marked", d)
+	}
+}

@@ -1,0 +1,59 @@
+package movimiento
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Estado is a recorded movement's state.
+type Estado string
+
+// The states of a movement's record. Expirada is never stored: a hold still Retenida
+// past its expira reads so.
+const (
+	Aplicado  Estado = "aplicado"
+	Rechazado Estado = "rechazado"
+	Retenida  Estado = "retenida"
+	Capturada Estado = "capturada"
+	Liberada  Estado = "liberada"
+	Expirada  Estado = "expirada"
+)
+
+// Estados lists the states a record can be stored in; the audit reports any other.
+var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
+
+// Apunte is a movement as the ledger recorded it, and what it made of it. Seq and
+// SaldoTras are set only when posted, Motivo when rejected, AnuladoPor once reversed;
+// a hold names who settled it. A reversal is recorded as the opposite abono or cargo
+// naming the original in Anula; a transfer as a cargo and an abono leg, each naming the
+// other account in Contrapartida. A stored Apunte is read without today's input rules.
+type Apunte struct {
+	Movimiento    Movimiento
+	Huella        string
+	Estado        Estado
+	Seq           int64
+	SaldoTras     decimal.Decimal
+	Motivo        string
+	Aplicado      time.Time
+	Origen        string
+	AnuladoPor    string
+	Contrapartida string
+	CapturadaPor  string
+	LiberadaPor   string
+}
+
+// Posted reports whether the movement moved its account's balance and took its next
+// seq: an applied abono or cargo (as transfer legs, reversals and captures are recorded).
+func (a Apunte) Posted() bool {
+	t := a.Movimiento.Tipo
+	return a.Estado == Aplicado && (t == Abono || t == Cargo)
+}
+
+// EstadoAt is the state a reader sees at now: Expirada for a hold held past expira.
+func (a Apunte) EstadoAt(now time.Time) Estado {
+	if a.Estado == Retenida && !a.Movimiento.Expira.After(now) {
+		return Expirada
+	}
+	return a.Estado
+}

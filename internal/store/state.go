@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ledger-dev/ledger/internal/items"
+	"github.com/ledger-dev/ledger/internal/versioned"
+)
+
+// maxParallelReads bounds the reads one round makes at once when its accounts are
+// cold: a batch of 10 messages touches at most 20 accounts.
+const maxParallelReads = 8
+
+// unreadableError is an account item no retry can read: its version or the rest of it.
+type unreadableError struct {
+	cuenta string
+	err    error
+}
+
+func (e *unreadableError) Error() string {
+	return fmt.Sprintf("store: account %s: %v", e.cuenta, e.err)
+}
+func (e *unreadableError) Unwrap() error { return e.err }
+
+// state reads what a chunk is decided against: its accounts, from the cache or read
+// strongly consistent, and the records its deliveries refer to that no earlier round
+// of the group read.
+func (l *Ledger) state(ctx context.Context, g *group, chunk []int, cuentas []string) ([]stored, error) {
+	accounts := make([]stored, len(cuentas))
+	eg, egctx := errgroup.WithContext(ctx)
+	eg.SetLimit(maxParallelReads)
+	for i, id := range cuentas {
+		if s, ok := l.cached(id); ok {
+			accounts[i] = s
+			continue
+		}
+		eg.Go(func() (err error) {
+			accounts[i], err = l.account(egctx, id)
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	for _, i := range chunk {
+		k := referred(g.es[i].Mov)
+		if _, seen := g.records[k]; k.id == "" || seen {
+			continue
+		}
+		item, err := l.get(ctx, items.MovKey(k.cuenta, k.id))
+		if err != nil {
+			return nil, err
+		}
+		if g.records == nil {
+			g.records = map[movKey]versioned.Item{}
+		}
+		g.records[k] = item // nil: not recorded (yet)
+	}
+	return accounts, nil
+}
+
+// account reads account id strongly consistently and keeps it in the cache.
+func (l *Ledger) account(ctx context.Context, id string) (stored, error) {
+	item, err := l.get(ctx, items.CuentaKey(id))
+	if err != nil {
+		return stored{}, err
+	}
+	s, err := decoded(id, item)
+	if err == nil {
+		l.keep(id, s)
+	}
+	return s, err
+}
+
+// decoded is account id's stored item read, or an *unreadableError.
+func decoded(id string, item versioned.Item) (stored, error) {
+	c, _, err := items.DecodeCuenta(item)
+	if err != nil {
+		return stored{}, &unreadableError{cuenta: id, err: err}
+	}
+	return stored{c: c, item: item}, nil
+}
+
+// get reads the item at key strongly consistently: a decision must see the last write.
+// It is nil when there is none.
+func (l *Ledger) get(ctx context.Context, key versioned.Item) (versioned.Item, error) {
+	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table.Name, key))
+	if err != nil {
+		return nil, fmt.Errorf("store: read: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}
+
+// fill reads the stored item of each record an answer named without one (the embedded
+// store returns none); key gives a record's key by its index.
+func (l *Ledger) fill(ctx context.Context, found []versioned.Found, key func(int) versioned.Item) error {
+	for i, f := range found {
+		if f.Item == nil {
+			item, err := l.get(ctx, l.table.KeyOf(key(f.Index)))
+			if err != nil {
+				return err
+			}
+			found[i].Item = item
+		}
+	}
+	return nil
+}
+
+// commit sends txn over the accounts at keys, at versions, in one TransactWriteItems
+// and classifies the answer; a transaction DynamoDB would refuse is Rejected unsent.
+func (l *Ledger) commit(ctx context.Context, keys []versioned.Item, versions []int64, txn versioned.Txn) versioned.Verdict {
+	in, err := versioned.BuildInput(l.table, keys, versions, txn)
+	if err != nil {
+		return versioned.Verdict{Kind: versioned.Rejected, Err: err}
+	}
+	_, err = l.db.TransactWriteItems(ctx, in)
+	return versioned.Classify(err, txn)
+}
+
+// backoff waits before commit attempt+1 with full jitter; it refuses a wait that would
+// outlast ctx's deadline, so the caller can still report in time.
+func (l *Ledger) backoff(ctx context.Context, attempt int) error {
+	ceiling := l.locking.BaseDelay << min(attempt-1, 20)
+	if ceiling > l.locking.MaxDelay || ceiling <= 0 {
+		ceiling = l.locking.MaxDelay
+	}
+	d := time.Duration(rand.Int64N(int64(ceiling) + 1))
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		return context.DeadlineExceeded
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// cached is account id's state as this Ledger last knew it.
+func (l *Ledger) cached(id string) (stored, bool) {
+	if l.cache == nil {
+		return stored{}, false
+	}
+	return l.cache.Get(id)
+}
+
+// keep caches s as account id's state. Cached states are shared: nothing may change
+// one's item.
+func (l *Ledger) keep(id string, s stored) {
+	if l.cache != nil {
+		l.cache.Add(id, s)
+	}
+}
+
+// forget drops the accounts' cached states, so the next round reads them.
+func (l *Ledger) forget(ids ...string) {
+	if l.cache != nil {
+		for _, id := range ids {
+			l.cache.Remove(id)
+		}
+	}
+}
+
+// remember keeps the states a committed write made, by account (zero: unchanged).
+func (l *Ledger) remember(cuentas []string, written []stored) {
+	for i, s := range written {
+		if s.item != nil {
+			l.keep(cuentas[i], s)
+		}
+	}
+}
+
+// learn keeps the images of accounts whose version check failed, so the next round
+// decides on them without a read; one the answer did not carry is read again.
+func (l *Ledger) learn(cuentas []string, moved map[int]versioned.Item) {
+	for i, item := range moved {
+		s, err := decoded(cuentas[i], item)
+		if item == nil || err != nil {
+			l.forget(cuentas[i])
+			continue
+		}
+		l.keep(cuentas[i], s)
+	}
+}
