@@ -57,6 +57,9 @@ func Parse(body []byte) (Movimiento, error) {
 	if err != nil {
 		return Movimiento{}, err
 	}
+	if err := msg.ambiguous(); err != nil {
+		return Movimiento{}, err
+	}
 	switch msg.envelope() {
 	case "EventBridge":
 		if k := msg.Detail.Kind(); k != '{' {
@@ -93,6 +96,30 @@ func decode(b []byte) (message, error) {
 		return msg, &FieldError{Rule: "must be a JSON object, got a JSON null"}
 	}
 	return msg, nil
+}
+
+// ambiguous refuses an envelope that also carries a movement's members at its top
+// level: which movement is meant, the envelope's or the body's, is for no one to guess.
+// The error names the first movement member and the envelope's. An EventBridge event's
+// own id is its envelope's.
+func (msg *message) ambiguous() error {
+	kind := msg.envelope()
+	if kind == "" {
+		return nil
+	}
+	for i, raw := range msg.members() {
+		if raw != nil && !(kind == "EventBridge" && fields[i] == "id") {
+			envelopeMember := map[string]string{"SNS": "Type", "EventBridge": "detail-type"}[kind]
+			return &FieldError{Field: fields[i], Rule: fmt.Sprintf("beside the %s envelope's %s: a body is a movement or an envelope, not both", kind, envelopeMember)}
+		}
+	}
+	return nil
+}
+
+// members are msg's movement members, raw, in the order of fields.
+func (msg *message) members() [len(fields)]jsontext.Value {
+	return [...]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira}
 }
 
 // envelope names the envelope msg is, or "" for a plain movement.
@@ -132,8 +159,7 @@ func (msg *message) movimiento() (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
-	for i, raw := range [len(fields)]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
-		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira} {
+	for i, raw := range msg.members() {
 		switch k := raw.Kind(); {
 		case k == '0' && fields[i] == "importe":
 			*dst[i] = string(raw) // the literal, checked like a string
