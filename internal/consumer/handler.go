@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -188,6 +191,9 @@ func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []R
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
 		m, err := h.read(ctx, msg.Body)
+		if name := reserved(msg); name != "" {
+			err = fmt.Errorf("%w %s: only the ledger sets ledger.* attributes; send the movement without it", ErrReservedAttribute, name)
+		}
 		if err != nil {
 			recs[i].Result = store.Result{Outcome: store.Failed, Err: store.Permanent(err)}
 			recs[i].Duration = h.opts.Now().Sub(t0)
@@ -231,6 +237,20 @@ func (h *Handler) respond(ctx context.Context, recs []Record) events.SQSEventRes
 	}
 	h.emit(recs)
 	return resp
+}
+
+// ErrReservedAttribute refuses, for good, a message a producer gave an attribute of
+// ReservedPrefix.
+var ErrReservedAttribute = errors.New("consumer: reserved attribute")
+
+// reserved is the first attribute of msg, by name, that only the ledger may set, or "".
+func reserved(msg events.SQSMessage) string {
+	for _, name := range slices.Sorted(maps.Keys(msg.MessageAttributes)) {
+		if strings.HasPrefix(name, ReservedPrefix) {
+			return name
+		}
+	}
+	return ""
 }
 
 // read is movimiento.Parse, a panic turned into the body's own failure: a body that
