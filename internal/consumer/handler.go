@@ -14,6 +14,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []R
 	for i, msg := range msgs {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		m, err := h.read(ctx, msg.Body)
+		m, env, err := h.read(ctx, msg.Body)
 		if name := reserved(msg); name != "" {
 			err = fmt.Errorf("%w %s: only the ledger sets ledger.* attributes; send the movement without it", ErrReservedAttribute, name)
 		}
@@ -200,7 +201,7 @@ func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []R
 			continue
 		}
 		recs[i].Mov = m
-		entregas = append(entregas, store.Entrega{Mov: m, Origen: msg.MessageId})
+		entregas = append(entregas, entrega(msg, m, env))
 		valid = append(valid, i)
 	}
 	return recs, entregas, valid
@@ -253,11 +254,27 @@ func reserved(msg events.SQSMessage) string {
 	return ""
 }
 
-// read is movimiento.Parse, a panic turned into the body's own failure: a body that
-// crashes the parser would crash it on every delivery, so it is parked.
-func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, err error) {
+// read is movimiento.ParseEnvelope, a panic turned into the body's own failure: a body
+// that crashes the parser would crash it on every delivery, so it is parked.
+func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, env movimiento.Envelope, err error) {
 	defer h.recovered(ctx, func(p error) { err = p })
-	return movimiento.Parse([]byte(body))
+	return movimiento.ParseEnvelope([]byte(body))
+}
+
+// entrega is the delivery of m by msg, with where it came from as SQS states it (its
+// message id, its sender, when it took it) and what m's envelope (env) claims.
+func entrega(msg events.SQSMessage, m movimiento.Movimiento, env movimiento.Envelope) store.Entrega {
+	e := store.Entrega{Mov: m, Origen: msg.MessageId, Remitente: msg.Attributes["SenderId"]}
+	if env.Kind != "" {
+		e.Via = env.Kind + ":" + env.Sender
+	}
+	if ms, err := strconv.ParseInt(msg.Attributes["SentTimestamp"], 10, 64); err == nil {
+		e.Enviado = time.UnixMilli(ms).UTC()
+	}
+	if !env.Sent.IsZero() && (e.Enviado.IsZero() || env.Sent.Before(e.Enviado)) {
+		e.Enviado = env.Sent.UTC()
+	}
+	return e
 }
 
 // cutoff is ctx ended reserve before its deadline, if it has one.

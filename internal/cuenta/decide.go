@@ -10,8 +10,13 @@ import (
 
 // Input is everything Decide decides a movement against; it reads nothing else.
 type Input struct {
-	Mov    movimiento.Movimiento
-	Origen string // the id of the message that carried it, recorded for tracing
+	Mov movimiento.Movimiento
+	// Origen, Remitente and Via are where the delivery came from, recorded with the
+	// movement (store.Entrega says what each is).
+	Origen, Remitente, Via string
+	// Enviado is when the first transport took the message (zero: unknown, Now): a
+	// capture is judged against it, not against when it is applied.
+	Enviado time.Time
 	// Cuenta is the account Mov names, and Destino a transfer's credited account, as
 	// stored now; nil when it has none yet (the movement opens it in its currency).
 	Cuenta, Destino *Cuenta
@@ -43,7 +48,7 @@ type Decision struct {
 // as every write does.
 func Decide(in Input) Decision {
 	m := in.Mov
-	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen}
+	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen, Remitente: in.Remitente, Via: in.Via}
 	c := opened(in.Cuenta, m.Cuenta, m.Moneda).Vigente(in.Now)
 	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:

@@ -37,6 +37,8 @@ type Apunte struct {
 	Motivo        string
 	Aplicado      time.Time
 	Origen        string
+	Remitente     string
+	Via           string
 	AnuladoPor    string
 	Contrapartida string
 	CapturadaPor  string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -40,8 +41,44 @@ type message struct {
 
 	Type       jsontext.Value `json:"Type"`        // SNS: must be "Notification"
 	Message    jsontext.Value `json:"Message"`     // SNS: the movement as a JSON string
+	TopicArn   jsontext.Value `json:"TopicArn"`    // SNS: the topic it claims to come from
+	Timestamp  jsontext.Value `json:"Timestamp"`   // SNS: when the topic took it
 	DetailType jsontext.Value `json:"detail-type"` // EventBridge: marks an event
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
+	Source     jsontext.Value `json:"source"`      // EventBridge: the source it claims
+	Account    jsontext.Value `json:"account"`     // EventBridge: the account it claims to come from
+	Time       jsontext.Value `json:"time"`        // EventBridge: when the bus took it
+}
+
+// Envelope is what an SNS notification or an EventBridge event says of where a movement
+// came from: claims of the envelope, which the transport's own word (the SQS message's
+// sender and time) goes beside, never replaced by.
+type Envelope struct {
+	Kind   string    // "sns" or "eventbridge"; "" for a plain movement
+	Sender string    // the topic's ARN, or "source@account"
+	Sent   time.Time // when the topic or the bus took it; zero when unstated
+}
+
+// ParseEnvelope is Parse, with what the body's envelope (if any) says of its origin.
+func ParseEnvelope(body []byte) (Movimiento, Envelope, error) {
+	m, err := Parse(body)
+	if err != nil || len(body) > MaxBody {
+		return m, Envelope{}, err
+	}
+	msg, _ := decode(body) // Parse read it
+	switch msg.envelope() {
+	case "SNS":
+		return m, Envelope{Kind: "sns", Sender: text(msg.TopicArn), Sent: stated(msg.Timestamp)}, nil
+	case "EventBridge":
+		return m, Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account), Sent: stated(msg.Time)}, nil
+	}
+	return m, Envelope{}, nil
+}
+
+// stated is the RFC 3339 time raw holds, or zero.
+func stated(raw jsontext.Value) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, text(raw))
+	return t
 }
 
 // Parse reads an SQS message body: a movement, an SNS notification (a "Type") whose

@@ -45,7 +45,8 @@ type Spec struct {
 // second reversal under another id, a transfer beyond any reachable balance, a capture
 // of a lapsed hold.
 //
-// Holds left to lapse expire at Lapse (zero when there are none). The last Tail
+// Holds left to lapse expire by Lapse (zero when there are none), which is their expira
+// plus cuenta.ToleranciaReloj: a capture sent then is too late. The last Tail
 // movements take no such hold, and the first of them writes an account with one: sent
 // once the clock has passed Lapse, they show a lapsed hold dropped by the next write of
 // its account; they apply before Lapse just as well.

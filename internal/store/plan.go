@@ -101,7 +101,7 @@ func (p *plan) images(cuentas []string, accounts []stored, state map[string]*cue
 // be read fails it for good.
 func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
 	e := g.es[i]
-	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Cuenta: state[e.Mov.Cuenta], Now: g.now, Funds: funds}
+	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Remitente: e.Remitente, Via: e.Via, Enviado: e.Enviado, Cuenta: state[e.Mov.Cuenta], Now: g.now, Funds: funds}
 	if e.Mov.Destino != "" {
 		in.Destino = state[e.Mov.Destino]
 	}

@@ -2,17 +2,25 @@ package store
 
 import (
 	"errors"
+	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Entrega is one delivery of a movement, with the id of the message that carried it
-// (recorded as origen, for tracing; never part of the key).
+// Entrega is one delivery of a movement and where it came from, as the transports
+// stated it, all recorded with the movement (never part of its key): the id of the SQS
+// message that carried it (origen), the SQS sender (remitente: SenderId, the transport's
+// own word), what an SNS or EventBridge envelope claims of its origin (via), and when
+// the first transport took it (enviado: SQS's SentTimestamp, or the envelope's time if
+// earlier; zero when unknown), which a capture is judged at.
 type Entrega struct {
-	Mov    movimiento.Movimiento
-	Origen string
+	Mov       movimiento.Movimiento
+	Origen    string
+	Remitente string
+	Via       string
+	Enviado   time.Time
 }
 
 // Outcome is what became of one delivery of a movement.
