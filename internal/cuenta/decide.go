@@ -39,7 +39,10 @@ type Decision struct {
 	// Marca is Referido as it must read once the movement is applied: reversed,
 	// captured or released; nil for other movements.
 	Marca *movimiento.Apunte
-	Err   error
+	// Rechazo is the rule a movement recorded rejected broke ("" otherwise): the
+	// record's motivo says it with the amounts, which logs must not carry.
+	Rechazo Rule
+	Err     error
 }
 
 // Decide decides the movement in against its accounts, the record it refers to and
@@ -91,7 +94,7 @@ func (in Input) settle(rec movimiento.Apunte, next Cuenta, err error) Decision {
 		return Decision{Apuntes: []movimiento.Apunte{rec}, Cuentas: []Cuenta{next}}
 	case errors.As(err, &re) && re.Rule.debit() && in.Funds == Reject:
 		rec.Estado, rec.Motivo = movimiento.Rechazado, err.Error()
-		return Decision{Apuntes: []movimiento.Apunte{rec}}
+		return Decision{Apuntes: []movimiento.Apunte{rec}, Rechazo: re.Rule}
 	}
 	return Decision{Err: err}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -45,8 +46,11 @@ type Result struct {
 	Seq       int64
 	SaldoTras decimal.Decimal
 	Motivo    string
-	Attempts  int
-	Err       error
+	// Rechazo is the rule a movement rejected by this delivery broke; "" when it was
+	// not, or was rejected by an earlier one (its Motivo says why).
+	Rechazo  cuenta.Rule
+	Attempts int
+	Err      error
 }
 
 // Retry reports whether the delivery must come back (a transient failure).
@@ -65,7 +69,7 @@ func decided(d decision, attempts int) Result {
 	a := d.Apuntes[0]
 	r := Result{Outcome: Applied, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Attempts: attempts}
 	if a.Estado == movimiento.Rechazado {
-		r.Outcome, r.Motivo = Rejected, a.Motivo
+		r.Outcome, r.Motivo, r.Rechazo = Rejected, a.Motivo, d.Rechazo
 	}
 	return r
 }

@@ -1,0 +1,39 @@
+package consumer
+
+import (
+	"errors"
+
+	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
+)
+
+// withheld is err as a log line says it: without the amounts, balances and account ids
+// that a rule's detail, a field's value and a conflicting duplicate's key carry. The
+// parked message's ledger.error and the movement's record keep the whole text.
+func withheld(err error) string {
+	kind := "ledger: transient failure: "
+	if errors.Is(err, store.ErrPermanent) {
+		kind = "ledger: permanent failure: "
+	}
+	var re *cuenta.RuleError
+	var fe *movimiento.FieldError
+	var cd *store.ConflictingDuplicateError
+	switch {
+	case errors.As(err, &re):
+		return kind + "cuenta: rule " + string(re.Rule)
+	case errors.As(err, &fe):
+		return kind + "movimiento: " + fieldName(fe) + ": " + fe.Rule
+	case errors.As(err, &cd):
+		return kind + "store: conflicting duplicate: recorded with fingerprint " + cd.Stored + ", this delivery has " + cd.Received
+	}
+	return err.Error()
+}
+
+// fieldName is the field fe names, or "body".
+func fieldName(fe *movimiento.FieldError) string {
+	if fe.Field == "" {
+		return "body"
+	}
+	return fe.Field
+}
