@@ -55,9 +55,9 @@ const (
 	// and the refunds' ids in order.
 	AttrReembolsado = "reembolsado"
 	AttrAnulaciones = "anulaciones"
-	CuentaPK         = "CUENTA#"
-	CuentaSK         = "CUENTA"
-	MovSK            = "MOV#"
+	CuentaPK        = "CUENTA#"
+	CuentaSK        = "CUENTA"
+	MovSK           = "MOV#"
 	// IndexPorSeq is the sparse index (pk, seq) over applied movements: the statement
 	// (migrations/0001_ledger.json).
 	IndexPorSeq = "por_seq"
@@ -520,7 +520,6 @@ func Mark(stored versioned.Item, marked movimiento.Apunte) *versioned.Replace {
 	}
 	return r
 }
-
 
 // PartitionQuery queries the partition of account cuentaID: its item, then its
 // movements, by sort key.
