@@ -20,8 +20,8 @@ func TestRepartosAndRefundsShowInTheAPI(t *testing.T) {
 	for path, want := range map[string][]string{
 		"/cuentas/COMPRADOR/movimientos/pedido": {`"tipo":"cargo"`, `"partes":[{"cuenta":"VENDEDOR","importe":"90.00"},{"cuenta":"PLATAFORMA","importe":"10.00"}]`},
 		"/cuentas/VENDEDOR/movimientos/pedido":  {`"tipo":"abono"`, `"importe":"90.00"`, `"contrapartida":"COMPRADOR"`},
-		"/cuentas/COMPRADOR/movimientos/compra":  {`"reembolsado":"15.00"`, `"anulaciones":["dev-1"]`},
-		"/cuentas/COMPRADOR/movimientos/dev-1":   {`"tipo":"abono"`, `"importe":"15.00"`, `"anula":"compra"`},
+		"/cuentas/COMPRADOR/movimientos/compra": {`"reembolsado":"15.00"`, `"anulaciones":["dev-1"]`},
+		"/cuentas/COMPRADOR/movimientos/dev-1":  {`"tipo":"abono"`, `"importe":"15.00"`, `"anula":"compra"`},
 	} {
 		r := f.get(t, path)
 		for _, w := range want {

@@ -53,10 +53,10 @@ type movimientoBody struct {
 	AnuladoPor    string      `json:"anulado_por,omitempty"`
 	Reembolsado   string      `json:"reembolsado,omitempty"`
 	Anulaciones   []string    `json:"anulaciones,omitempty"`
-	Retencion     string `json:"retencion,omitempty"`
-	Expira        string `json:"expira,omitempty"`
-	CapturadaPor  string `json:"capturada_por,omitempty"`
-	LiberadaPor   string `json:"liberada_por,omitempty"`
+	Retencion     string      `json:"retencion,omitempty"`
+	Expira        string      `json:"expira,omitempty"`
+	CapturadaPor  string      `json:"capturada_por,omitempty"`
+	LiberadaPor   string      `json:"liberada_por,omitempty"`
 }
 
 // parteBody is one part of a reparto: the credited account and what it received.
