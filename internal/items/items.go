@@ -51,9 +51,13 @@ const (
 	AttrAnuladoPor   = "anulado_por"
 	AttrCapturadaPor = "capturada_por"
 	AttrLiberadaPor  = "liberada_por"
-	CuentaPK         = "CUENTA#"
-	CuentaSK         = "CUENTA"
-	MovSK            = "MOV#"
+	// AttrReembolsado and AttrAnulaciones mark a refunded record: the total given back,
+	// and the refunds' ids in order.
+	AttrReembolsado = "reembolsado"
+	AttrAnulaciones = "anulaciones"
+	CuentaPK        = "CUENTA#"
+	CuentaSK        = "CUENTA"
+	MovSK           = "MOV#"
 	// IndexPorSeq is the sparse index (pk, seq) over applied movements: the statement
 	// (migrations/0001_ledger.json).
 	IndexPorSeq = "por_seq"
@@ -105,11 +109,20 @@ type movItem struct {
 	Origen        string            `dynamodbav:"origen,omitempty"`
 	Anula         string            `dynamodbav:"anula,omitempty"`
 	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
+	Reembolsado   *versioned.Number `dynamodbav:"reembolsado,omitempty"`
+	Anulaciones   []string          `dynamodbav:"anulaciones,omitempty"`
 	Contrapartida string            `dynamodbav:"contrapartida,omitempty"`
+	Partes        []parteItem       `dynamodbav:"partes,omitempty"`
 	Retencion     string            `dynamodbav:"retencion,omitempty"`
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+}
+
+// parteItem is one part of a reparto in its payer's record.
+type parteItem struct {
+	Cuenta  string           `dynamodbav:"cuenta"`
+	Importe versioned.Number `dynamodbav:"importe"`
 }
 
 // requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
@@ -392,10 +405,18 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 		Expira:        m.Expira.UTC(),
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
+		Anulaciones:   a.Anulaciones,
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
 		it.Seq, it.SaldoTras = a.Seq, &saldo
+	}
+	if a.Reembolsado.Sign() != 0 {
+		reembolsado := versioned.NumberOf(a.Reembolsado)
+		it.Reembolsado = &reembolsado
+	}
+	for _, p := range a.Partes {
+		it.Partes = append(it.Partes, parteItem{Cuenta: p.Cuenta, Importe: versioned.NumberOf(p.Importe)})
 	}
 	item, err := attributevalue.MarshalMapWithOptions(it, func(o *attributevalue.EncoderOptions) { o.OmitEmptyTime = true }) // no expira but a hold's
 	if err != nil {
@@ -440,9 +461,16 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
+		Anulaciones:   it.Anulaciones,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal
+	}
+	if it.Reembolsado != nil {
+		a.Reembolsado = it.Reembolsado.Decimal
+	}
+	for _, p := range it.Partes {
+		a.Partes = append(a.Partes, movimiento.Parte{Cuenta: p.Cuenta, Importe: p.Importe.Decimal})
 	}
 	if name := lacking(item, requiredPosted); a.Posted() && name != "" {
 		return movimiento.Apunte{}, fmt.Errorf("items: applied movement %s/%s has no %s", cuentaID, id, name)
@@ -453,44 +481,44 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 	return a, nil
 }
 
-// marks are the attributes a movement changes on the record it refers to: a reversal
-// marks the original reversed, a capture or release marks the hold settled.
-var marks = []string{AttrEstado, AttrAnuladoPor, AttrCapturadaPor, AttrLiberadaPor}
+// marks are the attributes a movement changes on the record it refers to: a refund
+// marks what the original has given back (and, once whole, who reversed it), a capture
+// or release marks the hold settled.
+var marks = []string{AttrEstado, AttrAnuladoPor, AttrCapturadaPor, AttrLiberadaPor, AttrReembolsado, AttrAnulaciones}
 
 // Mark is the Replace that rewrites stored, a record as read, so it reads as marked
-// says (its estado and who reversed or settled it), if each attribute it changes still
-// holds its stored value: no other movement marked it since. Every other attribute is
-// kept as stored. It is nil when marked changes nothing.
+// says (its estado, what it gave back, who reversed or settled it), if each scalar
+// attribute it changes still holds its stored value: no other movement marked it
+// since. A list (the refunds' ids) grows only with what is refunded, which its total
+// guards. Every other attribute is kept as stored. It is nil when marked changes
+// nothing.
 func Mark(stored versioned.Item, marked movimiento.Apunte) *versioned.Replace {
 	after, err := EncodeApunte(marked)
-	if err != nil { // strings and a record that was decoded always encode
+	if err != nil { // a record that was decoded always encodes
 		return nil
 	}
 	var r *versioned.Replace
 	for _, name := range marks {
-		was, now := text(stored[name]), text(after[name])
-		if was == now {
+		was, now := stored[name], after[name]
+		if reflect.DeepEqual(was, now) {
 			continue
 		}
 		if r == nil {
 			r = &versioned.Replace{Item: maps.Clone(stored)}
 		}
-		r.Item[name] = after[name]
-		if stored[name] == nil {
-			r.If = append(r.If, versioned.Missing(name))
+		if now == nil {
+			delete(r.Item, name)
 		} else {
-			r.If = append(r.If, versioned.Equals(name, was))
+			r.Item[name] = now
+		}
+		switch was.(type) {
+		case nil:
+			r.If = append(r.If, versioned.Missing(name))
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberN:
+			r.If = append(r.If, versioned.Holds(name, was))
 		}
 	}
 	return r
-}
-
-// text is the string av holds, or "" for none.
-func text(av types.AttributeValue) string {
-	if s, ok := av.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }
 
 // PartitionQuery queries the partition of account cuentaID: its item, then its

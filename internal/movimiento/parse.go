@@ -34,6 +34,7 @@ type message struct {
 	Concepto  jsontext.Value `json:"concepto"`
 	Fecha     jsontext.Value `json:"fecha"`
 	Destino   jsontext.Value `json:"destino"`
+	Partes    jsontext.Value `json:"partes"`
 	Anula     jsontext.Value `json:"anula"`
 	Retencion jsontext.Value `json:"retencion"`
 	Expira    jsontext.Value `json:"expira"`
@@ -133,7 +134,14 @@ func (msg *message) movimiento() (Movimiento, error) {
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
 	for i, raw := range [len(fields)]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
-		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira} {
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Partes, msg.Anula, msg.Retencion, msg.Expira} {
+		if fields[i] == "partes" {
+			var fe *FieldError
+			if d.Partes, fe = parsePartes(raw); fe != nil && wrongType == nil {
+				wrongType = fe
+			}
+			continue
+		}
 		switch k := raw.Kind(); {
 		case k == '0' && fields[i] == "importe":
 			*dst[i] = string(raw) // the literal, checked like a string

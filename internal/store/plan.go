@@ -5,7 +5,6 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/items"
-	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -59,7 +58,7 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 			}
 			p.txn.Creates, p.guarded = append(p.txn.Creates, item), append(p.guarded, n)
 		}
-		for _, k := range unwritten(g.es[i].Mov, len(d.Apuntes)) {
+		for _, k := range g.unwritten(i, d.Apuntes) {
 			p.txn.Absent, absent = append(p.txn.Absent, k), append(absent, n)
 		}
 		if d.mark != nil {
@@ -101,9 +100,11 @@ func (p *plan) images(cuentas []string, accounts []stored, state map[string]*cue
 // be read fails it for good.
 func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
 	e := g.es[i]
-	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Cuenta: state[e.Mov.Cuenta], Now: g.now, Funds: funds}
-	if e.Mov.Destino != "" {
-		in.Destino = state[e.Mov.Destino]
+	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Cuentas: map[string]*cuenta.Cuenta{}, Now: g.now, Funds: funds}
+	for _, c := range g.footprint(i).cuentas {
+		if state[c] != nil {
+			in.Cuentas[c] = state[c]
+		}
 	}
 	k := referred(e.Mov)
 	stored := g.records[k]
@@ -122,19 +123,4 @@ func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.Fund
 		d.mark = items.Mark(stored, *d.Marca)
 	}
 	return d
-}
-
-// unwritten are the keys movement m would have written, but the decision wrote written
-// records only, checked absent in the same transaction: a redelivery of one recorded
-// earlier is a duplicate whatever the rules say today, and a transfer's unwritten credit
-// leg with its id there is a conflicting duplicate.
-func unwritten(m movimiento.Movimiento, written int) []versioned.Item {
-	var keys []versioned.Item
-	if written == 0 {
-		keys = append(keys, items.MovKey(m.Cuenta, m.ID))
-	}
-	if m.Destino != "" && written < 2 {
-		keys = append(keys, items.MovKey(m.Destino, m.ID))
-	}
-	return keys
 }
