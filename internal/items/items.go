@@ -78,6 +78,7 @@ type cuentaItem struct {
 	Version     int64                    `dynamodbav:"version,omitempty"`
 	Creada      time.Time                `dynamodbav:"creada"`
 	Actualizada time.Time                `dynamodbav:"actualizada"`
+	Aplicado    time.Time                `dynamodbav:"aplicado"` // the last record's, which the next never precedes
 }
 
 // retencionItem is an active hold in its account's item.
@@ -259,11 +260,18 @@ func EncodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
+		Aplicado:    c.Aplicado.UTC(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("items: encode account %s: %w", c.ID, err)
 	}
 	carryOver(item, prev)
+	if c.Aplicado.IsZero() { // not known: kept as stored, or left absent, never made up
+		delete(item, attrAplicado)
+		if v := prev[attrAplicado]; v != nil {
+			item[attrAplicado] = v
+		}
+	}
 	return item, nil
 }
 
@@ -336,6 +344,7 @@ func DecodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		Version:     it.Version,
 		Creada:      it.Creada,
 		Actualizada: it.Actualizada,
+		Aplicado:    it.Aplicado,
 	}, true, nil
 }
 

@@ -65,6 +65,7 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	if _, ok := rejected["saldo_tras"]; ok {
 		t.Error("a rejected movement carries a saldo_tras")
 	}
+
 }
 
 func TestItemsRoundTrip(t *testing.T) {
@@ -79,7 +80,7 @@ func TestItemsRoundTrip(t *testing.T) {
 		t.Errorf("round trip = %+v, want %+v", got, a)
 	}
 
-	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9, Creada: t0, Actualizada: t0}
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9, Creada: t0, Actualizada: t0, Aplicado: t0.Add(time.Second)}
 	item := mustItem(EncodeCuenta(c, nil))
 	if _, ok := item["version"]; ok {
 		t.Error("the account image carries a version: only versioned may set it")
@@ -90,7 +91,7 @@ func TestItemsRoundTrip(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	if back.ID != c.ID || !back.Saldo.Equal(c.Saldo) || !back.Limite.Equal(c.Limite) || back.Movimientos != 9 || back.Version != 12 ||
-		!back.Creada.Equal(t0) || !back.Actualizada.Equal(t0) {
+		!back.Creada.Equal(t0) || !back.Actualizada.Equal(t0) || !back.Aplicado.Equal(t0.Add(time.Second)) {
 		t.Errorf("account round trip = %+v, want %+v at version 12", back, c)
 	}
 
@@ -184,6 +185,29 @@ func TestAWriteMakesUpNoCreada(t *testing.T) {
 	back.Saldo, back.Actualizada = decimal.RequireFromString("2"), t0.Add(time.Hour)
 	if next := mustItem(EncodeCuenta(back, stored)); next["creada"] != nil {
 		t.Errorf("a write of an account stored without creada wrote creada %v", next["creada"])
+	}
+}
+
+// A write keeps an account's aplicado as stored when it has none to write (an
+// operator's change of an account read without one), and makes none up.
+func TestAWriteMakesUpNoAplicado(t *testing.T) {
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("1"), Creada: t0, Actualizada: t0}
+	if item := mustItem(EncodeCuenta(c, nil)); item["aplicado"] != nil {
+		t.Errorf("an account with no known aplicado was written with %v", item["aplicado"])
+	}
+	stored := mustItem(EncodeCuenta(c, nil))
+	stored["aplicado"] = s("not a time") // a hand edit: read as unknown, kept as it is
+	back, _, err := DecodeCuenta(written(stored))
+	if err != nil || !back.Aplicado.IsZero() {
+		t.Fatalf("decoded %+v, %v; want aplicado read as unknown", back, err)
+	}
+	back.Limite = decimal.RequireFromString("5")
+	if next := mustItem(EncodeCuenta(back, stored)); !reflect.DeepEqual(next["aplicado"], s("not a time")) {
+		t.Errorf("aplicado after the write = %v, want it kept as stored", next["aplicado"])
+	}
+	back.Aplicado = t0
+	if next := mustItem(EncodeCuenta(back, stored)); !reflect.DeepEqual(next["aplicado"], s("2026-12-02T10:15:00.123456789Z")) {
+		t.Errorf("aplicado after a movement = %v, want the movement's", next["aplicado"])
 	}
 }
 
