@@ -111,6 +111,7 @@ type movItem struct {
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+	Version       int64             `dynamodbav:"version,omitempty"` // a posted movement's: its account's, as the transaction wrote it
 }
 
 // requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
@@ -151,10 +152,11 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded. A value of another type or spelling
+// and from which message a movement was recorded, and the account's version a posted
+// movement was written with (an account's own version is checked before: checkVersion). A value of another type or spelling
 // (another writer, a hand edit) reads as zero, rather than making its whole account or
 // movement unreadable. Money, counts and the clocks holds run by are never read so.
-var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
 // default (limite: no overdraft). Every other number is money or a count, which NULL
@@ -404,11 +406,14 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
-		it.Seq, it.SaldoTras = a.Seq, &saldo
+		it.Seq, it.SaldoTras, it.Version = a.Seq, &saldo, a.Version
 	}
 	item, err := attributevalue.MarshalMapWithOptions(it, func(o *attributevalue.EncoderOptions) { o.OmitEmptyTime = true }) // no expira but a hold's
 	if err != nil {
 		return nil, fmt.Errorf("items: encode movement %s/%s: %w", m.Cuenta, m.ID, err)
+	}
+	if a.Posted() {
+		item[AttrAplicadoSeq] = &types.AttributeValueMemberS{Value: AplicadoSeq(a.Aplicado, a.Seq)}
 	}
 	return item, nil
 }
@@ -449,6 +454,7 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
+		Version:       it.Version,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

@@ -40,8 +40,8 @@ func mustItem(item versioned.Item, err error) versioned.Item {
 
 func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Cargo, "50.00")
-	applied := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1"}))
-	want := []string{"aplicado", "concepto", "estado", "fecha", "huella", "importe", "moneda", "origen", "pk", "saldo_tras", "seq", "sk", "tipo"}
+	applied := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1", Version: 4}))
+	want := []string{"aplicado", "aplicado_seq", "concepto", "estado", "fecha", "huella", "importe", "moneda", "origen", "pk", "saldo_tras", "seq", "sk", "tipo", "version"}
 	if got := slices.Sorted(maps.Keys(applied)); !slices.Equal(got, want) {
 		t.Errorf("applied movement attributes = %v, want %v", got, want)
 	}
@@ -57,6 +57,12 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	if v := applied["aplicado"].(*types.AttributeValueMemberS).Value; v != "2026-12-02T10:15:00.123456789Z" {
 		t.Errorf("aplicado = %q, want RFC 3339 in UTC", v)
 	}
+	if v, ok := applied["aplicado_seq"].(*types.AttributeValueMemberS); !ok || v.Value != "2026-12-02T10:15:00.123456789Z#0000000000000000007" {
+		t.Errorf("aplicado_seq = %#v, want aplicado and seq as text: the por_aplicado index's sort key", applied["aplicado_seq"])
+	}
+	if n, ok := applied["version"].(*types.AttributeValueMemberN); !ok || n.Value != "4" {
+		t.Errorf("version = %#v, want the number 4, the account's version the movement was posted with", applied["version"])
+	}
 
 	rejected := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Rechazado, Motivo: "insufficient funds", Aplicado: t0}))
 	if _, ok := rejected["seq"]; ok {
@@ -65,18 +71,20 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	if _, ok := rejected["saldo_tras"]; ok {
 		t.Error("a rejected movement carries a saldo_tras")
 	}
-
+	if _, ok := rejected["aplicado_seq"]; ok {
+		t.Error("a rejected movement carries an aplicado_seq: it would count in the balance at an instant")
+	}
 }
 
 func TestItemsRoundTrip(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Abono, "50.00")
-	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1"}
+	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1", Version: 5}
 	got, err := DecodeApunte(mustItem(EncodeApunte(a)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Movimiento.Huella() != m.Huella() || got.Huella != a.Huella || got.Seq != 3 || !got.SaldoTras.Equal(a.SaldoTras) ||
-		!got.Aplicado.Equal(t0) || got.Origen != "msg-1" || got.Movimiento.Concepto != m.Concepto || got.Movimiento.Fecha != m.Fecha {
+		!got.Aplicado.Equal(t0) || got.Origen != "msg-1" || got.Version != 5 || got.Movimiento.Concepto != m.Concepto || got.Movimiento.Fecha != m.Fecha {
 		t.Errorf("round trip = %+v, want %+v", got, a)
 	}
 

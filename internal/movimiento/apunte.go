@@ -41,6 +41,9 @@ type Apunte struct {
 	Contrapartida string
 	CapturadaPor  string
 	LiberadaPor   string
+	// Version is a posted movement's account's version as the transaction that posted
+	// it wrote it; 0 when not known (not posted, or posted before records kept it).
+	Version int64
 }
 
 // Posted reports whether the movement moved its account's balance and took its next

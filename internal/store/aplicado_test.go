@@ -14,7 +14,8 @@ import (
 // Two consumers whose clocks disagree by two seconds write the same accounts, each
 // from its own cache: every posted movement is stamped no earlier than the one before
 // it on its account, a transfer's two legs alike, so an account's statement in seq
-// order is in time order too.
+// order is in time order too. Each posted record names the version its account was
+// written at.
 func TestAplicadoNeverGoesBackAcrossConsumersWithSkewedClocks(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
@@ -32,9 +33,14 @@ func TestAplicadoNeverGoesBackAcrossConsumersWithSkewedClocks(t *testing.T) {
 		{ahead, mov(t, "a-3", "ES76", movimiento.Cargo, "1.00")},
 		{behind, mov(t, "a-4", "ES76", movimiento.Abono, "2.00")},
 	}
+	versions := map[string]int64{} // movement → its account's version once it applied
 	for _, st := range steps {
 		if r := apply(t, st.by, st.m); r.Outcome != store.Applied {
 			t.Fatalf("%s: %+v", st.m.ID, r)
+		}
+		versions[st.m.Cuenta+"/"+st.m.ID] = account(t, env, st.m.Cuenta).num("version").IntPart()
+		if st.m.Destino != "" {
+			versions[st.m.Destino+"/"+st.m.ID] = account(t, env, st.m.Destino).num("version").IntPart()
 		}
 	}
 	r := store.NewReader(env.Client, env.Table())
@@ -56,6 +62,9 @@ func TestAplicadoNeverGoesBackAcrossConsumersWithSkewedClocks(t *testing.T) {
 		for _, a := range page {
 			if want := tc.want[a.Seq-1]; !a.Aplicado.Equal(want) {
 				t.Errorf("%s seq %d (%s) stamped %v, want %v", tc.cuenta, a.Seq, a.Movimiento.ID, a.Aplicado, want)
+			}
+			if want := versions[tc.cuenta+"/"+a.Movimiento.ID]; a.Version != want {
+				t.Errorf("%s seq %d (%s) names version %d, want %d: its account's once it applied", tc.cuenta, a.Seq, a.Movimiento.ID, a.Version, want)
 			}
 		}
 		if got := account(t, env, tc.cuenta).str("aplicado"); got != tc.want[len(tc.want)-1].Format(time.RFC3339Nano) {

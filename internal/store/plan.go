@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
@@ -53,6 +54,7 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		d := g.decide(i, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
+			a.Version = p.writes(cuentas, a)
 			item, err := items.EncodeApunte(a)
 			if err != nil {
 				return plan{}, err
@@ -137,4 +139,14 @@ func unwritten(m movimiento.Movimiento, written int) []versioned.Item {
 		keys = append(keys, items.MovKey(m.Destino, m.ID))
 	}
 	return keys
+}
+
+// writes is the version the transaction writes on the account of a, a posted record
+// (its account's image moves by one); 0 for a record that moves no account.
+func (p *plan) writes(cuentas []string, a movimiento.Apunte) int64 {
+	i := slices.Index(cuentas, a.Movimiento.Cuenta)
+	if !a.Posted() || i < 0 {
+		return 0
+	}
+	return p.versions[i] + 1
 }
