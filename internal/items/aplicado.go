@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
 // The sparse index por_aplicado (pk, aplicado_seq) holds each posted movement once, in
@@ -61,4 +64,41 @@ func SeqOfAplicado(item map[string]types.AttributeValue) (seq int64, ok bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// UnkeyedScan is one page of a scan for the posted movements without aplicado_seq, those
+// posted before por_aplicado existed, with what AplicadoSeqUpdate reads of them.
+// start continues a scan (nil: from the start).
+func UnkeyedScan(table string, start versioned.Item) *dynamodb.ScanInput {
+	return &dynamodb.ScanInput{
+		TableName:                aws.String(table),
+		FilterExpression:         aws.String("attribute_exists(#seq) AND attribute_not_exists(#k)"),
+		ProjectionExpression:     aws.String("#pk, #sk, #seq, #aplicado"),
+		ExpressionAttributeNames: map[string]string{"#pk": AttrPK, "#sk": AttrSK, "#seq": AttrSeq, "#k": AttrAplicadoSeq, "#aplicado": attrAplicado},
+		ExclusiveStartKey:        start,
+	}
+}
+
+// AplicadoSeqUpdate gives item, a posted movement as UnkeyedScan reads it, its
+// aplicado_seq, unless it has one by then; ok is false when its aplicado or seq cannot
+// be read, so no key can be made for it.
+func AplicadoSeqUpdate(table string, item versioned.Item) (in *dynamodb.UpdateItemInput, ok bool) {
+	var it struct {
+		Seq      int64     `dynamodbav:"seq"`
+		Aplicado time.Time `dynamodbav:"aplicado"`
+	}
+	if _, text := item[attrAplicado].(*types.AttributeValueMemberS); !text { // a number would read as Unix time
+		return nil, false
+	}
+	if attributevalue.UnmarshalMap(item, &it) != nil || it.Seq < 1 || it.Aplicado.IsZero() || item[AttrPK] == nil || item[AttrSK] == nil {
+		return nil, false
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       versioned.Item{AttrPK: item[AttrPK], AttrSK: item[AttrSK]},
+		UpdateExpression:          aws.String("SET #k = :k"),
+		ConditionExpression:       aws.String("attribute_exists(#seq) AND attribute_not_exists(#k)"),
+		ExpressionAttributeNames:  map[string]string{"#k": AttrAplicadoSeq, "#seq": AttrSeq},
+		ExpressionAttributeValues: versioned.Item{":k": &types.AttributeValueMemberS{Value: AplicadoSeq(it.Aplicado, it.Seq)}},
+	}, true
 }

@@ -3,6 +3,7 @@ package items
 import (
 	"cmp"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -89,6 +90,58 @@ func TestSeqOfAplicadoReadsTheKeysSeq(t *testing.T) {
 		seq, ok := SeqOfAplicado(item)
 		if seq != tc.want || ok != (tc.want != 0) {
 			t.Errorf("%v: %d, %v; want %d", tc.v, seq, ok, tc.want)
+		}
+	}
+}
+
+func TestUnkeyedScanFindsPostedMovementsWithoutAplicadoSeq(t *testing.T) {
+	start := MovKey("ES76", "m-9")
+	in := UnkeyedScan("ledger-prod", start)
+	if aws.ToString(in.TableName) != "ledger-prod" || in.IndexName != nil || aws.ToString(in.FilterExpression) != "attribute_exists(#seq) AND attribute_not_exists(#k)" {
+		t.Errorf("scan of %s/%v filtered by %q", aws.ToString(in.TableName), in.IndexName, aws.ToString(in.FilterExpression))
+	}
+	want := map[string]string{"#pk": "pk", "#sk": "sk", "#seq": "seq", "#k": "aplicado_seq", "#aplicado": "aplicado"}
+	if !maps.Equal(in.ExpressionAttributeNames, want) || aws.ToString(in.ProjectionExpression) != "#pk, #sk, #seq, #aplicado" {
+		t.Errorf("names %v, projection %q; want %v and what the update reads", in.ExpressionAttributeNames, aws.ToString(in.ProjectionExpression), want)
+	}
+	if in.ConsistentRead != nil || len(in.ExclusiveStartKey) != 2 {
+		t.Errorf("consistent %v, start %v; want an eventually consistent scan from start", in.ConsistentRead, in.ExclusiveStartKey)
+	}
+}
+
+func TestAplicadoSeqUpdateKeysOnlyWhatItCanRead(t *testing.T) {
+	posted := func(aplicado, seq types.AttributeValue) map[string]types.AttributeValue {
+		item := map[string]types.AttributeValue{"pk": s("CUENTA#ES76"), "sk": s("MOV#m-1")}
+		if aplicado != nil {
+			item["aplicado"] = aplicado
+		}
+		if seq != nil {
+			item["seq"] = seq
+		}
+		return item
+	}
+	seven := &types.AttributeValueMemberN{Value: "7"}
+	in, ok := AplicadoSeqUpdate("ledger-prod", posted(s("2026-12-02T10:15:00.5+01:00"), seven))
+	if !ok {
+		t.Fatal("a posted movement with aplicado and seq was not keyed")
+	}
+	if aws.ToString(in.TableName) != "ledger-prod" || !reflect.DeepEqual(in.Key, map[string]types.AttributeValue{"pk": s("CUENTA#ES76"), "sk": s("MOV#m-1")}) {
+		t.Errorf("update of %s %v", aws.ToString(in.TableName), in.Key)
+	}
+	if aws.ToString(in.UpdateExpression) != "SET #k = :k" || aws.ToString(in.ConditionExpression) != "attribute_exists(#seq) AND attribute_not_exists(#k)" {
+		t.Errorf("update %q if %q: want aplicado_seq set once, on a posted movement", aws.ToString(in.UpdateExpression), aws.ToString(in.ConditionExpression))
+	}
+	if k := in.ExpressionAttributeValues[":k"].(*types.AttributeValueMemberS).Value; k != "2026-12-02T09:15:00.500000000Z#0000000000000000007" {
+		t.Errorf(":k = %s, want its aplicado in UTC and its seq", k)
+	}
+	for name, item := range map[string]map[string]types.AttributeValue{
+		"no aplicado":           posted(nil, seven),
+		"an unreadable one":     posted(s("ayer"), seven),
+		"a number for aplicado": posted(&types.AttributeValueMemberN{Value: "1"}, seven),
+		"no seq":                posted(s("2026-12-02T10:15:00Z"), nil),
+	} {
+		if _, ok := AplicadoSeqUpdate("ledger-prod", item); ok {
+			t.Errorf("%s: keyed, want it left out", name)
 		}
 	}
 }
