@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
@@ -23,9 +24,15 @@ type Reader interface {
 	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
 	// Apunte is the movement id of cuenta, applied or not, strongly consistent.
 	Apunte(ctx context.Context, cuenta, id string) (movimiento.Apunte, error)
-	// Extracto is at most limit (1–MaxLimit) applied movements of cuenta, newest first,
-	// with seq below beforeSeq (0: from the newest); the bool says older ones remain.
-	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]movimiento.Apunte, bool, error)
+	// SaldoEn is the balance of cuenta at instant en; an instant before it was opened
+	// matches store.ErrNotYetOpen.
+	SaldoEn(ctx context.Context, cuenta string, en time.Time) (store.SaldoEn, error)
+	// Rango is the stretch of cuenta's statement posted in [desde, hasta); a zero time
+	// leaves its side open.
+	Rango(ctx context.Context, cuenta string, desde, hasta time.Time) (store.SeqRange, error)
+	// ExtractoRango is at most limit (1–MaxLimit) applied movements of cuenta within
+	// rango, in order; the bool says others remain in rango past them.
+	ExtractoRango(ctx context.Context, cuenta string, limit int, rango store.SeqRange, order store.Order) ([]movimiento.Apunte, bool, error)
 }
 
 // The `limit` query parameter's default and maximum; the maximum keeps one response

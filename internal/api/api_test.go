@@ -400,7 +400,15 @@ func (f failing) Apunte(context.Context, string, string) (movimiento.Apunte, err
 	return movimiento.Apunte{}, f.err
 }
 
-func (f failing) Extracto(context.Context, string, int, int64) ([]movimiento.Apunte, bool, error) {
+func (f failing) SaldoEn(context.Context, string, time.Time) (store.SaldoEn, error) {
+	return store.SaldoEn{}, f.err
+}
+
+func (f failing) Rango(context.Context, string, time.Time, time.Time) (store.SeqRange, error) {
+	return store.SeqRange{}, f.err
+}
+
+func (f failing) ExtractoRango(context.Context, string, int, store.SeqRange, store.Order) ([]movimiento.Apunte, bool, error) {
 	return nil, false, f.err
 }
 
@@ -571,7 +579,15 @@ func (h hanging) Apunte(ctx context.Context, _, _ string) (movimiento.Apunte, er
 	return movimiento.Apunte{}, h.wait(ctx)
 }
 
-func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]movimiento.Apunte, bool, error) {
+func (h hanging) SaldoEn(ctx context.Context, _ string, _ time.Time) (store.SaldoEn, error) {
+	return store.SaldoEn{}, h.wait(ctx)
+}
+
+func (h hanging) Rango(ctx context.Context, _ string, _, _ time.Time) (store.SeqRange, error) {
+	return store.SeqRange{}, h.wait(ctx)
+}
+
+func (h hanging) ExtractoRango(ctx context.Context, _ string, _ int, _ store.SeqRange, _ store.Order) ([]movimiento.Apunte, bool, error) {
 	return nil, false, h.wait(ctx)
 }
 

@@ -13,6 +13,7 @@ import (
 const (
 	codeBadRequest       = "bad_request"
 	codeNotFound         = "not_found"
+	codeNotYetOpen       = "not_yet_open" // an account at an instant before it was opened
 	codeMethodNotAllowed = "method_not_allowed"
 	codeInternal         = "internal"
 )

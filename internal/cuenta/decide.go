@@ -44,8 +44,14 @@ type Decision struct {
 // Decide decides the movement in against its accounts, the record it refers to and
 // the time, by every rule of the account: funds, freeze, limit, currency, holds and
 // their expiry, transfers, repartos, refunds, capture and release. Holds lapsed by Now
-// are dropped first, as every write does.
+// are dropped first, as every write does. Its records are stamped applied at
+// AplicadoEn: never earlier than the last movement of an account they write.
 func Decide(in Input) Decision {
+	return stamped(decide(in), in.Now, in.Cuentas[in.Mov.Cuenta])
+}
+
+// decide is Decide before its records are stamped.
+func decide(in Input) Decision {
 	m := in.Mov
 	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen}
 	c := in.cuenta(m.Cuenta, m.Moneda)

@@ -82,6 +82,7 @@ type cuentaItem struct {
 	Version     int64                    `dynamodbav:"version,omitempty"`
 	Creada      time.Time                `dynamodbav:"creada"`
 	Actualizada time.Time                `dynamodbav:"actualizada"`
+	Aplicado    time.Time                `dynamodbav:"aplicado"` // the last record's, which the next never precedes
 }
 
 // retencionItem is an active hold in its account's item.
@@ -117,6 +118,7 @@ type movItem struct {
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+	Version       int64             `dynamodbav:"version,omitempty"` // a posted movement's: its account's, as the transaction wrote it
 }
 
 // parteItem is one part of a reparto in its payer's record.
@@ -163,10 +165,11 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded. A value of another type or spelling
+// and from which message a movement was recorded, and the account's version a posted
+// movement was written with (an account's own version is checked before: checkVersion). A value of another type or spelling
 // (another writer, a hand edit) reads as zero, rather than making its whole account or
 // movement unreadable. Money, counts and the clocks holds run by are never read so.
-var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
 // default (limite: no overdraft). Every other number is money or a count, which NULL
@@ -272,11 +275,18 @@ func EncodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
+		Aplicado:    c.Aplicado.UTC(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("items: encode account %s: %w", c.ID, err)
 	}
 	carryOver(item, prev)
+	if c.Aplicado.IsZero() { // not known: kept as stored, or left absent, never made up
+		delete(item, attrAplicado)
+		if v := prev[attrAplicado]; v != nil {
+			item[attrAplicado] = v
+		}
+	}
 	return item, nil
 }
 
@@ -349,6 +359,7 @@ func DecodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		Version:     it.Version,
 		Creada:      it.Creada,
 		Actualizada: it.Actualizada,
+		Aplicado:    it.Aplicado,
 	}, true, nil
 }
 
@@ -409,7 +420,7 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
-		it.Seq, it.SaldoTras = a.Seq, &saldo
+		it.Seq, it.SaldoTras, it.Version = a.Seq, &saldo, a.Version
 	}
 	if a.Reembolsado.Sign() != 0 {
 		reembolsado := versioned.NumberOf(a.Reembolsado)
@@ -421,6 +432,9 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 	item, err := attributevalue.MarshalMapWithOptions(it, func(o *attributevalue.EncoderOptions) { o.OmitEmptyTime = true }) // no expira but a hold's
 	if err != nil {
 		return nil, fmt.Errorf("items: encode movement %s/%s: %w", m.Cuenta, m.ID, err)
+	}
+	if a.Posted() {
+		item[AttrAplicadoSeq] = &types.AttributeValueMemberS{Value: AplicadoSeq(a.Aplicado, a.Seq)}
 	}
 	return item, nil
 }
@@ -462,6 +476,7 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
 		Anulaciones:   it.Anulaciones,
+		Version:       it.Version,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

@@ -49,6 +49,9 @@ type Apunte struct {
 	Partes        []Parte
 	CapturadaPor  string
 	LiberadaPor   string
+	// Version is a posted movement's account's version as the transaction that posted
+	// it wrote it; 0 when not known (not posted, or posted before records kept it).
+	Version int64
 }
 
 // MaxReembolsos bounds the refunds one movement takes: each rewrites the original's

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/items"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -52,6 +54,7 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		d := g.decide(i, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
+			a.Version = p.writes(cuentas, a)
 			item, err := items.EncodeApunte(a)
 			if err != nil {
 				return plan{}, err
@@ -123,4 +126,14 @@ func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.Fund
 		d.mark = items.Mark(stored, *d.Marca)
 	}
 	return d
+}
+
+// writes is the version the transaction writes on the account of a, a posted record
+// (its account's image moves by one); 0 for a record that moves no account.
+func (p *plan) writes(cuentas []string, a movimiento.Apunte) int64 {
+	i := slices.Index(cuentas, a.Movimiento.Cuenta)
+	if !a.Posted() || i < 0 {
+		return 0
+	}
+	return p.versions[i] + 1
 }

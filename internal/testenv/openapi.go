@@ -88,6 +88,8 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 	route, params, err := s.router.FindRoute(req)
 	if err != nil {
 		route, params = s.generic(req)
+	} else {
+		s.checkRequest(t, req, route, params, status)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
@@ -101,6 +103,18 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 	}
 	if ct := header.Get("Content-Type"); ct != "application/json" && req.Method != http.MethodHead {
 		t.Errorf("%s %s: Content-Type %q, want application/json", req.Method, req.URL, ct)
+	}
+}
+
+// checkRequest fails t when the API answered other than 400 a request the contract
+// refuses: a parameter the contract holds to a pattern or a range, which the handler
+// must check as the contract says.
+func (s *OpenAPI) checkRequest(t testing.TB, req *http.Request, route *routers.Route, params map[string]string, status int) {
+	t.Helper()
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && status != http.StatusBadRequest {
+		t.Errorf("%s %s: answered %d to a request api/openapi.yaml refuses, want 400: %v", req.Method, req.URL, status, err)
 	}
 }
 
