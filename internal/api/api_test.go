@@ -20,8 +20,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ledger-dev/ledger/internal/api"
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/shopspring/decimal"
@@ -576,8 +578,8 @@ func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]movi
 }
 
 // Under a deadline of its own (a Lambda invocation's), a request whose table does not
-// answer gives up early enough to answer the API's own 500 and log it.
-func TestAHungTableIsAnswered500BeforeTheInvocationsDeadline(t *testing.T) {
+// answer gives up early enough to answer the API's own 503 and log it.
+func TestAHungTableIsAnswered503BeforeTheInvocationsDeadline(t *testing.T) {
 	logs := &testenv.Buffer{}
 	table := hanging{deadline: make(chan time.Time, 1)}
 	h := api.New(table, slog.New(slog.NewJSONHandler(logs, nil)))
@@ -586,10 +588,59 @@ func TestAHungTableIsAnswered500BeforeTheInvocationsDeadline(t *testing.T) {
 	defer cancel()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/cuentas/ES76", nil).WithContext(ctx))
-	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), `"error":"internal"`) || !strings.Contains(logs.String(), "ES76") {
-		t.Errorf("status %d %s, logs %s; want the API's 500, logged", rec.Code, rec.Body, logs)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error":"unavailable"`) || !strings.Contains(logs.String(), "ES76") {
+		t.Errorf("status %d %s, logs %s; want the API's 503, logged", rec.Code, rec.Body, logs)
 	}
 	if read := <-table.deadline; invocation.Sub(read) < 500*time.Millisecond {
 		t.Errorf("the read may run until %v, %v before the invocation's deadline: no time left to answer", read, invocation.Sub(read))
+	}
+}
+
+// A table that throttles the read, or fails on its side, gets a 503 a client may
+// retry; a read DynamoDB refuses is the API's fault, a 500. Both are logged and say
+// nothing of the cause.
+func TestAThrottledOrFailingTableIs503AndARefusedRead500(t *testing.T) {
+	f := newFixture(t)
+	f.apply(t, mov(t, "ES76", "a", movimiento.Abono, "1", "EUR"))
+	ft := sim.NewTransport(nil)
+	cfg := f.env.Config.Copy()
+	cfg.HTTPClient = &http.Client{Transport: ft}
+	cfg.RetryMaxAttempts = 1 // the SDK's retries would only make the test slower
+	reader := store.NewReader(awsconf.DynamoDB(cfg, f.env.Endpoint), f.env.Table())
+	g := serve(t, reader, nil)
+	for _, tc := range []struct {
+		op, path string
+		fault    sim.Fault
+		status   int
+		code     string
+	}{
+		{"GetItem", "/cuentas/ES76", sim.Throttling, 503, "unavailable"},
+		{"GetItem", "/cuentas/ES76/movimientos/a", sim.InternalError, 503, "unavailable"},
+		{"Query", "/cuentas/ES76/movimientos", sim.Throttling, 503, "unavailable"},
+		{"GetItem", "/cuentas/ES76", sim.Validation, 500, "internal"},
+	} {
+		ft.Inject(tc.op, tc.fault)
+		r := g.get(t, tc.path)
+		var e errorBody
+		r.decode(t, &e)
+		if r.status != tc.status || e.Error != tc.code || strings.Contains(e.Message, "injected") {
+			t.Errorf("GET %s under %s = %d %s; want %d %s, no detail", tc.path, tc.fault, r.status, r.body, tc.status, tc.code)
+		}
+		if ok := g.get(t, tc.path); ok.status != http.StatusOK {
+			t.Errorf("GET %s once the table answers = %d %s", tc.path, ok.status, ok.body)
+		}
+	}
+	if n := strings.Count(g.logs.String(), `"msg":"request failed`); n != 4 {
+		t.Errorf("%d of 4 failures logged:\n%s", n, g.logs)
+	}
+
+	// A table slower than the request's deadline (an invocation's) is a 503 as well.
+	ft.SetRoundTrip(time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	rec := httptest.NewRecorder()
+	api.New(reader, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/cuentas/ES76", nil).WithContext(ctx))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error":"unavailable"`) {
+		t.Errorf("a read past the deadline = %d %s, want 503 unavailable", rec.Code, rec.Body)
 	}
 }
