@@ -119,3 +119,14 @@ func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string)
 	responses.Set("404", s.doc.Components.Responses["NotFound"])
 	return route, nil
 }
+
+// MaxLength is the maxLength api/openapi.yaml gives its component schema name, so a
+// test can hold the API to the contract's bound; t fails when there is none.
+func (s *OpenAPI) MaxLength(t testing.TB, name string) int {
+	t.Helper()
+	ref := s.doc.Components.Schemas[name]
+	if ref == nil || ref.Value == nil || ref.Value.MaxLength == nil {
+		t.Fatalf("api/openapi.yaml: schema %s has no maxLength", name)
+	}
+	return int(*ref.Value.MaxLength)
+}
