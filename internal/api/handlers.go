@@ -34,6 +34,9 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
 // applied or rejected, read strongly consistently.
 func (s *server) movimiento(w http.ResponseWriter, r *http.Request, cuenta string) {
 	id := r.PathValue("id")
+	if tooLong(w, "id", id, maxIDLen) {
+		return
+	}
 	a, err := s.reader.Apunte(r.Context(), cuenta, id)
 	if err != nil {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s has no movement %s", cuenta, id))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -111,7 +112,14 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 // must check as the contract says.
 func (s *OpenAPI) checkRequest(t testing.TB, req *http.Request, route *routers.Route, params map[string]string, status int) {
 	t.Helper()
-	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+	decoded := make(map[string]string, len(params)) // the router leaves them escaped; maxLength counts characters
+	for k, v := range params {
+		if d, err := url.PathUnescape(v); err == nil {
+			v = d
+		}
+		decoded[k] = v
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: decoded, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && status != http.StatusBadRequest {
 		t.Errorf("%s %s: answered %d to a request api/openapi.yaml refuses, want 400: %v", req.Method, req.URL, status, err)
@@ -132,4 +140,15 @@ func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string)
 	}
 	responses.Set("404", s.doc.Components.Responses["NotFound"])
 	return route, nil
+}
+
+// MaxLength is the maxLength api/openapi.yaml gives its component schema name, so a
+// test can hold the API to the contract's bound; t fails when there is none.
+func (s *OpenAPI) MaxLength(t testing.TB, name string) int {
+	t.Helper()
+	ref := s.doc.Components.Schemas[name]
+	if ref == nil || ref.Value == nil || ref.Value.MaxLength == nil {
+		t.Fatalf("api/openapi.yaml: schema %s has no maxLength", name)
+	}
+	return int(*ref.Value.MaxLength)
 }

@@ -38,6 +38,11 @@ func TestCheckRejectsWhatTheContractDoesNotDescribe(t *testing.T) {
 			`{"id":"m-1","cuenta":"ES76","tipo":"abono","importe":"1.00","moneda":"EUR","estado":"aplicado","saldo_tras":"1.00","aplicado":"2026-12-02T10:15:00Z"}`, false},
 		{"a rejected movement without motivo", "GET", "/cuentas/ES76/movimientos/m-1", 200, jsonHeader,
 			`{"id":"m-1","cuenta":"ES76","tipo":"cargo","importe":"1.00","moneda":"EUR","estado":"rechazado","aplicado":"2026-12-02T10:15:00Z"}`, false},
+		{"a movement with its sender and envelope", "GET", "/cuentas/ES76/movimientos/m-1", 200, jsonHeader,
+			`{"id":"m-1","cuenta":"ES76","tipo":"abono","importe":"1.00","moneda":"EUR","estado":"rechazado","motivo":"x","aplicado":"2026-12-02T10:15:00Z",` +
+				`"remitente":"AROA3XFRBF23EXAMPLE:pagos","via":"sns:arn:aws:sns:eu-west-1:123456789012:movimientos"}`, true},
+		{"a 503 from a table that is unavailable", "GET", "/cuentas/ES76/movimientos", 503, jsonHeader, `{"error":"unavailable","message":"x"}`, true},
+		{"a cursor of another length", "GET", "/cuentas/ES76/movimientos", 200, jsonHeader, `{"cuenta":"ES76","movimientos":[],"cursor":"AAAA"}`, false},
 		{"a 404 on an unknown path", "GET", "/nope", 404, jsonHeader, `{"error":"not_found","message":"no such path"}`, true},
 		{"a 200 on an unknown path", "GET", "/nope", 200, jsonHeader, balance, false},
 		{"a 405 with its Allow header", "POST", "/cuentas/ES76", 405, http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}, "Allow": {"GET, HEAD"}},
