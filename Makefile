@@ -1,5 +1,7 @@
 # make test: everything CI runs — formatting, vet, staticcheck, cfn-lint on the SAM
-# template, the README's checked examples (make readme-check), the race-enabled suite on
+# template, the OpenAPI linter on api/openapi.yaml (scripts/openapi-lint, built from
+# go.mod's pinned module; its rules in scripts/openapi-lint/lint.yaml), the README's
+# checked examples (make readme-check), the race-enabled suite on
 # the embedded DynamoDB (minidyn), then the suites again on a moto server started on a
 # free 127.0.0.1 port and always stopped. The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
@@ -40,6 +42,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	$(CFN_LINT) --non-zero-exit-code warning template.yaml
+	$(GO) run ./scripts/openapi-lint -config scripts/openapi-lint/lint.yaml api/openapi.yaml
 
 build: $(LAMBDAS:%=build-%)
 	@for f in $(LAMBDAS); do \

@@ -77,20 +77,25 @@ func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return c.step(ctx, c)
 }
 
-// parseArgs parses the account and the flags. The account may come before, among or
-// after the flags; flags after it are read too, and an argument after it is the stray
-// one named.
+// parseArgs parses the account and the flags (parseAccount).
 func (c *cuentaCmd) parseArgs(args []string) (code int, ok bool) {
+	return c.parseAccount(args, &c.id)
+}
+
+// parseAccount parses a command line of one account and flags into id and the flags.
+// The account may come before, among or after the flags; flags after it are read too,
+// and an argument after it is the stray one named.
+func (f *flags) parseAccount(args []string, id *string) (code int, ok bool) {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		c.id, args = args[0], args[1:]
+		*id, args = args[0], args[1:]
 	}
-	code, ok = c.parse(args, len(args))
+	code, ok = f.parse(args, len(args))
 	switch {
-	case ok && c.id == "" && c.NArg() > 0:
-		c.id = c.Arg(0)
-		return c.parse(c.Args()[1:], 0)
-	case ok && c.NArg() > 0:
-		return c.usageError("unexpected argument %q", c.Arg(0)), false
+	case ok && *id == "" && f.NArg() > 0:
+		*id = f.Arg(0)
+		return f.parse(f.Args()[1:], 0)
+	case ok && f.NArg() > 0:
+		return f.usageError("unexpected argument %q", f.Arg(0)), false
 	}
 	return code, ok
 }

@@ -29,12 +29,38 @@ type demoJSON struct {
 	Outcomes    worker.Outcomes `json:"outcomes"`
 	Audit       audit.Report    `json:"audit"`
 	Transfers   int             `json:"transfers"`
+	Repartos    repartosJSON    `json:"repartos"`
 	Reversals   int             `json:"reversals"`
+	Refunds     refundsJSON     `json:"refunds"`
+	Reversed    reversedJSON    `json:"reversed"`
 	Holds       holdsJSON       `json:"holds"`
 	Refused     int             `json:"refused"`
 	Freeze      freezeJSON      `json:"freeze"`
 	ExactlyOnce bool            `json:"exactly_once"`
 	Wrong       []string        `json:"wrong,omitempty"` // what the ledger recorded otherwise than the workload
+}
+
+// repartosJSON counts the demo's repartos, the accounts they credit (their legs) and
+// the parts of the widest.
+type repartosJSON struct {
+	Count  int `json:"count"`
+	Legs   int `json:"legs"`
+	Widest int `json:"widest"`
+}
+
+// refundsJSON counts the demo's refunds in parts of abonos and cargos, and the
+// movements they refunded until nothing was left.
+type refundsJSON struct {
+	Partial        int `json:"partial"`
+	RefundedInFull int `json:"refunded_in_full"`
+}
+
+// reversedJSON counts the transfers and repartos the demo reversed whole, and the legs
+// their reversals took back from the accounts they credited.
+type reversedJSON struct {
+	Transfers int `json:"transfers"`
+	Repartos  int `json:"repartos"`
+	Legs      int `json:"legs"`
 }
 
 // holdsJSON counts the demo's holds by what became of them.
@@ -57,9 +83,11 @@ func newDemoJSON(s demo.Summary) demoJSON {
 	k := s.Kinds
 	return demoJSON{
 		Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Outcomes: s.Outcomes, Audit: s.Audit,
-		Transfers: k.Transfers, Reversals: k.Reversals,
-		Holds:   holdsJSON{Taken: k.Holds, Captured: k.Captured, PartlyCaptured: k.PartlyCaptured, Released: k.Released, Expired: k.Lapsed},
-		Refused: len(s.Refused), Freeze: freezeJSON{Cuenta: s.Freeze.Cuenta, DebitsWaited: s.Freeze.Waited},
+		Transfers: k.Transfers, Repartos: repartosJSON{Count: k.Repartos, Legs: k.Partes, Widest: k.MostPartes},
+		Reversals: k.Reversals, Refunds: refundsJSON{Partial: k.Refunds, RefundedInFull: k.RefundedInFull},
+		Reversed: reversedJSON{Transfers: k.ReversedTransfers, Repartos: k.ReversedRepartos, Legs: k.ReversedTransfers + k.ReversedPartes},
+		Holds:    holdsJSON{Taken: k.Holds, Captured: k.Captured, PartlyCaptured: k.PartlyCaptured, Released: k.Released, Expired: k.Lapsed},
+		Refused:  len(s.Refused), Freeze: freezeJSON{Cuenta: s.Freeze.Cuenta, DebitsWaited: s.Freeze.Waited},
 		ExactlyOnce: s.ExactlyOnce, Wrong: s.Wrong,
 	}
 }
@@ -148,10 +176,7 @@ func printDemo(w io.Writer, s demo.Summary) {
 	fmt.Fprintf(w, "\n  duplicate              %6d   recognised, nothing changed\n", o.Duplicate)
 	fmt.Fprintf(w, "  conflicting duplicate  %6d   same id, other content: refused, parked\n", o.ConflictingDuplicate)
 	fmt.Fprintf(w, "  rejected               %6d\n  failed                 %6d   malformed, or refused by design: parked with the reason, or in the DLQ once out of receives\n\n", o.Rejected, o.Failed)
-	fmt.Fprintf(w, "  transfers              %6d   both legs in one transaction\n", k.Transfers)
-	fmt.Fprintf(w, "  reversals              %6d   each movement reversed at most once\n", k.Reversals)
-	fmt.Fprintf(w, "  holds                  %6d   %d captured (%d in part), %d released, %d expired on the simulated clock\n",
-		k.Holds, k.Captured, k.PartlyCaptured, k.Released, k.Lapsed)
+	printKinds(w, k)
 	fmt.Fprintf(w, "  refused by design      %6d", len(s.Refused))
 	if len(s.Refused) > 0 {
 		fmt.Fprintf(w, "   %s", strings.Join(s.Refused, "; "))
@@ -175,7 +200,7 @@ func printDemo(w io.Writer, s demo.Summary) {
 	}
 	fmt.Fprintln(w)
 	if s.Audit.OK {
-		fmt.Fprintf(w, "audit: ok — %d accounts, %d posted movements (a transfer posts on both accounts; a hold or release, on neither), every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
+		fmt.Fprintf(w, "audit: ok — %d accounts, %d posted movements (a transfer or reparto posts on every account it moves; a hold or release, on none), every invariant holds\n", s.Audit.Accounts, s.Audit.Movements)
 	} else {
 		var names []string
 		for _, b := range s.Audit.Broken {
@@ -194,6 +219,18 @@ func printDemo(w io.Writer, s demo.Summary) {
 	if more := len(s.Wrong) - 10; more > 0 {
 		fmt.Fprintf(w, "  … and %d more\n", more)
 	}
+}
+
+// printKinds writes what the demo's movements did, kind by kind.
+func printKinds(w io.Writer, k sim.Kinds) {
+	fmt.Fprintf(w, "  transfers              %6d   both legs in one transaction\n", k.Transfers)
+	fmt.Fprintf(w, "  repartos               %6d   %d legs, up to %d parts: every leg in one transaction\n", k.Repartos, k.Partes, k.MostPartes)
+	fmt.Fprintf(w, "  reversals              %6d   each movement reversed at most once\n", k.Reversals)
+	fmt.Fprintf(w, "  refunds in parts       %6d   never more than is left; %d movements refunded until nothing was left\n", k.Refunds, k.RefundedInFull)
+	fmt.Fprintf(w, "  reversed whole         %6d   %d transfers and %d repartos, every leg paid back in one transaction\n",
+		k.ReversedTransfers+k.ReversedRepartos, k.ReversedTransfers, k.ReversedRepartos)
+	fmt.Fprintf(w, "  holds                  %6d   %d captured (%d in part), %d released, %d expired on the simulated clock\n",
+		k.Holds, k.Captured, k.PartlyCaptured, k.Released, k.Lapsed)
 }
 
 // isTerminal reports whether w is a character device (a terminal), where a redrawn

@@ -9,7 +9,7 @@ import (
 
 func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"demo", "--accounts", "4", "--movements", "150", "--seed", "5", "--json"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"demo", "--accounts", "4", "--movements", "150", "--seed", "1", "--json"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -26,7 +26,13 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 			}
 		}
 		Transfers, Reversals, Refused int
-		Holds                         struct {
+		Repartos                      struct{ Count, Legs, Widest int }
+		Refunds                       struct {
+			Partial        int
+			RefundedInFull int `json:"refunded_in_full"`
+		}
+		Reversed struct{ Transfers, Repartos, Legs int }
+		Holds    struct {
 			Taken, Captured, Released, Expired int
 			PartlyCaptured                     int `json:"partly_captured"`
 		}
@@ -46,6 +52,9 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 	}
 	if h := doc.Holds; doc.Transfers == 0 || doc.Refused == 0 || h.Taken == 0 || h.Captured == 0 || h.PartlyCaptured == 0 || h.Released == 0 || h.Expired == 0 || doc.Freeze.Cuenta == nil {
 		t.Errorf("demo --json counts %+v", doc)
+	}
+	if r := doc.Repartos; r.Count == 0 || r.Legs < 2*r.Count || r.Widest < 2 || doc.Refunds.Partial == 0 || doc.Reversed.Transfers == 0 || doc.Reversed.Repartos == 0 || doc.Reversed.Legs < doc.Reversed.Transfers+2*doc.Reversed.Repartos {
+		t.Errorf("demo --json counts repartos %+v, refunds %+v, reversed %+v: want repartos, refunds in parts and a reversed transfer", r, doc.Refunds, doc.Reversed)
 	}
 	sum := 0
 	for _, k := range []string{"applied", "duplicate", "conflicting_duplicate", "rejected", "failed"} {

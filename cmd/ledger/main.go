@@ -24,7 +24,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, cuentaCommand, auditCommand, sendCommand, compareCommand}
+	return []command{demoCommand, upCommand, migrateCommand, serveCommand, consumeCommand, cuentaCommand, extractoCommand, auditCommand, sendCommand, compareCommand}
 }
 
 func main() {

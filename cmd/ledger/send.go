@@ -55,14 +55,14 @@ const (
 const callTimeout = 30 * time.Second
 
 // sendHelp is ledger send's --help.
-var sendHelp = helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--reversals F] [--holds F]) [--endpoint URL]", about: `
+var sendHelp = helpText{synopsis: "(--queue-url U | --topic-arn A) (--from FILE|- | --generate N [--accounts K] [--seed S] [--duplicates F] [--transfers F] [--repartos F] [--reversals F] [--refunds F] [--holds F]) [--endpoint URL]", about: `
 Sends movements to the SQS queue --queue-url, or publishes them to the SNS topic
 --topic-arn, in batches: the lines of --from as they are, or the seeded workload of
 --generate. SQS and SNS are called at --endpoint. One --seed sends the same movements
 all UTC day, another seed new ones; on a later day one seed's holds expire later, so
 they would be conflicting duplicates: take another seed.`, example: `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
-ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --reversals 0.05 --holds 0.1
+ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --repartos 0.05 --reversals 0.05 --refunds 0.05 --holds 0.1
 ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}
 
 // sendCmd is ledger send's command line.
@@ -74,7 +74,9 @@ type sendCmd struct {
 	seed               uint64
 	duplicates         float64
 	transfers          float64
+	repartos           float64
 	reversals          float64
+	refunds            float64
 	holds              float64
 	endpoint           string
 }
@@ -90,7 +92,9 @@ func newSendCmd(stdout, stderr io.Writer) *sendCmd {
 	c.seedVar(&c.seed)
 	c.Float64Var(&c.duplicates, "duplicates", 0, "extra deliveries of generated movements, as a fraction (0.2: one in five sent twice)")
 	c.Float64Var(&c.transfers, "transfers", 0, "share of the generated movements that are transfers between its accounts (0–1)")
-	c.Float64Var(&c.reversals, "reversals", 0, "share of the generated movements that are reversals of earlier abonos and cargos (0–1)")
+	c.Float64Var(&c.repartos, "repartos", 0, "share of the generated movements that are repartos: a payer paying 2 to 5 other accounts of the workload, now and then up to 48 (0–1)")
+	c.Float64Var(&c.reversals, "reversals", 0, "share of the generated movements that are whole reversals of earlier abonos, cargos, transfers and repartos (0–1)")
+	c.Float64Var(&c.refunds, "refunds", 0, "share of the generated movements that are refunds of part of earlier abonos and cargos, 1 to 3 of each, sometimes until nothing is left (0–1)")
 	c.Float64Var(&c.holds, "holds", 0, "share of the generated movements that are holds, later captured, released or left to expire in a day (0–1)")
 	c.endpointVar(&c.endpoint)
 	return c
@@ -141,16 +145,16 @@ func (c *sendCmd) validateWorkload() error {
 	for _, share := range []struct {
 		flag string
 		v    float64
-	}{{"--transfers", c.transfers}, {"--reversals", c.reversals}, {"--holds", c.holds}} {
+	}{{"--transfers", c.transfers}, {"--repartos", c.repartos}, {"--reversals", c.reversals}, {"--refunds", c.refunds}, {"--holds", c.holds}} {
 		if !(share.v >= 0 && share.v <= 1) {
 			return fmt.Errorf("%s must be within 0–1, not %v", share.flag, share.v)
 		}
 	}
-	switch sum := c.transfers + c.reversals + c.holds; {
+	switch sum := c.transfers + c.repartos + c.reversals + c.refunds + c.holds; {
 	case sum > 1:
-		return fmt.Errorf("--transfers, --reversals and --holds add up to %v; together they may be at most 1", sum)
+		return fmt.Errorf("--transfers, --repartos, --reversals, --refunds and --holds add up to %v; together they may be at most 1", sum)
 	case sum > 0 && c.generate == 0:
-		return errors.New("--transfers, --reversals and --holds shape a generated workload: give them with --generate")
+		return errors.New("--transfers, --repartos, --reversals, --refunds and --holds shape a generated workload: give them with --generate")
 	case c.duplicates > 0 && c.generate == 0:
 		return errors.New("--duplicates repeats generated movements: give it with --generate")
 	case (c.given("accounts") || c.given("seed")) && c.generate == 0:
@@ -166,7 +170,8 @@ func (c *sendCmd) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := sim.Spec{Accounts: c.accounts, Movements: c.generate, Seed: c.seed, Transfers: c.transfers, Reversals: c.reversals, Holds: c.holds, Now: time.Now()}
+	spec := sim.Spec{Accounts: c.accounts, Movements: c.generate, Seed: c.seed, Transfers: c.transfers, Repartos: c.repartos,
+		Reversals: c.reversals, Refunds: c.refunds, Holds: c.holds, Now: time.Now()}
 	bodies, err := sendBodies(c.from, spec, c.duplicates)
 	if err != nil {
 		return err

@@ -24,7 +24,8 @@ func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 	q := newSQS(t)
 	queue := q.NewQueue(t, "send", nil)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25", "--transfers", "0.2", "--holds", "0.1"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"send", "--queue-url", queue.URL, "--endpoint", q.Endpoint, "--generate", "40", "--accounts", "3", "--duplicates", "0.25",
+		"--transfers", "0.2", "--repartos", "0.15", "--refunds", "0.15", "--holds", "0.1"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -32,16 +33,20 @@ func TestSendGeneratedMovementsToAQueue(t *testing.T) {
 	if len(msgs) != 50 {
 		t.Fatalf("%d messages on the queue, want 40 movements + 10 duplicates", len(msgs))
 	}
-	ids := map[string]bool{}
+	ids, tipos := map[string]bool{}, map[movimiento.Tipo]int{}
 	for _, m := range msgs {
 		mov, err := movimiento.Parse([]byte(aws.ToString(m.Body)))
 		if err != nil {
 			t.Fatalf("sent an invalid movement %q: %v", aws.ToString(m.Body), err)
 		}
 		ids[mov.ID] = true
+		tipos[mov.Tipo]++
 	}
 	if len(ids) != 40 {
 		t.Errorf("%d distinct movements, want 40", len(ids))
+	}
+	if tipos[movimiento.Traspaso] == 0 || tipos[movimiento.Reparto] == 0 || tipos[movimiento.Anulacion] == 0 || tipos[movimiento.Retencion] == 0 {
+		t.Errorf("tipos sent %v: want the shares asked for, transfers, repartos, refunds and holds", tipos)
 	}
 	if !strings.Contains(stdout.String(), "sent 50 of 50") {
 		t.Errorf("stdout = %q", stdout.String())
@@ -135,7 +140,7 @@ func TestSendRefusesAmbiguousFlags(t *testing.T) {
 // A generated workload can hold every kind of movement: each body is a valid movement,
 // holds expire from now on, and those built to be refused stay home.
 func TestSendGeneratesEveryKind(t *testing.T) {
-	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Reversals: 0.1, Holds: 0.2, Now: time.Now()}
+	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.2, Now: time.Now()}
 	bodies, err := sendBodies("", spec, 0.25)
 	if err != nil {
 		t.Fatal(err)
@@ -144,20 +149,29 @@ func TestSendGeneratesEveryKind(t *testing.T) {
 		t.Fatalf("%d bodies, want 200 movements and 50 duplicates", len(bodies))
 	}
 	tipos := map[movimiento.Tipo]int{}
+	importes := map[string]movimiento.Movimiento{} // by cuenta/id
+	refunds := 0
 	for _, b := range bodies {
 		m, err := movimiento.Parse([]byte(b))
 		if err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
 		tipos[m.Tipo]++
+		importes[m.Cuenta+"/"+m.ID] = m
+		if o := importes[m.Cuenta+"/"+m.Anula]; m.Tipo == movimiento.Anulacion && !m.Importe.IsZero() && m.Importe.LessThan(o.Importe) {
+			refunds++
+		}
 		if m.Tipo == movimiento.Retencion && !m.Expira.After(time.Now()) {
 			t.Errorf("hold %s expires at %s, already past", m.ID, m.Expira)
 		}
 	}
-	for _, tipo := range []movimiento.Tipo{movimiento.Abono, movimiento.Cargo, movimiento.Traspaso, movimiento.Anulacion, movimiento.Retencion, movimiento.Captura, movimiento.Liberacion} {
+	for _, tipo := range []movimiento.Tipo{movimiento.Abono, movimiento.Cargo, movimiento.Traspaso, movimiento.Reparto, movimiento.Anulacion, movimiento.Retencion, movimiento.Captura, movimiento.Liberacion} {
 		if tipos[tipo] == 0 {
 			t.Errorf("no %s among %v", tipo, tipos)
 		}
+	}
+	if refunds == 0 {
+		t.Error("no refund of part of a movement")
 	}
 }
 
@@ -319,15 +333,19 @@ func TestSendValidate(t *testing.T) {
 	testValidate(t, newSendCmd, []validateCase{
 		{[]string{"--queue-url", q, "--generate", "5"}, ""},
 		{[]string{"--topic-arn", "arn:aws:sns:us-east-1:1:t", "--from", "-"}, ""},
-		{[]string{"--queue-url", q, "--generate", "1000000", "--accounts", "100000", "--seed", "0", "--duplicates", "10", "--transfers", "0.5", "--reversals", "0.25", "--holds", "0.25"}, ""},
+		{[]string{"--queue-url", q, "--generate", "1000000", "--accounts", "100000", "--seed", "0", "--duplicates", "10", "--transfers", "0.4", "--repartos", "0.1", "--reversals", "0.2", "--refunds", "0.05", "--holds", "0.25"}, ""},
 		{[]string{"--generate", "0"}, "give exactly one of --queue-url and --topic-arn"},
 		{[]string{"--queue-url", q, "--generate", "0", "--from", "x"}, "give exactly one of --from and --generate"},
 		{[]string{"--queue-url", q, "--generate", "0", "--accounts", "0"}, "--generate must be within 1–1000000, not 0"},
 		{[]string{"--queue-url", q, "--generate", "5", "--accounts", "0", "--duplicates", "-1"}, "--accounts must be within 1–100000, not 0"},
 		{[]string{"--queue-url", q, "--generate", "5", "--duplicates", "-1", "--holds", "2"}, "--duplicates must be within 0–10, not -1"},
 		{[]string{"--queue-url", q, "--generate", "5", "--holds", "2", "--transfers", "0.9"}, "--holds must be within 0–1, not 2"},
-		{[]string{"--queue-url", q, "--generate", "5", "--holds", "0.5", "--transfers", "0.75"}, "--transfers, --reversals and --holds add up to 1.25"},
-		{[]string{"--queue-url", q, "--from", "-", "--reversals", "0.1", "--duplicates", "1"}, "--transfers, --reversals and --holds shape a generated workload"},
+		{[]string{"--queue-url", q, "--generate", "5", "--repartos", "1.2", "--holds", "2"}, "--repartos must be within 0–1, not 1.2"},
+		{[]string{"--queue-url", q, "--generate", "5", "--refunds", "-0.5", "--holds", "2"}, "--refunds must be within 0–1, not -0.5"},
+		{[]string{"--queue-url", q, "--generate", "5", "--holds", "0.5", "--transfers", "0.75"}, "--transfers, --repartos, --reversals, --refunds and --holds add up to 1.25"},
+		{[]string{"--queue-url", q, "--generate", "5", "--repartos", "0.5", "--refunds", "0.75"}, "--transfers, --repartos, --reversals, --refunds and --holds add up to 1.25"},
+		{[]string{"--queue-url", q, "--from", "-", "--reversals", "0.1", "--duplicates", "1"}, "--transfers, --repartos, --reversals, --refunds and --holds shape a generated workload"},
+		{[]string{"--queue-url", q, "--from", "-", "--repartos", "0.1"}, "--transfers, --repartos, --reversals, --refunds and --holds shape a generated workload"},
 		{[]string{"--queue-url", q, "--from", "-", "--duplicates", "1", "--seed", "2"}, "--duplicates repeats generated movements"},
 		{[]string{"--queue-url", q, "--from", "-", "--accounts", "2"}, "--accounts and --seed shape a generated workload"},
 		{[]string{"--queue-url", "q", "--from", t.TempDir()}, "--from: "},

@@ -12,7 +12,7 @@ func commandFlags() map[string]*flags {
 	d := io.Discard
 	return map[string]*flags{
 		"demo": newDemoCmd(d, d).flags, "up": newUpCmd(d, d).flags, "migrate": newMigrateCmd(d, d).flags,
-		"serve": newServeCmd(d, d).flags, "consume": newConsumeCmd(d, d).flags, "cuenta": newCuentaCmd(d, d).flags,
+		"serve": newServeCmd(d, d).flags, "consume": newConsumeCmd(d, d).flags, "cuenta": newCuentaCmd(d, d).flags, "extracto": newExtractoCmd(d, d).flags,
 		"audit": newAuditCmd(d, d).flags, "send": newSendCmd(d, d).flags, "compare": newCompareCmd(d, d).flags,
 	}
 }

@@ -11,9 +11,11 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
 // Reader is what the API reads (*store.Reader). Cuenta and Apunte return an error
@@ -23,9 +25,15 @@ type Reader interface {
 	Cuenta(ctx context.Context, id string) (cuenta.Cuenta, error)
 	// Apunte is the movement id of cuenta, applied or not, strongly consistent.
 	Apunte(ctx context.Context, cuenta, id string) (movimiento.Apunte, error)
-	// Extracto is at most limit (1–MaxLimit) applied movements of cuenta, newest first,
-	// with seq below beforeSeq (0: from the newest); the bool says older ones remain.
-	Extracto(ctx context.Context, cuenta string, limit int, beforeSeq int64) ([]movimiento.Apunte, bool, error)
+	// SaldoEn is the balance of cuenta at instant en; an instant before it was opened
+	// matches store.ErrNotYetOpen.
+	SaldoEn(ctx context.Context, cuenta string, en time.Time) (store.SaldoEn, error)
+	// Rango is the stretch of cuenta's statement posted in [desde, hasta); a zero time
+	// leaves its side open.
+	Rango(ctx context.Context, cuenta string, desde, hasta time.Time) (store.SeqRange, error)
+	// ExtractoRango is at most limit (1–MaxLimit) applied movements of cuenta within
+	// rango, in order; the bool says others remain in rango past them.
+	ExtractoRango(ctx context.Context, cuenta string, limit int, rango store.SeqRange, order store.Order) ([]movimiento.Apunte, bool, error)
 }
 
 // The `limit` query parameter's default and maximum; the maximum keeps one response
@@ -47,10 +55,16 @@ const (
 // allowed is every route's Allow header: GET, and HEAD, which net/http serves with it.
 const allowed = "GET, HEAD"
 
-// maxCuentaBytes bounds the account on the API's paths: a statement cursor holds it
-// behind a one-byte length. Ids are not held to the message rules: they are looked up
-// as stored data is read, so any stored id is found.
-const maxCuentaBytes = 255
+// maxCuentaLen and maxIDLen bound the account and the movement id on the API's paths,
+// in characters as api/openapi.yaml's maxLength counts them: the longest ids the
+// table's keys can hold (DynamoDB's 2,048-byte partition key less "CUENTA#", its
+// 1,024-byte sort key less "MOV#"). Ids are not held to the message rules: any id up
+// to these is looked up as stored data is read, so every stored id is found; a longer
+// one can never have been stored and is a 400.
+const (
+	maxCuentaLen = 2041
+	maxIDLen     = 1020
+)
 
 // New returns the API's handler, reading through r and logging every unexpected
 // failure to logger (nil: discarded).
@@ -67,8 +81,7 @@ func New(r Reader, logger *slog.Logger) http.Handler {
 	} {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			cuenta := r.PathValue("cuenta")
-			if len(cuenta) > maxCuentaBytes {
-				writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("cuenta is %d bytes long; at most %d are allowed", len(cuenta), maxCuentaBytes))
+			if tooLong(w, "cuenta", cuenta, maxCuentaLen) {
 				return
 			}
 			get(w, r, cuenta)
@@ -153,6 +166,17 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// tooLong answers a 400 and reports true when the path's value v of name has more
+// than limit characters.
+func tooLong(w http.ResponseWriter, name, v string, limit int) bool {
+	n := utf8.RuneCountInString(v)
+	if n <= limit {
+		return false
+	}
+	writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("%s is %d characters long; at most %d are allowed", name, n, limit))
+	return true
 }
 
 func (s *server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -20,8 +20,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/ledger-dev/ledger/internal/api"
+	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/movimiento"
+	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
 	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/shopspring/decimal"
@@ -297,9 +300,9 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 		// Ids are looked up as stored data is read: today's message rules do not apply.
 		{"GET", "/cuentas/ES%2376", 404, "not_found", "account ES#76 not found"},
 		{"GET", "/cuentas/" + strings.Repeat("1", 65), 404, "not_found", "not found"},
-		{"GET", "/cuentas/" + strings.Repeat("1", 256), 400, "bad_request", "cuenta is 256 bytes long; at most 255"},
+		{"GET", "/cuentas/" + strings.Repeat("1", 2042), 400, "bad_request", "cuenta is 2042 characters long; at most 2041"},
 		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 129), 404, "not_found", "has no movement"},
-		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 2000), 404, "not_found", "has no movement"}, // no key holds it
+		{"GET", "/cuentas/ES76/movimientos/" + strings.Repeat("x", 1021), 400, "bad_request", "id is 1021 characters long; at most 1020"},
 		{"GET", "/cuentas/ES76/movimientos/pago%201", 404, "not_found", "account ES76 has no movement pago 1"},
 		{"GET", "/cuentas/ES76/movimientos?limit=0", 400, "bad_request", "limit must be one integer from 1 to 200"},
 		{"GET", "/cuentas/ES76/movimientos?limit=201", 400, "bad_request", "limit must be one integer from 1 to 200"},
@@ -310,9 +313,11 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 		{"GET", "/cuentas/ES76/movimientos?limit=1&foo=%zz", 400, "bad_request", "query string is malformed"}, // any pair, as documented
 		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(tampered), 400, "bad_request", "cursor is damaged or altered"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(*other.Cursor), 400, "bad_request", "cursor belongs to another account's statement"},
-		{"GET", "/cuentas/ES76/movimientos?cursor=%27%3B--", 400, "bad_request", "cursor is not base64url"},
-		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA", 400, "bad_request", "cursor has an unknown format"},
-		{"GET", "/cuentas/ES76/movimientos?cursor=", 400, "bad_request", "cursor has an unknown format"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=" + strings.Repeat("%27", 34), 400, "bad_request", "cursor is not base64url"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=" + strings.Repeat("A", 34), 400, "bad_request", "cursor has an unknown format"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA", 400, "bad_request", "cursor has the wrong length"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=" + url.QueryEscape(cur) + "A", 400, "bad_request", "cursor has the wrong length"},
+		{"GET", "/cuentas/ES76/movimientos?cursor=", 400, "bad_request", "cursor has the wrong length"},
 		{"GET", "/cuentas/ES76/movimientos?cursor=AAAA&cursor=AAAA", 400, "bad_request", "cursor must be given once"},
 		{"POST", "/cuentas/ES76", 405, "method_not_allowed", "method POST is not allowed"},
 		{"DELETE", "/cuentas/ES76", 405, "method_not_allowed", "method DELETE is not allowed"},
@@ -347,6 +352,42 @@ func TestErrorsHaveTheirDocumentedStatusAndCode(t *testing.T) {
 	var next statementBody
 	if f.get(t, "/cuentas/ES76/movimientos?limit=2&cursor="+url.QueryEscape(cur)).decode(t, &next); len(next.Movimientos) != 2 || *next.Movimientos[0].Seq != 3 {
 		t.Errorf("page after the cursor = %+v, want seqs 3 and 2", next.Movimientos)
+	}
+}
+
+// The lengths api/openapi.yaml gives ids and cursors are the API's: an id at its
+// maxLength characters is looked up (404 here, multi-byte or not) and one character
+// more is a 400; a cursor of any other length is a 400. The ids' bounds are the
+// longest a table key can hold, so no stored id is ever out of reach.
+func TestTheContractsLengthsAreTheAPIs(t *testing.T) {
+	f := newFixture(t)
+	spec := testenv.LoadOpenAPI(t)
+	cuentaMax, idMax, cursorMax := spec.MaxLength(t, "CuentaID"), spec.MaxLength(t, "MovimientoID"), spec.MaxLength(t, "Cursor")
+	if !items.Storable(strings.Repeat("a", cuentaMax), strings.Repeat("a", idMax)) ||
+		items.Storable(strings.Repeat("a", cuentaMax+1), "") || items.Storable("a", strings.Repeat("a", idMax+1)) {
+		t.Errorf("maxLength %d and %d are not the longest ids the table's keys hold", cuentaMax, idMax)
+	}
+	f.apply(t, mov(t, "ES76", "a", movimiento.Abono, "1", "EUR"), mov(t, "ES76", "b", movimiento.Abono, "1", "EUR"))
+	var page statementBody
+	if f.get(t, "/cuentas/ES76/movimientos?limit=1").decode(t, &page); page.Cursor == nil || len(*page.Cursor) != cursorMax {
+		t.Fatalf("cursor %v, want one of %d characters", page.Cursor, cursorMax)
+	}
+	cuenta := func(s string, n int) string { return "/cuentas/" + url.PathEscape(strings.Repeat(s, n)) }
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{cuenta("a", cuentaMax), 404}, {cuenta("é", cuentaMax), 404},
+		{cuenta("a", cuentaMax+1), 400}, {cuenta("é", cuentaMax+1), 400},
+		{"/cuentas/ES76/movimientos/" + strings.Repeat("a", idMax), 404},
+		{"/cuentas/ES76/movimientos/" + url.PathEscape(strings.Repeat("é", idMax)), 404},
+		{"/cuentas/ES76/movimientos/" + strings.Repeat("a", idMax+1), 400},
+		{"/cuentas/ES76/movimientos?cursor=" + *page.Cursor + "A", 400},
+		{"/cuentas/ES76/movimientos?cursor=" + (*page.Cursor)[1:], 400},
+	} {
+		if r := f.get(t, tc.path); r.status != tc.status {
+			t.Errorf("GET %.60s… = %d %.200s, want %d", tc.path, r.status, r.body, tc.status)
+		}
 	}
 }
 
@@ -400,7 +441,15 @@ func (f failing) Apunte(context.Context, string, string) (movimiento.Apunte, err
 	return movimiento.Apunte{}, f.err
 }
 
-func (f failing) Extracto(context.Context, string, int, int64) ([]movimiento.Apunte, bool, error) {
+func (f failing) SaldoEn(context.Context, string, time.Time) (store.SaldoEn, error) {
+	return store.SaldoEn{}, f.err
+}
+
+func (f failing) Rango(context.Context, string, time.Time, time.Time) (store.SeqRange, error) {
+	return store.SeqRange{}, f.err
+}
+
+func (f failing) ExtractoRango(context.Context, string, int, store.SeqRange, store.Order) ([]movimiento.Apunte, bool, error) {
 	return nil, false, f.err
 }
 
@@ -571,13 +620,21 @@ func (h hanging) Apunte(ctx context.Context, _, _ string) (movimiento.Apunte, er
 	return movimiento.Apunte{}, h.wait(ctx)
 }
 
-func (h hanging) Extracto(ctx context.Context, _ string, _ int, _ int64) ([]movimiento.Apunte, bool, error) {
+func (h hanging) SaldoEn(ctx context.Context, _ string, _ time.Time) (store.SaldoEn, error) {
+	return store.SaldoEn{}, h.wait(ctx)
+}
+
+func (h hanging) Rango(ctx context.Context, _ string, _, _ time.Time) (store.SeqRange, error) {
+	return store.SeqRange{}, h.wait(ctx)
+}
+
+func (h hanging) ExtractoRango(ctx context.Context, _ string, _ int, _ store.SeqRange, _ store.Order) ([]movimiento.Apunte, bool, error) {
 	return nil, false, h.wait(ctx)
 }
 
 // Under a deadline of its own (a Lambda invocation's), a request whose table does not
-// answer gives up early enough to answer the API's own 500 and log it.
-func TestAHungTableIsAnswered500BeforeTheInvocationsDeadline(t *testing.T) {
+// answer gives up early enough to answer the API's own 503 and log it.
+func TestAHungTableIsAnswered503BeforeTheInvocationsDeadline(t *testing.T) {
 	logs := &testenv.Buffer{}
 	table := hanging{deadline: make(chan time.Time, 1)}
 	h := api.New(table, slog.New(slog.NewJSONHandler(logs, nil)))
@@ -586,10 +643,59 @@ func TestAHungTableIsAnswered500BeforeTheInvocationsDeadline(t *testing.T) {
 	defer cancel()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/cuentas/ES76", nil).WithContext(ctx))
-	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), `"error":"internal"`) || !strings.Contains(logs.String(), "ES76") {
-		t.Errorf("status %d %s, logs %s; want the API's 500, logged", rec.Code, rec.Body, logs)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error":"unavailable"`) || !strings.Contains(logs.String(), "ES76") {
+		t.Errorf("status %d %s, logs %s; want the API's 503, logged", rec.Code, rec.Body, logs)
 	}
 	if read := <-table.deadline; invocation.Sub(read) < 500*time.Millisecond {
 		t.Errorf("the read may run until %v, %v before the invocation's deadline: no time left to answer", read, invocation.Sub(read))
+	}
+}
+
+// A table that throttles the read, or fails on its side, gets a 503 a client may
+// retry; a read DynamoDB refuses is the API's fault, a 500. Both are logged and say
+// nothing of the cause.
+func TestAThrottledOrFailingTableIs503AndARefusedRead500(t *testing.T) {
+	f := newFixture(t)
+	f.apply(t, mov(t, "ES76", "a", movimiento.Abono, "1", "EUR"))
+	ft := sim.NewTransport(nil)
+	cfg := f.env.Config.Copy()
+	cfg.HTTPClient = &http.Client{Transport: ft}
+	cfg.RetryMaxAttempts = 1 // the SDK's retries would only make the test slower
+	reader := store.NewReader(awsconf.DynamoDB(cfg, f.env.Endpoint), f.env.Table())
+	g := serve(t, reader, nil)
+	for _, tc := range []struct {
+		op, path string
+		fault    sim.Fault
+		status   int
+		code     string
+	}{
+		{"GetItem", "/cuentas/ES76", sim.Throttling, 503, "unavailable"},
+		{"GetItem", "/cuentas/ES76/movimientos/a", sim.InternalError, 503, "unavailable"},
+		{"Query", "/cuentas/ES76/movimientos", sim.Throttling, 503, "unavailable"},
+		{"GetItem", "/cuentas/ES76", sim.Validation, 500, "internal"},
+	} {
+		ft.Inject(tc.op, tc.fault)
+		r := g.get(t, tc.path)
+		var e errorBody
+		r.decode(t, &e)
+		if r.status != tc.status || e.Error != tc.code || strings.Contains(e.Message, "injected") {
+			t.Errorf("GET %s under %s = %d %s; want %d %s, no detail", tc.path, tc.fault, r.status, r.body, tc.status, tc.code)
+		}
+		if ok := g.get(t, tc.path); ok.status != http.StatusOK {
+			t.Errorf("GET %s once the table answers = %d %s", tc.path, ok.status, ok.body)
+		}
+	}
+	if n := strings.Count(g.logs.String(), `"msg":"request failed`); n != 4 {
+		t.Errorf("%d of 4 failures logged:\n%s", n, g.logs)
+	}
+
+	// A table slower than the request's deadline (an invocation's) is a 503 as well.
+	ft.SetRoundTrip(time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	rec := httptest.NewRecorder()
+	api.New(reader, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/cuentas/ES76", nil).WithContext(ctx))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"error":"unavailable"`) {
+		t.Errorf("a read past the deadline = %d %s, want 503 unavailable", rec.Code, rec.Body)
 	}
 }

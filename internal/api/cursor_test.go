@@ -14,10 +14,10 @@ func TestCursorRoundTrips(t *testing.T) {
 	for _, tc := range []struct {
 		cuenta string
 		seq    int64
-	}{{"ES76", 71}, {"a", 1}, {strings.Repeat("x", 64), 1<<63 - 1}, {"ES7620770024003102575766", 51}} {
+	}{{"ES76", 71}, {"a", 1}, {strings.Repeat("x", maxCuentaLen), 1<<63 - 1}, {strings.Repeat("é", maxCuentaLen), 2}, {"ES7620770024003102575766", 51}} {
 		c := encodeCursor(tc.cuenta, tc.seq)
-		if strings.ContainsAny(c, "+/=") {
-			t.Errorf("cursor %q is not URL-safe unpadded base64", c)
+		if strings.ContainsAny(c, "+/=") || len(c) != 34 {
+			t.Errorf("cursor %q is not 34 characters of URL-safe unpadded base64", c)
 		}
 		seq, err := decodeCursor(c, tc.cuenta)
 		if err != nil || seq != tc.seq {
@@ -31,8 +31,8 @@ func TestCursorRoundTrips(t *testing.T) {
 func sealed(version byte, seq uint64, cuenta string) string {
 	b := []byte{version}
 	b = binary.BigEndian.AppendUint64(b, seq)
-	b = append(b, byte(len(cuenta)))
-	b = append(b, cuenta...)
+	acct := sha256.Sum256([]byte(cuenta))
+	b = append(b, acct[:8]...)
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(append(b, sum[:8]...))
 }
@@ -41,16 +41,17 @@ func TestCursorRefusesAnythingElse(t *testing.T) {
 	good := encodeCursor("ES76", 71)
 	raw, _ := base64.RawURLEncoding.DecodeString(good)
 	cases := map[string]string{
-		"empty":                  "",
-		"garbage":                "not a cursor!",
-		"padded standard base64": base64.StdEncoding.EncodeToString(raw),
-		"truncated":              good[:len(good)-2],
-		"extended":               good + "AA",
-		"another account's":      encodeCursor("ES77", 71),
-		"a prefix account's":     encodeCursor("ES7", 71),
-		"another version":        sealed(2, 71, "ES76"),
-		"seq 0 (from the top)":   sealed(1, 0, "ES76"),
-		"seq beyond int64":       sealed(1, 1<<63, "ES76"),
+		"empty":                        "",
+		"garbage":                      "not a cursor!",
+		"padded standard base64":       base64.StdEncoding.EncodeToString(raw),
+		"truncated":                    good[:len(good)-2],
+		"extended":                     good + "AA",
+		"another account's":            encodeCursor("ES77", 71),
+		"a prefix account's":           encodeCursor("ES7", 71),
+		"another version":              sealed(3, 71, "ES76"),
+		"seq 0 (from the top)":         sealed(2, 0, "ES76"),
+		"seq beyond int64":             sealed(2, 1<<63, "ES76"),
+		"of its length, not base64url": strings.Repeat("!", len(good)),
 	}
 	// Every single altered byte is caught.
 	for i := range raw {

@@ -6,10 +6,22 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/ledger-dev/ledger/internal/store"
 )
 
-// cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently.
+// cuenta answers GET /cuentas/{cuenta}: the balance, read strongly consistently; with
+// en, the balance at that instant.
 func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "the query string is malformed")
+		return
+	}
+	if q.Has("en") {
+		s.saldoEn(w, r, id, q)
+		return
+	}
 	c, err := s.reader.Cuenta(r.Context(), id)
 	if err != nil {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s not found", id))
@@ -22,6 +34,9 @@ func (s *server) cuenta(w http.ResponseWriter, r *http.Request, id string) {
 // applied or rejected, read strongly consistently.
 func (s *server) movimiento(w http.ResponseWriter, r *http.Request, cuenta string) {
 	id := r.PathValue("id")
+	if tooLong(w, "id", id, maxIDLen) {
+		return
+	}
 	a, err := s.reader.Apunte(r.Context(), cuenta, id)
 	if err != nil {
 		s.readFailed(w, r, err, fmt.Sprintf("account %s has no movement %s", cuenta, id))
@@ -31,14 +46,32 @@ func (s *server) movimiento(w http.ResponseWriter, r *http.Request, cuenta strin
 }
 
 // extracto answers GET /cuentas/{cuenta}/movimientos: a page of the statement, newest
-// first, with a cursor for the next page when there is one.
+// first, within [desde, hasta) when they are given, with a cursor for the next page
+// when there is one.
 func (s *server) extracto(w http.ResponseWriter, r *http.Request, cuenta string) {
-	limit, before, msg := pageParams(r.URL.RawQuery, cuenta)
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "the query string is malformed")
+		return
+	}
+	limit, before, msg := pageParams(q, cuenta)
 	if msg != "" {
 		writeError(w, http.StatusBadRequest, codeBadRequest, msg)
 		return
 	}
-	movs, more, err := s.reader.Extracto(r.Context(), cuenta, limit, before)
+	desde, hasta, msg := rangeParams(q)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, msg)
+		return
+	}
+	var rango store.SeqRange
+	if !desde.IsZero() || !hasta.IsZero() {
+		if rango, err = s.reader.Rango(r.Context(), cuenta, desde, hasta); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	movs, more, err := s.reader.ExtractoRango(r.Context(), cuenta, limit, rango.Below(before), store.NewestFirst)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -61,12 +94,8 @@ func (s *server) extracto(w http.ResponseWriter, r *http.Request, cuenta string)
 }
 
 // pageParams reads limit (DefaultLimit when absent) and cursor (before is 0 when
-// absent) from the query string; msg says what is wrong, if anything.
-func pageParams(query, cuenta string) (limit int, before int64, msg string) {
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		return 0, 0, "the query string is malformed"
-	}
+// absent) from the query; msg says what is wrong, if anything.
+func pageParams(q url.Values, cuenta string) (limit int, before int64, msg string) {
 	limit = DefaultLimit
 	if vs, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(vs[0])

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
@@ -25,7 +26,15 @@ func (nobody) Apunte(_ context.Context, c, id string) (movimiento.Apunte, error)
 	return movimiento.Apunte{}, fmt.Errorf("movement %s of %s: %w", id, c, store.ErrNotFound)
 }
 
-func (nobody) Extracto(context.Context, string, int, int64) ([]movimiento.Apunte, bool, error) {
+func (nobody) SaldoEn(_ context.Context, id string, _ time.Time) (store.SaldoEn, error) {
+	return store.SaldoEn{}, fmt.Errorf("account %s: %w", id, store.ErrNotFound)
+}
+
+func (nobody) Rango(context.Context, string, time.Time, time.Time) (store.SeqRange, error) {
+	return store.SeqRange{}, nil
+}
+
+func (nobody) ExtractoRango(context.Context, string, int, store.SeqRange, store.Order) ([]movimiento.Apunte, bool, error) {
 	return nil, false, nil
 }
 

@@ -49,13 +49,22 @@ type movimientoBody struct {
 	Remitente string `json:"remitente,omitempty"`
 	Via       string `json:"via,omitempty"`
 
-	Contrapartida string `json:"contrapartida,omitempty"`
-	Anula         string `json:"anula,omitempty"`
-	AnuladoPor    string `json:"anulado_por,omitempty"`
-	Retencion     string `json:"retencion,omitempty"`
-	Expira        string `json:"expira,omitempty"`
-	CapturadaPor  string `json:"capturada_por,omitempty"`
-	LiberadaPor   string `json:"liberada_por,omitempty"`
+	Contrapartida string      `json:"contrapartida,omitempty"`
+	Partes        []parteBody `json:"partes,omitempty"`
+	Anula         string      `json:"anula,omitempty"`
+	AnuladoPor    string      `json:"anulado_por,omitempty"`
+	Reembolsado   string      `json:"reembolsado,omitempty"`
+	Anulaciones   []string    `json:"anulaciones,omitempty"`
+	Retencion     string      `json:"retencion,omitempty"`
+	Expira        string      `json:"expira,omitempty"`
+	CapturadaPor  string      `json:"capturada_por,omitempty"`
+	LiberadaPor   string      `json:"liberada_por,omitempty"`
+}
+
+// parteBody is one part of a reparto: the credited account and what it received.
+type parteBody struct {
+	Cuenta  string `json:"cuenta"`
+	Importe string `json:"importe"`
 }
 
 // NewCuentaBody is c as the API answers it at now: its holds that lapsed by then no
@@ -99,6 +108,13 @@ func newMovimientoBody(a movimiento.Apunte, now time.Time) movimientoBody {
 		Retencion:     m.Retencion,
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
+		Anulaciones:   a.Anulaciones,
+	}
+	for _, p := range a.Partes {
+		b.Partes = append(b.Partes, parteBody{Cuenta: p.Cuenta, Importe: movimiento.Texto(p.Importe, m.Moneda)})
+	}
+	if a.Reembolsado.Sign() != 0 {
+		b.Reembolsado = movimiento.Texto(a.Reembolsado, m.Moneda)
 	}
 	switch {
 	case a.Posted():

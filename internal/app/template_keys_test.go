@@ -245,6 +245,9 @@ func ledgerCalls(t *testing.T) (table string, consumer, reads []keyedCall) {
 	get("/cuentas/ES0000000000000000000009", http.StatusNotFound)
 	get("/cuentas/"+a+"/movimientos/ab-1", http.StatusOK)
 	get("/cuentas/"+a+"/movimientos/nada", http.StatusNotFound)
+	get("/cuentas/"+a+"?en="+time.Now().UTC().Format(time.RFC3339Nano), http.StatusOK)
+	get("/cuentas/"+a+"?en=2000-01-01T00:00:00Z", http.StatusNotFound) // not open yet: the account is read
+	get("/cuentas/"+a+"/movimientos?desde=2000-01-01&hasta="+url.QueryEscape(time.Now().Add(time.Hour).UTC().Format(time.RFC3339)), http.StatusOK)
 	pages, cursor := 0, ""
 	for {
 		var page struct{ Cursor string }

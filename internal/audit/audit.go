@@ -333,64 +333,145 @@ func (b *books) checkHolds(now time.Time) []string {
 	return reasons
 }
 
-// audit lists the invariants the account breaks: check's, and every applied transfer
-// leg without its counterpart. The counterpart is looked up in what the scan read (seen,
-// nil for none) and, if not found there or not matching (the scan may have read the
-// other account before the transfer), read once more, strongly consistent.
+// audit lists the invariants the account breaks: check's, and every applied leg of a
+// transfer or reparto without its counterpart on the other account. The counterpart is
+// looked up in what the scan read (seen, nil for none) and, if not found there or not
+// matching (the scan may have read the other account before the movement), read once
+// more, strongly consistent.
 func (b *books) audit(ctx context.Context, db Client, table string, seen map[string]*books, now time.Time) (verdict, error) {
 	v := b.check(now)
-	for _, leg := range slices.Sorted(maps.Keys(b.applied)) {
-		a := b.applied[leg]
-		other := a.Contrapartida
-		if other == "" {
-			continue
+	for _, k := range slices.Sorted(maps.Keys(b.applied)) {
+		a := b.applied[k]
+		if len(a.Partes) > 0 && !sumOf(a.Partes).Equal(a.Movimiento.Importe) {
+			v.links = append(v.links, fmt.Sprintf("reparto %s moves %s, but its parts sum to %s", a.Movimiento.ID, a.Movimiento.Importe, sumOf(a.Partes)))
 		}
-		counterpart, ok := movimiento.Apunte{}, false
-		if s := seen[other]; s != nil {
-			counterpart, ok = s.applied[leg]
-		}
-		if !ok || !counterparts(a, counterpart) {
-			out, err := db.GetItem(ctx, versioned.GetInput(table, items.MovKey(other, a.Movimiento.ID)))
+		for _, leg := range legsOf(a) {
+			ok, err := b.counterpart(ctx, db, table, seen, a, leg)
 			if err != nil {
-				return verdict{}, fmt.Errorf("store: audit read of transfer %s on %s: %w", a.Movimiento.ID, other, err)
+				return verdict{}, err
 			}
-			counterpart, err = items.DecodeApunte(out.Item)
-			ok = err == nil && len(out.Item) > 0
-		}
-		if !ok || !counterparts(a, counterpart) {
-			v.links = append(v.links, fmt.Sprintf("transfer leg %s has no counterpart on %s (same id and importe, opposite tipo, naming %s)", a.Movimiento.ID, other, a.Movimiento.Cuenta))
+			if !ok {
+				v.links = append(v.links, fmt.Sprintf("transfer leg %s has no counterpart on %s (same id, %s the other way, naming %s)", a.Movimiento.ID, leg.Cuenta, leg.Importe, a.Movimiento.Cuenta))
+			}
 		}
 	}
 	return v, nil
 }
 
-// counterparts reports whether x and y are the two legs of one transfer.
-func counterparts(x, y movimiento.Apunte) bool {
-	return y.Estado == movimiento.Aplicado && y.Contrapartida == x.Movimiento.Cuenta && x.Contrapartida == y.Movimiento.Cuenta &&
-		y.Movimiento.ID == x.Movimiento.ID && y.Movimiento.Importe.Equal(x.Movimiento.Importe) && y.Movimiento.Delta().Equal(x.Movimiento.Delta().Neg())
+// counterpart reports whether x's leg has its counterpart: the record with x's id on
+// the leg's account, from what the scan read or, failing that, read again.
+func (b *books) counterpart(ctx context.Context, db Client, table string, seen map[string]*books, x movimiento.Apunte, leg movimiento.Parte) (bool, error) {
+	if s := seen[leg.Cuenta]; s != nil {
+		if y, ok := s.applied[items.MovSK+x.Movimiento.ID]; ok && counterparts(x, y, leg.Importe) {
+			return true, nil
+		}
+	}
+	out, err := db.GetItem(ctx, versioned.GetInput(table, items.MovKey(leg.Cuenta, x.Movimiento.ID)))
+	if err != nil {
+		return false, fmt.Errorf("audit: read of leg %s on %s: %w", x.Movimiento.ID, leg.Cuenta, err)
+	}
+	y, err := items.DecodeApunte(out.Item)
+	return err == nil && len(out.Item) > 0 && counterparts(x, y, leg.Importe), nil
 }
 
-// checkReversals checks the reversal links both ways: a reversed movement names a
-// reversal that names it back, and a reversal names a movement it reversed.
+// legsOf is what record a moves on other accounts: a transfer leg's or a reversal
+// leg's counterpart (Contrapartida, of its importe), or a reparto's parts.
+func legsOf(a movimiento.Apunte) []movimiento.Parte {
+	switch {
+	case len(a.Partes) > 0:
+		return a.Partes
+	case a.Contrapartida != "":
+		return []movimiento.Parte{{Cuenta: a.Contrapartida, Importe: a.Movimiento.Importe}}
+	}
+	return nil
+}
+
+// counterparts reports whether y, with x's id on the account of x's leg of amount,
+// is its other side: applied, moving amount the other way, naming x's account (a leg)
+// or listing it as a part of amount (a reparto's payer).
+func counterparts(x, y movimiento.Apunte, amount decimal.Decimal) bool {
+	if y.Estado != movimiento.Aplicado || y.Movimiento.ID != x.Movimiento.ID || y.Movimiento.Delta().Sign() != -x.Movimiento.Delta().Sign() {
+		return false
+	}
+	if len(y.Partes) > 0 {
+		return slices.ContainsFunc(y.Partes, func(p movimiento.Parte) bool { return p.Cuenta == x.Movimiento.Cuenta && p.Importe.Equal(amount) })
+	}
+	return y.Contrapartida == x.Movimiento.Cuenta && y.Movimiento.Importe.Equal(amount)
+}
+
+// sumOf is what parts move together.
+func sumOf(partes []movimiento.Parte) decimal.Decimal {
+	sum := decimal.Zero
+	for _, p := range partes {
+		sum = sum.Add(p.Importe)
+	}
+	return sum
+}
+
+// checkReversals checks the refund links both ways: a refunded movement names refunds
+// that name it back, on its account, undoing it, summing to what it says it gave back,
+// never more than its importe, and AnuladoPor once it gave back all; every refund names
+// a movement that lists it. A reversal's leg on an account a transfer or reparto
+// credited (naming its payer in contrapartida) is linked through the payer: audit's
+// counterpart check.
 func (b *books) checkReversals() []string {
 	var reasons []string
 	for _, k := range slices.Sorted(maps.Keys(b.applied)) {
 		a := b.applied[k]
-		if by := a.AnuladoPor; by != "" {
-			if r, ok := b.applied[items.MovSK+by]; !ok || r.Movimiento.Anula != a.Movimiento.ID {
-				reasons = append(reasons, fmt.Sprintf("movement %s is marked reversed by %s, which is no applied reversal of it", a.Movimiento.ID, by))
-			}
+		if len(a.Anulaciones) > 0 || a.AnuladoPor != "" {
+			reasons = append(reasons, b.checkRefunded(a)...)
 		}
-		if of := a.Movimiento.Anula; of != "" {
-			o, ok := b.applied[items.MovSK+of]
-			switch {
-			case !ok || o.AnuladoPor != a.Movimiento.ID:
-				reasons = append(reasons, fmt.Sprintf("reversal %s undoes %s, which does not name it as its reversal", a.Movimiento.ID, of))
-			case !a.Movimiento.Delta().Equal(o.Movimiento.Delta().Neg()) || a.Movimiento.Moneda != o.Movimiento.Moneda:
-				reasons = append(reasons, fmt.Sprintf("reversal %s moves %s %s, which does not undo %s's %s %s", a.Movimiento.ID,
-					a.Movimiento.Delta(), a.Movimiento.Moneda, of, o.Movimiento.Delta(), o.Movimiento.Moneda))
-			}
+		of := a.Movimiento.Anula
+		if of == "" || (a.Contrapartida != "" && a.Movimiento.Tipo == movimiento.Cargo && len(a.Partes) == 0 && b.applied[items.MovSK+of].Contrapartida == a.Contrapartida) {
+			continue // not a refund, or a reversal's debit leg on a credited account
 		}
+		o, ok := b.applied[items.MovSK+of]
+		switch {
+		case !ok || !slices.Contains(refundsOf(o), a.Movimiento.ID):
+			reasons = append(reasons, fmt.Sprintf("reversal %s undoes %s, which does not name it as its reversal", a.Movimiento.ID, of))
+		case a.Movimiento.Delta().Sign() != -o.Movimiento.Delta().Sign() || a.Movimiento.Moneda != o.Movimiento.Moneda:
+			reasons = append(reasons, fmt.Sprintf("reversal %s moves %s %s, which does not undo %s's %s %s", a.Movimiento.ID,
+				a.Movimiento.Delta(), a.Movimiento.Moneda, of, o.Movimiento.Delta(), o.Movimiento.Moneda))
+		}
+	}
+	return reasons
+}
+
+// refundsOf is the refunds o names: its Anulaciones, or its AnuladoPor alone.
+func refundsOf(o movimiento.Apunte) []string {
+	if len(o.Anulaciones) == 0 && o.AnuladoPor != "" {
+		return []string{o.AnuladoPor}
+	}
+	return o.Anulaciones
+}
+
+// checkRefunded checks what refunded movement a says it gave back against the refunds
+// it names.
+func (b *books) checkRefunded(a movimiento.Apunte) []string {
+	var reasons []string
+	sum := decimal.Zero
+	for _, by := range refundsOf(a) {
+		r, ok := b.applied[items.MovSK+by]
+		if !ok || r.Movimiento.Anula != a.Movimiento.ID {
+			reasons = append(reasons, fmt.Sprintf("movement %s is marked reversed by %s, which is no applied reversal of it", a.Movimiento.ID, by))
+			continue
+		}
+		sum = sum.Add(r.Movimiento.Importe)
+	}
+	given := a.Reembolsado
+	if len(a.Anulaciones) == 0 { // reversed whole by one refund, before totals were kept
+		given = a.Movimiento.Importe
+	}
+	if by := a.AnuladoPor; by != "" && len(a.Anulaciones) > 0 && !slices.Contains(a.Anulaciones, by) {
+		reasons = append(reasons, fmt.Sprintf("movement %s is marked reversed by %s, which is no applied reversal of it", a.Movimiento.ID, by))
+	}
+	switch {
+	case !sum.Equal(given) && len(reasons) == 0:
+		reasons = append(reasons, fmt.Sprintf("movement %s says %s was refunded, but its refunds sum to %s", a.Movimiento.ID, given, sum))
+	case given.GreaterThan(a.Movimiento.Importe):
+		reasons = append(reasons, fmt.Sprintf("movement %s of %s is refunded %s: more than its importe", a.Movimiento.ID, a.Movimiento.Importe, given))
+	case (a.AnuladoPor != "") != given.Equal(a.Movimiento.Importe):
+		reasons = append(reasons, fmt.Sprintf("movement %s is refunded %s of %s, yet anulado_por is %q", a.Movimiento.ID, given, a.Movimiento.Importe, a.AnuladoPor))
 	}
 	return reasons
 }

@@ -28,7 +28,7 @@ func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 		}
 		return 0.5, 0
 	case *dynamodb.PutItemInput:
-		return 0, m.put(*p.TableName, p.Item, writeUnits, committed)
+		return 0, m.put(*p.TableName, p.Item, p.ConditionExpression, p.ExpressionAttributeNames, writeUnits, committed)
 	case *dynamodb.UpdateItemInput:
 		return 0, writeUnits(itemSize(p.Key) + valuesSize(p.ExpressionAttributeValues))
 	case *dynamodb.DeleteItemInput:
@@ -37,7 +37,7 @@ func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 		for _, it := range p.TransactItems {
 			switch {
 			case it.Put != nil:
-				wcu += m.put(*it.Put.TableName, it.Put.Item, transactWriteUnits, committed)
+				wcu += m.put(*it.Put.TableName, it.Put.Item, it.Put.ConditionExpression, it.Put.ExpressionAttributeNames, transactWriteUnits, committed)
 			case it.Update != nil:
 				wcu += transactWriteUnits(itemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues))
 			case it.Delete != nil:
@@ -51,17 +51,35 @@ func (m *meter) units(in any, committed bool) (rcu, wcu float64) {
 }
 
 // put is a put's writes: the item, plus, once committed, one per index the item is in.
-func (m *meter) put(table string, item map[string]types.AttributeValue, units func(int) float64, committed bool) float64 {
+// A keys-only index is written only by a put whose condition wants the index's
+// partition attribute absent (a new item): a put over a stored item keeps its keys (no
+// writer here changes one), so it changes nothing such an index holds.
+func (m *meter) put(table string, item map[string]types.AttributeValue, cond *string, names map[string]string, units func(int) float64, committed bool) float64 {
 	size := itemSize(item)
 	w := units(size)
-	for _, key := range m.indexes[table] {
-		_, hasPartition := item[key.Partition]
-		_, hasSort := item[key.Sort]
-		if committed && hasPartition && (hasSort || key.Sort == "") {
+	for _, ix := range m.indexes[table] {
+		_, hasPartition := item[ix.Partition]
+		_, hasSort := item[ix.Sort]
+		keysOnly := ix.Projection == string(types.ProjectionTypeKeysOnly)
+		if committed && hasPartition && (hasSort || ix.Sort == "") && (!keysOnly || absent(cond, names) == ix.Partition) {
 			w += writeUnits(size)
 		}
 	}
 	return w
+}
+
+// absent is the attribute a condition wants absent when it is one
+// attribute_not_exists alone, its name resolved; "" otherwise.
+func absent(cond *string, names map[string]string) string {
+	inner, ok := strings.CutPrefix(aws.ToString(cond), "attribute_not_exists(")
+	name, closed := strings.CutSuffix(inner, ")")
+	if !ok || !closed || strings.ContainsAny(name, " ()") {
+		return ""
+	}
+	if resolved, placeholder := names[name]; placeholder {
+		return resolved
+	}
+	return name
 }
 
 // itemSize is the size of item in bytes: its names' and values' sizes.

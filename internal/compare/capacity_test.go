@@ -1,12 +1,16 @@
 package compare
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/ledger-dev/ledger/migrations"
 )
 
 func sv(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -74,5 +78,47 @@ func TestUnits(t *testing.T) {
 	big := map[string]types.AttributeValue{"pk": sv(strings.Repeat("x", 1022))}
 	if got := writeUnits(itemSize(big)); got != 1 {
 		t.Errorf("a 1,024-byte item: %v write units, want 1", got)
+	}
+}
+
+// The meter charges each index the table has now (each migration states the whole
+// table: the last one's indexes, once each), and a keys-only index only for the put
+// that creates its item: a record's mark rewrites it with the same keys.
+func TestUnitsChargeEachIndexAnItemEnters(t *testing.T) {
+	s, err := newStore(context.Background(), "http://127.0.0.1:1", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &meter{indexes: s.indexes}
+	var names []string
+	for _, ix := range m.indexes[s.tables[migrations.Ledger]] {
+		names = append(names, ix.Name)
+	}
+	if !slices.Equal(names, []string{"por_seq", "por_aplicado"}) {
+		t.Fatalf("the ledger table's indexes = %v, want por_seq and por_aplicado once each", names)
+	}
+	table := s.tables[migrations.Ledger]
+	posted := map[string]types.AttributeValue{"pk": sv("CUENTA#A"), "sk": sv("MOV#m"), "seq": nv("3"), "aplicado_seq": sv("2026-12-02T10:15:00.000000000Z#0000000000000000003")}
+	put := func(cond string, names map[string]string, committed bool) float64 {
+		in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: posted,
+			ConditionExpression: aws.String(cond), ExpressionAttributeNames: names}}}}
+		_, wcu := m.units(in, committed)
+		return wcu
+	}
+	for _, tc := range []struct {
+		name      string
+		cond      string
+		names     map[string]string
+		committed bool
+		want      float64
+	}{
+		{"a posted movement written", "attribute_not_exists(#pk)", map[string]string{"#pk": "pk"}, true, 2 + 1 + 1},
+		{"the movement marked reversed", "attribute_not_exists(#c0)", map[string]string{"#c0": "anulado_por"}, true, 2 + 1},
+		{"marked again", "#c0 = :c0", map[string]string{"#c0": "estado"}, true, 2 + 1},
+		{"a cancelled write", "attribute_not_exists(#pk)", map[string]string{"#pk": "pk"}, false, 2},
+	} {
+		if got := put(tc.cond, tc.names, tc.committed); got != tc.want {
+			t.Errorf("%s: %v WCU, want %v", tc.name, got, tc.want)
+		}
 	}
 }

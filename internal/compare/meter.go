@@ -27,7 +27,7 @@ import (
 // capacity each consumed and the effects each committed.
 type meter struct {
 	base    http.RoundTripper
-	indexes map[string][]migrations.Key // table → key of each global secondary index
+	indexes map[string][]migrations.Index // table → its global secondary indexes
 	// trust says ConsumedCapacity answers are DynamoDB's; on a loopback endpoint they are
 	// not (moto reports 0 units for a transaction of eleven writes) and units computes them.
 	trust bool

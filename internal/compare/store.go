@@ -32,10 +32,10 @@ type backend struct {
 	cfg       aws.Config
 	admin     *dynamodb.Client
 	transport http.RoundTripper
-	all       []migrations.Migration      // the ledger's, then the baseline's
-	tables    map[string]string           // logical → physical
-	indexes   map[string][]migrations.Key // physical → key of each global secondary index
-	loopback  bool                        // an emulator on this machine, not DynamoDB
+	all       []migrations.Migration        // the ledger's, then the baseline's
+	tables    map[string]string             // logical → physical
+	indexes   map[string][]migrations.Index // physical → its global secondary indexes
+	loopback  bool                          // an emulator on this machine, not DynamoDB
 	close     func()
 }
 
@@ -89,13 +89,11 @@ func newStore(ctx context.Context, endpoint, suffix string, transport http.Round
 		return nil, err
 	}
 	s.all = append(s.all, baseline) // last: migrate.Options.Extra
-	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Key{}
+	s.tables, s.indexes = map[string]string{}, map[string][]migrations.Index{}
 	for _, m := range s.all {
 		name := m.Table + suffix
 		s.tables[m.Table] = name
-		for _, ix := range m.Indexes {
-			s.indexes[name] = append(s.indexes[name], ix.Key)
-		}
+		s.indexes[name] = m.Indexes // each migration states the whole table: the last one's
 	}
 	return s, nil
 }

@@ -32,12 +32,21 @@ type stored struct {
 	saldoTras     decimal.Decimal
 	motivo        string
 	contrapartida string
+	partes        []movimiento.Parte // a reparto's, on its payer's records
 	anula         string
 	anuladoPor    string
+	reembolsado   decimal.Decimal // what the refunds of it gave back
+	anulaciones   []string        // its refunds, in the order they applied
 	retencion     string
 	expira        time.Time
 	capturadaPor  string
 	liberadaPor   string
+}
+
+// String is the item as a violation shows it: what it is, what it moved, its links.
+func (s stored) String() string {
+	return fmt.Sprintf("{%s %s %s seq %d saldo_tras %s contrapartida %q partes %v anula %q anulado_por %q reembolsado %s anulaciones %v huella %.12s}",
+		s.tipo, s.importe, s.estado, s.seq, s.saldoTras, s.contrapartida, s.partes, s.anula, s.anuladoPor, s.reembolsado, s.anulaciones, s.huella)
 }
 
 // posted reports whether the item moved its account's balance: an applied abono or
@@ -52,6 +61,30 @@ func (s stored) delta() decimal.Decimal {
 		return s.importe.Neg()
 	}
 	return s.importe
+}
+
+// legs is what the item moved with other accounts: its parts (a reparto's payer, or a
+// reversal of one), or its contrapartida of its importe (a transfer's legs, a leg of a
+// reparto or of a reversal); none for a movement of its account alone.
+func (s stored) legs() []movimiento.Parte {
+	switch {
+	case len(s.partes) > 0:
+		return s.partes
+	case s.contrapartida != "":
+		return []movimiento.Parte{{Cuenta: s.contrapartida, Importe: s.importe}}
+	}
+	return nil
+}
+
+// creditLeg reports whether the item is what a transfer or reparto credited to this
+// account: a reversal names it on the payer, never here.
+func (s stored) creditLeg() bool {
+	return s.tipo == movimiento.Abono && s.contrapartida != "" && s.anula == ""
+}
+
+// payerLeg reports whether the item is a transfer's or reparto's debit of its payer.
+func (s stored) payerLeg() bool {
+	return s.tipo == movimiento.Cargo && s.anula == "" && (s.contrapartida != "" || len(s.partes) > 0)
 }
 
 // hold is an active hold as the account item keeps it.
@@ -136,6 +169,43 @@ func (r *attrs) num(k string) decimal.Decimal {
 	return d
 }
 
+// strs reads a list (or set) of strings.
+func (r *attrs) strs(k string) []string {
+	if ss, ok := r.item[k].(*types.AttributeValueMemberSS); ok {
+		return ss.Value
+	}
+	l, _ := r.item[k].(*types.AttributeValueMemberL)
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l.Value))
+	for i, v := range l.Value {
+		e := &attrs{item: map[string]types.AttributeValue{"v": v}}
+		out[i] = e.str("v")
+	}
+	return out
+}
+
+// partes reads a reparto's parts: a list of maps of cuenta and importe.
+func (r *attrs) partes(k string) []movimiento.Parte {
+	l, _ := r.item[k].(*types.AttributeValueMemberL)
+	if l == nil {
+		return nil
+	}
+	out := make([]movimiento.Parte, len(l.Value))
+	for i, v := range l.Value {
+		m, _ := v.(*types.AttributeValueMemberM)
+		if m == nil {
+			r.errs = append(r.errs, fmt.Errorf("part %d of %s is not a map", i, k))
+			continue
+		}
+		e := &attrs{item: m.Value}
+		out[i] = movimiento.Parte{Cuenta: e.str("cuenta"), Importe: e.num("importe")}
+		r.errs = append(r.errs, e.errs...)
+	}
+	return out
+}
+
 func (r *attrs) time(k string) time.Time {
 	s := r.str(k)
 	if s == "" {
@@ -173,7 +243,8 @@ func (a *account) add(item map[string]types.AttributeValue) error {
 	}
 	s := stored{
 		tipo: movimiento.Tipo(r.str("tipo")), importe: r.num("importe"), huella: r.str("huella"), estado: movimiento.Estado(r.str("estado")),
-		motivo: r.str("motivo"), contrapartida: r.str("contrapartida"), anula: r.str("anula"), anuladoPor: r.str("anulado_por"),
+		motivo: r.str("motivo"), contrapartida: r.str("contrapartida"), partes: r.partes("partes"), anula: r.str("anula"),
+		anuladoPor: r.str("anulado_por"), reembolsado: r.num("reembolsado"), anulaciones: r.strs("anulaciones"),
 		retencion: r.str("retencion"), expira: r.time("expira"), capturadaPor: r.str("capturada_por"), liberadaPor: r.str("liberada_por"),
 	}
 	if s.estado == movimiento.Aplicado {

@@ -57,25 +57,39 @@ func checkStatement(c string, a *account, now time.Time, bad complain) {
 	}
 }
 
-// checkReversals checks that every movement of the account is reversed at most once, by
-// a reversal that names it and that it names back.
-func checkReversals(c string, a *account, bad complain) {
-	by := map[string][]string{} // original → the applied reversals naming it
+// checkRefunds checks every refund link of the account: each movement refunded (an
+// abono or cargo in one refund or several, a transfer or reparto on its payer whole and
+// once) lists exactly the applied refunds naming it, which sum to what it says was
+// refunded (reembolsado), never more than its importe; it names the refund that
+// completed it (anulado_por) exactly when nothing is left. A reversal's debit leg on
+// an account a transfer or reparto credited names that movement's credit leg, which it
+// does not mark: checkMoney checks it against its payer's.
+func checkRefunds(c string, a *account, bad complain) {
+	by := map[string][]string{} // original → the applied refunds naming it
+	sum := map[string]decimal.Decimal{}
 	for id, s := range a.movs {
-		if s.anula != "" && s.estado == movimiento.Aplicado {
-			by[s.anula] = append(by[s.anula], id)
+		if s.anula == "" || s.estado != movimiento.Aplicado || a.movs[s.anula].creditLeg() {
+			continue
+		}
+		by[s.anula] = append(by[s.anula], id)
+		sum[s.anula] = sum[s.anula].Add(s.importe)
+		if _, ok := a.movs[s.anula]; !ok {
+			bad(c+"/"+id, "refunds %s, which the account does not have", s.anula)
 		}
 	}
-	for _, original := range slices.Sorted(maps.Keys(by)) {
-		if rs := by[original]; len(rs) > 1 {
-			bad(c+"/"+original, "reversed %d times: %v", len(rs), rs)
-		} else if o := a.movs[original]; o.anuladoPor != rs[0] {
-			bad(c+"/"+original, "reversed by %s, but marked reversed by %q", rs[0], o.anuladoPor)
-		}
-	}
-	for id, s := range a.movs {
-		if s.anuladoPor != "" && len(by[id]) == 0 {
-			bad(c+"/"+id, "marked reversed by %s, which is no applied reversal of it", s.anuladoPor)
+	for _, id := range slices.Sorted(maps.Keys(a.movs)) {
+		o, refunds := a.movs[id], slices.Sorted(slices.Values(by[id]))
+		switch completed := len(refunds) > 0 && o.reembolsado.Equal(o.importe); {
+		case !slices.Equal(refunds, slices.Sorted(slices.Values(o.anulaciones))):
+			bad(c+"/"+id, "refunded by %v, but lists %v", refunds, o.anulaciones)
+		case !sum[id].Equal(o.reembolsado):
+			bad(c+"/"+id, "its refunds sum to %s, but it says %s was refunded", sum[id], o.reembolsado)
+		case o.reembolsado.GreaterThan(o.importe):
+			bad(c+"/"+id, "refunded %s of %s: more than it moved", o.reembolsado, o.importe)
+		case completed != (o.anuladoPor != "") || (completed && !slices.Contains(refunds, o.anuladoPor)):
+			bad(c+"/"+id, "refunded %s of %s by %v, yet anulado_por is %q", o.reembolsado, o.importe, refunds, o.anuladoPor)
+		case o.payerLeg() && len(refunds) > 1:
+			bad(c+"/"+id, "a transfer or reparto reversed %d times: %v", len(refunds), refunds)
 		}
 	}
 }
@@ -124,10 +138,12 @@ func checkHolds(c string, a *account, now time.Time, bad complain) {
 	}
 }
 
-// checkMoney checks what holds across accounts: every applied transfer leg has its
-// counterpart (the same id on the other account, the same importe, the opposite tipo,
-// each naming the other account), and the balances of all accounts add up to the
-// external credits less the external debits (transfers create and destroy nothing).
+// checkMoney checks what holds across accounts: every applied leg of a transfer, a
+// reparto or a reversal of one has its counterpart (the same id and fingerprint on the
+// other account, moving the same amount the other way, naming this account or listing
+// it as a part), a reparto's parts sum to its importe, and the balances of all
+// accounts add up to the external credits less the external debits (legs create and
+// destroy nothing).
 func checkMoney(accounts map[string]*account, bad complain) {
 	total, external := decimal.Zero, decimal.Zero
 	for _, c := range slices.Sorted(maps.Keys(accounts)) {
@@ -137,21 +153,48 @@ func checkMoney(accounts map[string]*account, bad complain) {
 			if !s.posted() {
 				continue
 			}
-			if s.contrapartida == "" {
+			legs := s.legs()
+			if len(legs) == 0 {
 				external = external.Add(s.delta())
 				continue
 			}
-			var other stored
-			if b := accounts[s.contrapartida]; b != nil {
-				other = b.movs[id]
+			if len(s.partes) > 0 && !sumOf(s.partes).Equal(s.importe) {
+				bad(c+"/"+id, "moves %s, but its parts sum to %s", s.importe, sumOf(s.partes))
 			}
-			if !other.posted() || other.contrapartida != c ||
-				!other.importe.Equal(s.importe) || !other.delta().Equal(s.delta().Neg()) {
-				bad(c+"/"+id, "transfer leg (%s %s to %s) without its counterpart: %+v", s.tipo, s.importe, s.contrapartida, other)
+			for _, leg := range legs {
+				var other stored
+				if b := accounts[leg.Cuenta]; b != nil {
+					other = b.movs[id]
+				}
+				if !counterparts(c, s, other, leg.Importe) {
+					bad(c+"/"+id, "leg (%s %s with %s) without its counterpart: %+v", s.tipo, leg.Importe, leg.Cuenta, other)
+				}
 			}
 		}
 	}
 	if !total.Equal(external) {
 		bad("all accounts", "balances sum to %s, but external credits less debits are %s", total, external)
 	}
+}
+
+// counterparts reports whether y, with x's id on the account of x's leg of amount, is
+// that leg's other side: posted with x's fingerprint, moving the other way, and naming
+// x's account c with amount, or listing c as a part of amount.
+func counterparts(c string, x, y stored, amount decimal.Decimal) bool {
+	if !y.posted() || y.huella != x.huella || y.delta().Sign() != -x.delta().Sign() {
+		return false
+	}
+	if len(y.partes) > 0 {
+		return slices.ContainsFunc(y.partes, func(p movimiento.Parte) bool { return p.Cuenta == c && p.Importe.Equal(amount) })
+	}
+	return y.contrapartida == c && y.importe.Equal(amount)
+}
+
+// sumOf is what parts move together.
+func sumOf(partes []movimiento.Parte) decimal.Decimal {
+	sum := decimal.Zero
+	for _, p := range partes {
+		sum = sum.Add(p.Importe)
+	}
+	return sum
 }

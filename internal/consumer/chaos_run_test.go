@@ -52,7 +52,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 	start := time.Now()
 	sc = defaults(sc)
 	w, err := sim.Generate(sim.Spec{Accounts: sc.Accounts, Movements: sc.Movements, Seed: sc.Seed, Prefix: sc.Prefix,
-		Transfers: sc.Transfers, Reversals: sc.Reversals, Holds: sc.Holds})
+		Transfers: sc.Transfers, Repartos: sc.Repartos, Reversals: sc.Reversals, Refunds: sc.Refunds, Holds: sc.Holds})
 	if err != nil {
 		return Result{}, err
 	}
@@ -60,7 +60,6 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		w.Refused = nil
 	}
 	sched := sim.Deliveries(w, sim.Mix{Duplicates: sc.Duplicates, Malformed: sc.Malformed, Conflicting: sc.Conflicting}, sc.Seed)
-	k := w.Kinds()
 
 	ft := sim.NewTransport(nil)
 	ft.SetChooser(chooser(sc.Rates, sc.Seed))
@@ -71,8 +70,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (Result, error) {
 		clock: sim.NewClock(),
 		last:  map[string]consumer.Record{},
 		dlq:   &dlq{parked: map[string]consumer.Reason{}},
-		stats: Stats{Runs: 1, Movements: len(w.Movements), Transfers: k.Transfers, Reversals: k.Reversals, Holds: k.Holds,
-			Captured: k.Captured, Released: k.Released, Lapsed: k.Lapsed, Refused: len(w.Refused),
+		stats: Stats{Runs: 1, Movements: len(w.Movements), Kinds: w.Kinds(), Refused: len(w.Refused),
 			Deliveries: len(sched.Deliveries) + len(sched.Tail) + len(sched.Late)},
 	}
 	r.q = sim.NewQueue(sim.QueueOptions{Clock: r.clock, MaxReceive: sc.MaxReceive})

@@ -31,10 +31,14 @@ type Scenario struct {
 	// Accounts and Movements size the sim.
 	Accounts  int
 	Movements int
-	// Transfers, Reversals and Holds are sim.Spec's: the shares of the movements drawn
-	// as transfers, reversals and holds (captured, released or left to lapse).
+	// Transfers, Repartos, Reversals, Refunds and Holds are sim.Spec's: the shares of
+	// the movements drawn as transfers, repartos, whole reversals (of abonos, cargos,
+	// transfers and repartos), refunds in parts of abonos and cargos, and holds
+	// (captured, released or left to lapse).
 	Transfers float64
+	Repartos  float64
 	Reversals float64
+	Refunds   float64
 	Holds     float64
 	// Refusals sends the workload's movements refused by design, late.
 	Refusals bool
@@ -111,11 +115,10 @@ type Stats struct {
 	Calls      int               // DynamoDB calls, injected faults included
 	Faults     map[sim.Fault]int // injected into DynamoDB calls, by kind
 
-	// Transfers … Lapsed count the workload's kinds (sim.Kinds); Refused the movements
-	// refused by design that were sent.
-	Transfers, Reversals, Holds int
-	Captured, Released, Lapsed  int
-	Refused                     int
+	// Kinds counts the workload's kinds (MostPartes: the widest reparto of any run);
+	// Refused the movements refused by design that were sent.
+	Kinds   sim.Kinds
+	Refused int
 
 	// CrashesAfter, CrashesMid and Timeouts count invocations that died (their whole
 	// batch came back); Deadlines counts batches given a deadline that expires mid-way.
@@ -139,12 +142,7 @@ func (s *Stats) Add(o Stats) {
 	}
 	s.Runs += o.Runs
 	s.Movements += o.Movements
-	s.Transfers += o.Transfers
-	s.Reversals += o.Reversals
-	s.Holds += o.Holds
-	s.Captured += o.Captured
-	s.Released += o.Released
-	s.Lapsed += o.Lapsed
+	s.Kinds = addKinds(s.Kinds, o.Kinds)
 	s.Refused += o.Refused
 	s.Deliveries += o.Deliveries
 	s.Handled += o.Handled
@@ -158,4 +156,19 @@ func (s *Stats) Add(o Stats) {
 	s.Parked += o.Parked
 	s.Dead += o.Dead
 	s.Elapsed += o.Elapsed
+}
+
+// addKinds is the kinds of two runs together; the widest reparto is the wider one's.
+func addKinds(k, o sim.Kinds) sim.Kinds {
+	most := max(k.MostPartes, o.MostPartes)
+	for _, f := range []struct{ to, from *int }{
+		{&k.Abonos, &o.Abonos}, {&k.Cargos, &o.Cargos}, {&k.Transfers, &o.Transfers}, {&k.Reversals, &o.Reversals},
+		{&k.Repartos, &o.Repartos}, {&k.Partes, &o.Partes}, {&k.Refunds, &o.Refunds}, {&k.RefundedInFull, &o.RefundedInFull},
+		{&k.ReversedTransfers, &o.ReversedTransfers}, {&k.ReversedRepartos, &o.ReversedRepartos}, {&k.ReversedPartes, &o.ReversedPartes},
+		{&k.Holds, &o.Holds}, {&k.Captured, &o.Captured}, {&k.PartlyCaptured, &o.PartlyCaptured}, {&k.Released, &o.Released}, {&k.Lapsed, &o.Lapsed},
+	} {
+		*f.to += *f.from
+	}
+	k.MostPartes = most
+	return k
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
@@ -33,18 +34,27 @@ func atLeastChecks(t *testing.T, n int) {
 	}
 }
 
-// drawScenario draws a small case: a few accounts, 5 to 40 movements of every kind
-// (transfers between the accounts, reversals, holds captured, released or left to
-// lapse, and sometimes the movements refused by design), and a random mix of
-// everything that can go wrong.
+// drawScenario draws a small case: a few accounts and 5 to 40 movements (one case in
+// ten, enough accounts for a reparto of movimiento.MaxPartes parts and 40 to 80
+// movements, for their payers to have funds) of every kind (transfers
+// and repartos between the accounts, whole reversals, refunds in parts, holds
+// captured, released or left to lapse, and sometimes the movements refused by
+// design), and a random mix of everything that can go wrong.
 func drawScenario(t *rapid.T, prefix string) Scenario {
+	accounts, movements := rapid.IntRange(1, 5).Draw(t, "accounts"), rapid.IntRange(5, 40).Draw(t, "movements")
+	if rapid.SampledFrom([]bool{false, false, false, false, false, false, false, false, false, true}).Draw(t, "wide") {
+		accounts = rapid.IntRange(movimiento.MaxPartes+1, movimiento.MaxPartes+4).Draw(t, "wide accounts")
+		movements = rapid.IntRange(40, 80).Draw(t, "wide movements")
+	}
 	return Scenario{
 		Prefix:      prefix,
 		Seed:        rapid.Uint64().Draw(t, "seed"),
-		Accounts:    rapid.IntRange(1, 4).Draw(t, "accounts"),
-		Movements:   rapid.IntRange(5, 40).Draw(t, "movements"),
-		Transfers:   float64(rapid.IntRange(0, 30).Draw(t, "transfers%")) / 100,
-		Reversals:   float64(rapid.IntRange(0, 20).Draw(t, "reversals%")) / 100,
+		Accounts:    accounts,
+		Movements:   movements,
+		Transfers:   float64(rapid.IntRange(0, 25).Draw(t, "transfers%")) / 100,
+		Repartos:    float64(rapid.IntRange(0, 15).Draw(t, "repartos%")) / 100,
+		Reversals:   float64(rapid.IntRange(0, 15).Draw(t, "reversals%")) / 100,
+		Refunds:     float64(rapid.IntRange(0, 15).Draw(t, "refunds%")) / 100,
 		Holds:       float64(rapid.IntRange(0, 30).Draw(t, "holds%")) / 100,
 		Refusals:    rapid.SampledFrom([]bool{false, false, false, true}).Draw(t, "refusals"), // one case in four: a refusal under retry costs maxReceiveCount receives
 		Duplicates:  rapid.Float64Range(0, 0.5).Draw(t, "duplicates"),
@@ -74,7 +84,8 @@ func drawScenario(t *rapid.T, prefix string) Scenario {
 const casesPerTable = 4
 
 // TestExactlyOnceUnderAdversarialDelivery is the reliability property: for random
-// workloads (abonos, cargos, transfers, reversals, holds), delivery schedules and
+// workloads (abonos, cargos, transfers, repartos, reversals, refunds in parts, holds),
+// delivery schedules and
 // faults, after the queue drains every movement is applied exactly once with its own
 // fingerprint (or recorded rejected under the reject policy), every movement refused by
 // design is refused, nothing is lost or recorded twice, no conflicting duplicate is
@@ -147,8 +158,10 @@ func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
 
 	t.Logf("%s: %d cases in %s; %d movements (%d applied, %d rejected, %d parked after their referent was rejected), %d messages, %d records handled in %d batches, %d DynamoDB calls; %d accounts audited",
 		env.Backend, total.Runs, total.Elapsed.Round(time.Millisecond), total.Movements, applied, rejected, excused, total.Deliveries, total.Handled, total.Batches, total.Calls, audited)
-	t.Logf("kinds: %d transfers, %d reversals, %d holds (%d captured, %d released, %d lapsed); %d of %d sent refused by design were refused",
-		total.Transfers, total.Reversals, total.Holds, total.Captured, total.Released, total.Lapsed, refused, total.Refused)
+	k := total.Kinds
+	t.Logf("kinds: %d transfers, %d repartos (%d legs, the widest %d parts), %d whole reversals, %d refunds in parts (%d movements refunded in full), %d transfers and %d repartos reversed (%d legs); %d holds (%d captured, %d released, %d lapsed); %d of %d sent refused by design were refused",
+		k.Transfers, k.Repartos, k.Partes, k.MostPartes, k.Reversals, k.Refunds, k.RefundedInFull, k.ReversedTransfers, k.ReversedRepartos, k.ReversedPartes,
+		k.Holds, k.Captured, k.Released, k.Lapsed, refused, total.Refused)
 	t.Logf("faults injected: 5xx %d, throttling %d, transaction-conflict %d, lost-response %d; crashes after the handler %d, mid-batch %d; deadlines mid-way %d (timed out %d); redelivered after success %d; parked %d, dead %d",
 		total.Faults[sim.InternalError], total.Faults[sim.Throttling], total.Faults[sim.TransactionConflict], total.Faults[sim.LostResponse],
 		total.CrashesAfter, total.CrashesMid, total.Deadlines, total.Timeouts, total.Redelivered, total.Parked, total.Dead)

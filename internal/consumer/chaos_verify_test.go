@@ -45,19 +45,25 @@ func (v Violation) String() string { return v.Where + ": " + v.Problem }
 // user is promised:
 //
 //   - each movement of the workload is recorded once, with its own fingerprint, as its
-//     kind is (a transfer as both legs, a reversal as the opposite movement marking its
-//     original, a capture as a cargo marking its hold captured, a release marking it
-//     released, a hold left to lapse expired by the end), or rejected (reject policy,
-//     debits only), or else every delivery of it ended in the DLQ with a reason;
+//     kind is (a transfer or reparto as every leg, a refund as the opposite movement of
+//     what it gives back listed by its original, a reversal of a transfer or reparto
+//     as every leg taken back, a capture as a cargo marking its hold captured, a release
+//     marking it released, a hold left to lapse expired by the end), or rejected (reject
+//     policy, debits only, with none of its legs), or else every delivery of it ended
+//     in the DLQ with a reason;
 //   - each movement refused by design is refused (under the reject policy, a transfer
-//     may be recorded rejected, and the second reversal applies when the first did not);
+//     may be recorded rejected, and a second reversal or a refund of more than was left
+//     applies when a refund of the workload did not);
 //   - nothing else is recorded; every statement is dense and adds up to its saldo, never
-//     below the limit; each movement is reversed at most once; the active holds are the
-//     unexpired holds still held, none both captured and released, and what is
-//     available is never negative (checkStatement, checkReversals, checkHolds);
-//   - transfer legs come in pairs, and all balances add up to the external credits less
-//     the external debits (checkMoney); under the retry policy with nothing unapplied,
-//     every saldo is the workload's;
+//     below the limit; no movement is refunded beyond its importe, each lists its
+//     refunds and their sum, and a transfer or reparto is reversed at most once; the
+//     active holds are the unexpired holds still held, none both captured and released,
+//     and what is available is never negative (checkStatement, checkRefunds,
+//     checkHolds);
+//   - all legs or none: every leg of a transfer, reparto or reversal has its
+//     counterpart, and all balances add up to the external credits less the external
+//     debits (checkMoney); under the retry policy with nothing unapplied, every saldo
+//     is the workload's;
 //   - every malformed message and every late conflicting replay ended in the DLQ with
 //     its reason, the replays as conflicting duplicates, and no genuine delivery was
 //     parked.
@@ -84,7 +90,7 @@ func Verify(ctx context.Context, db QueryClient, table string, res Result) (Repo
 	for _, c := range slices.Sorted(maps.Keys(v.accounts)) {
 		a := v.accounts[c]
 		checkStatement(c, a, res.Now, v.bad)
-		checkReversals(c, a, v.bad)
+		checkRefunds(c, a, v.bad)
 		checkHolds(c, a, res.Now, v.bad)
 		if res.Scenario.Policy != cuenta.Reject && len(v.rep.Unapplied) == 0 && !a.saldo.Equal(res.Workload.Saldos[c]) {
 			v.bad(c, "saldo %s, the workload's movements sum to %s", a.saldo, res.Workload.Saldos[c])
@@ -151,9 +157,7 @@ func (v *verifier) movement(m movimiento.Movimiento) {
 		if v.res.Scenario.Policy != cuenta.Reject || !v.debit(m) || s.motivo == "" {
 			v.bad(key, "recorded rejected (motivo %q) under policy %q for a %s", s.motivo, v.res.Scenario.Policy, m.Tipo)
 		}
-		if _, leg := v.credit(m); leg {
-			v.bad(key, "a rejected transfer has its credit leg on %s", m.Destino)
-		}
+		v.noLegs(m)
 		v.rep.Rejected++
 	default:
 		if problem := v.recordedAs(m, s); problem != "" {
@@ -171,27 +175,13 @@ func (v *verifier) recordedAs(m movimiento.Movimiento, s stored) string {
 		if s.tipo != m.Tipo || !s.importe.Equal(m.Importe) || s.estado != movimiento.Aplicado {
 			return "not the " + string(m.Tipo) + " sent"
 		}
-	case movimiento.Traspaso:
-		credit, ok := v.credit(m)
-		if s.tipo != movimiento.Cargo || s.contrapartida != m.Destino || !s.importe.Equal(m.Importe) || s.estado != movimiento.Aplicado {
-			return "not the debit leg of the transfer sent"
+	case movimiento.Traspaso, movimiento.Reparto:
+		if s.tipo != movimiento.Cargo || s.contrapartida != m.Destino || !sameParts(s.partes, m.Partes) || !s.importe.Equal(m.Importe) || s.estado != movimiento.Aplicado {
+			return "not the debit of the " + string(m.Tipo) + " sent"
 		}
-		if !ok || credit.tipo != movimiento.Abono || credit.contrapartida != m.Cuenta || !credit.importe.Equal(m.Importe) ||
-			credit.estado != movimiento.Aplicado || credit.huella != s.huella {
-			return fmt.Sprintf("the credit leg on %s is missing or not its counterpart: %+v", m.Destino, credit)
-		}
+		return v.checkLegs(m, s)
 	case movimiento.Anulacion:
-		o := v.workload[m.Cuenta+"/"+m.Anula]
-		opposite := movimiento.Cargo
-		if o.Tipo == movimiento.Cargo {
-			opposite = movimiento.Abono
-		}
-		if s.tipo != opposite || s.anula != m.Anula || !s.importe.Equal(o.Importe) || s.estado != movimiento.Aplicado {
-			return "not the reversal of " + m.Anula
-		}
-		if by := a.movs[m.Anula].anuladoPor; by != m.ID {
-			return fmt.Sprintf("its original %s is marked reversed by %q", m.Anula, by)
-		}
+		return v.checkRefund(m, s)
 	case movimiento.Retencion:
 		lapsing := !v.settled(m)
 		switch {
@@ -250,29 +240,24 @@ func (v *verifier) refused(m movimiento.Movimiento) {
 		}
 		v.rep.Refused++
 	case reject && m.Tipo == movimiento.Traspaso && s.estado == movimiento.Rechazado:
-		if _, leg := v.credit(m); leg {
-			v.bad(key, "a rejected transfer has its credit leg on %s", m.Destino)
-		}
+		v.noLegs(m)
 		v.rep.Refused++
-	case reject && m.Tipo == movimiento.Anulacion && !v.reversedInWorkload(m.Cuenta, m.Anula):
-		// the first reversal was rejected: this one may reverse the movement
+	case reject && m.Tipo == movimiento.Anulacion && !v.refundedInWorkload(m.Cuenta, m.Anula):
+		// a refund of the workload was rejected: more is left, and this one may apply
 	default:
 		v.bad(key, "refused by design, but recorded %+v", s)
 	}
 }
 
 // genuine checks that every item recorded is one the run sent: a movement of the
-// workload, a transfer's credit leg, a movement refused by design.
+// workload or refused by design, or a leg of one on another account.
 func (v *verifier) genuine() {
 	sent := map[string]bool{}
-	for _, m := range v.res.Workload.Movements {
+	for _, m := range slices.Concat(v.res.Workload.Movements, v.res.Workload.Refused) {
 		sent[m.Cuenta+"/"+m.ID] = true
-		if m.Destino != "" {
-			sent[m.Destino+"/"+m.ID] = true
+		for _, p := range v.legsOf(m) {
+			sent[p.Cuenta+"/"+m.ID] = true
 		}
-	}
-	for _, m := range v.res.Workload.Refused {
-		sent[m.Cuenta+"/"+m.ID] = true
 	}
 	for c, a := range v.accounts {
 		for id := range a.movs {
@@ -304,24 +289,17 @@ func (v *verifier) excused(m movimiento.Movimiento) bool {
 	return v.res.Scenario.Policy == cuenta.Reject && referent != "" && v.accounts[m.Cuenta].movs[referent].estado == movimiento.Rechazado
 }
 
-// debit reports whether m debits its account, so that the reject policy may reject it.
+// debit reports whether m debits an account, so that the reject policy may reject it:
+// its own, or, for a reversal of a transfer or reparto, those it credited.
 func (v *verifier) debit(m movimiento.Movimiento) bool {
 	switch m.Tipo {
-	case movimiento.Cargo, movimiento.Traspaso, movimiento.Retencion:
+	case movimiento.Cargo, movimiento.Traspaso, movimiento.Reparto, movimiento.Retencion:
 		return true
 	case movimiento.Anulacion:
-		return v.workload[m.Cuenta+"/"+m.Anula].Tipo == movimiento.Abono
+		t := v.workload[m.Cuenta+"/"+m.Anula].Tipo
+		return t == movimiento.Abono || t == movimiento.Traspaso || t == movimiento.Reparto
 	}
 	return false
-}
-
-// credit is the credit leg of the transfer m, if one is recorded.
-func (v *verifier) credit(m movimiento.Movimiento) (stored, bool) {
-	if m.Tipo != movimiento.Traspaso {
-		return stored{}, false
-	}
-	s, ok := v.accounts[m.Destino].movs[m.ID]
-	return s, ok
 }
 
 // settled reports whether the workload captures or releases the hold h.
@@ -331,10 +309,18 @@ func (v *verifier) settled(h movimiento.Movimiento) bool {
 	})
 }
 
-// reversedInWorkload reports whether a reversal of the workload naming the movement
-// original of cuenta c is recorded applied.
-func (v *verifier) reversedInWorkload(c, original string) bool {
-	return slices.ContainsFunc(v.res.Workload.Movements, func(m movimiento.Movimiento) bool {
-		return m.Cuenta == c && m.Anula == original && v.accounts[c].movs[m.ID].estado == movimiento.Aplicado
-	})
+// refundedInWorkload reports whether every refund of the workload naming the movement
+// original of cuenta c is recorded applied, and there is one: nothing is left of it
+// that the workload did not mean to refund.
+func (v *verifier) refundedInWorkload(c, original string) bool {
+	refunds := 0
+	for _, m := range v.res.Workload.Movements {
+		if m.Cuenta != c || m.Anula != original {
+			continue
+		}
+		if refunds++; v.accounts[c].movs[m.ID].estado != movimiento.Aplicado {
+			return false
+		}
+	}
+	return refunds > 0
 }

@@ -3,8 +3,8 @@ package consumer
 import "github.com/ledger-dev/ledger/internal/store"
 
 // Groups splits deliveries into groups that can be applied concurrently: deliveries
-// that touch a common account (cuenta or a transfer's destino), transitively, share a
-// group. Each lists delivery indices in arrival order, and groups are ordered by their
+// that touch a common account (cuenta, a transfer's destino, a reparto's parts),
+// transitively, share a group. Each lists delivery indices in arrival order, and groups are ordered by their
 // first delivery, so applying each in order keeps every account's arrival order.
 func Groups(es []store.Entrega) [][]int {
 	parent := map[string]string{} // union-find over account ids
@@ -20,6 +20,9 @@ func Groups(es []store.Entrega) [][]int {
 	for _, e := range es {
 		if e.Mov.Destino != "" { // a transfer links its two accounts
 			parent[find(e.Mov.Destino)] = find(e.Mov.Cuenta)
+		}
+		for _, p := range e.Mov.Partes { // a reparto links its payer and every part
+			parent[find(p.Cuenta)] = find(e.Mov.Cuenta)
 		}
 	}
 	var groups [][]int

@@ -29,9 +29,10 @@ const (
 )
 
 // TestSoak (make soak; not in CI) applies LEDGER_SOAK_MOVEMENTS movements (100,000 by
-// default; transfers, reversals and holds among them) through the consumer with every
-// kind of fault at a low, steady rate, both insufficient-funds policies in turn, and
-// reports violations (there must be none) and throughput.
+// default; transfers, repartos, reversals, refunds in parts and holds among them)
+// through the consumer with every kind of fault at a low, steady rate, both
+// insufficient-funds policies in turn, and reports violations (there must be none) and
+// throughput.
 func TestSoak(t *testing.T) {
 	total := soakDefault
 	if v := os.Getenv(soakEnv); v != "" {
@@ -78,7 +79,7 @@ func TestSoak(t *testing.T) {
 		sc := Scenario{
 			Prefix: fmt.Sprintf("s%d-", shard), Seed: uint64(shard) + 1,
 			Accounts: shardAccounts, Movements: min(shardMovements, total-shard*shardMovements),
-			Transfers: 0.1, Reversals: 0.05, Holds: 0.1, Refusals: true,
+			Transfers: 0.1, Repartos: 0.05, Reversals: 0.05, Refunds: 0.05, Holds: 0.1, Refusals: true,
 			Duplicates: 0.2, Malformed: 0.01, Conflicting: 0.005,
 			Policy: policy, Consumers: 4, BatchSize: 10,
 			Rates: Rates{InternalError: 2, Throttling: 2, TransactionConflict: 2, LostResponse: 2,

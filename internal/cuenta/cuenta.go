@@ -23,7 +23,9 @@ const MaxDigits = 38
 // holds plus Limite (the allowed overdraft, 0 unless an operator sets it). While
 // Bloqueada (frozen by an operator) it takes credits but no debit. Movimientos is the
 // seq of the last applied movement. Version is the optimistic-locking counter as read;
-// the store, not Mover, advances it. Methods return a changed copy, maps included.
+// the store, not Mover, advances it. Aplicado is when the last record written with the
+// account was applied (zero: not known, for an account no release that keeps it has
+// written); Decide keeps it. Methods return a changed copy, maps included.
 type Cuenta struct {
 	ID          string
 	Moneda      string
@@ -35,6 +37,7 @@ type Cuenta struct {
 	Version     int64
 	Creada      time.Time
 	Actualizada time.Time
+	Aplicado    time.Time
 }
 
 // Nueva is the empty account a first movement opens, in its currency.

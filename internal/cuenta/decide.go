@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -17,9 +19,11 @@ type Input struct {
 	// Enviado is when the first transport took the message (zero: unknown, Now): a
 	// capture is judged against it, not against when it is applied.
 	Enviado time.Time
-	// Cuenta is the account Mov names, and Destino a transfer's credited account, as
-	// stored now; nil when it has none yet (the movement opens it in its currency).
-	Cuenta, Destino *Cuenta
+	// Cuentas are the accounts the movement touches, as stored now, by id: its own, a
+	// transfer's destino, a reparto's parts, the accounts a reversal takes a transfer or
+	// reparto back from. An account without an entry has none yet: a movement opens it
+	// in its currency.
+	Cuentas map[string]*Cuenta
 	// Referido is the record a reversal, capture or release names; nil when it is not
 	// recorded (yet).
 	Referido *movimiento.Apunte
@@ -31,12 +35,12 @@ type Input struct {
 // debit refused under Reject: a record, no change), or failed (Err: a *RuleError, or a
 // *movimiento.FieldError for an importe finer than the currency it refers to).
 type Decision struct {
-	// Apuntes are the records to create: the movement's own, then a transfer's credit leg.
+	// Apuntes are the records to create: the movement's own, then one per other account
+	// it moves (a transfer's or a reparto's credit legs, a reversal's debit legs).
 	Apuntes []movimiento.Apunte
-	// Cuentas are the accounts' new states when applied: Mov's, then a transfer's
-	// credited one.
+	// Cuentas are the accounts' new states when applied, in the order of Apuntes.
 	Cuentas []Cuenta
-	// Marca is Referido as it must read once the movement is applied: reversed,
+	// Marca is Referido as it must read once the movement is applied: refunded,
 	// captured or released; nil for other movements.
 	Marca *movimiento.Apunte
 	// Rechazo is the rule a movement recorded rejected broke ("" otherwise): the
@@ -47,82 +51,119 @@ type Decision struct {
 
 // Decide decides the movement in against its accounts, the record it refers to and
 // the time, by every rule of the account: funds, freeze, limit, currency, holds and
-// their expiry, reversal, capture and release. Holds lapsed by Now are dropped first,
-// as every write does.
+// their expiry, transfers, repartos, refunds, capture and release. Holds lapsed by Now
+// are dropped first, as every write does. Its records are stamped applied at
+// AplicadoEn: never earlier than the last movement of an account they write.
 func Decide(in Input) Decision {
+	return stamped(decide(in), in.Now, in.Cuentas[in.Mov.Cuenta])
+}
+
+// decide is Decide before its records are stamped.
+func decide(in Input) Decision {
 	m := in.Mov
 	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen, Remitente: in.Remitente, Via: in.Via}
-	c := opened(in.Cuenta, m.Cuenta, m.Moneda).Vigente(in.Now)
+	c := in.cuenta(m.Cuenta, m.Moneda)
 	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:
 		next, err := c.Aplicar(m)
 		return in.settle(rec, next, err)
 	case movimiento.Traspaso:
-		return in.transfer(rec, c)
+		rec.Movimiento.Tipo, rec.Contrapartida = movimiento.Cargo, m.Destino
+		return in.apply(distribution(rec, []movimiento.Parte{{Cuenta: m.Destino, Importe: m.Importe}}), m.Moneda)
+	case movimiento.Reparto:
+		rec.Movimiento.Tipo, rec.Partes = movimiento.Cargo, m.Partes
+		return in.apply(distribution(rec, m.Partes), m.Moneda)
 	case movimiento.Retencion:
 		next, err := c.Retener(m.ID, m.Importe, m.Moneda, m.Expira, in.Now)
 		return in.settle(rec, next, err)
 	case movimiento.Anulacion:
-		return in.reverse(rec, c)
+		return in.reverse(rec)
 	case movimiento.Captura, movimiento.Liberacion:
 		return in.settleHold(rec, c)
 	}
 	return Decision{Err: fmt.Errorf("cuenta: movements of tipo %q are not applied by this ledger", m.Tipo)}
 }
 
-// opened is c, or the empty account id opens in moneda when c is nil.
-func opened(c *Cuenta, id, moneda string) Cuenta {
-	if c == nil {
-		return Nueva(id, moneda)
+// cuenta is account id as stored now, without its lapsed holds, or the empty account
+// it opens in moneda.
+func (in Input) cuenta(id, moneda string) Cuenta {
+	if c := in.Cuentas[id]; c != nil {
+		return c.Vigente(in.Now)
 	}
-	return *c
+	return Nueva(id, moneda)
 }
 
 // settle completes the record rec of a movement that moves its account to next (or
 // breaks err): applied, a refused debit the funds policy records as rejected, or failed.
 func (in Input) settle(rec movimiento.Apunte, next Cuenta, err error) Decision {
-	var re *RuleError
+	if err != nil {
+		return in.refused(rec, err)
+	}
+	rec.Estado = movimiento.Aplicado
 	switch {
-	case err == nil:
-		rec.Estado = movimiento.Aplicado
-		switch {
-		case rec.Movimiento.Tipo == movimiento.Retencion:
-			rec.Estado = movimiento.Retenida
-		case rec.Posted():
-			rec.Seq, rec.SaldoTras = next.Movimientos, next.Saldo
-		}
-		return Decision{Apuntes: []movimiento.Apunte{rec}, Cuentas: []Cuenta{next}}
-	case errors.As(err, &re) && re.Rule.debit() && in.Funds == Reject:
+	case rec.Movimiento.Tipo == movimiento.Retencion:
+		rec.Estado = movimiento.Retenida
+	case rec.Posted():
+		rec.Seq, rec.SaldoTras = next.Movimientos, next.Saldo
+	}
+	return Decision{Apuntes: []movimiento.Apunte{rec}, Cuentas: []Cuenta{next}}
+}
+
+// refused is the decision on a movement whose record is rec when err stops it: a
+// refused debit the Reject policy records as rejected, else a failure.
+func (in Input) refused(rec movimiento.Apunte, err error) Decision {
+	var re *RuleError
+	if errors.As(err, &re) && re.Rule.debit() && in.Funds == Reject {
 		rec.Estado, rec.Motivo = movimiento.Rechazado, err.Error()
 		return Decision{Apuntes: []movimiento.Apunte{rec}, Rechazo: re.Rule}
 	}
 	return Decision{Err: err}
 }
 
-// transfer decides a traspaso: the debit leg on c (all its rules apply) and the credit
-// leg on the destino (only its currency; a new account opens in the transfer's), both
-// or neither. Each leg is recorded on its account, naming the other in Contrapartida.
-func (in Input) transfer(rec movimiento.Apunte, c Cuenta) Decision {
-	m := in.Mov
-	rec.Movimiento.Tipo, rec.Contrapartida = movimiento.Cargo, m.Destino
-	credit := rec
-	credit.Movimiento.Cuenta, credit.Movimiento.Tipo, credit.Contrapartida = m.Destino, movimiento.Abono, m.Cuenta
-	dst := opened(in.Destino, m.Destino, m.Moneda).Vigente(in.Now)
-	if err := dst.enMoneda(m.Moneda); err != nil { // no funds or freeze of c can change that
-		return Decision{Err: err}
+// move is one account's part of a movement: delta on account id, recorded by rec.
+type move struct {
+	id    string
+	delta decimal.Decimal
+	rec   movimiento.Apunte
+}
+
+// distribution is the moves of a transfer or reparto whose debit leg is rec (on the
+// payer): the payer's debit of the whole importe, then an abono leg on each part's
+// account naming the payer in Contrapartida.
+func distribution(rec movimiento.Apunte, partes []movimiento.Parte) []move {
+	m := rec.Movimiento
+	moves := []move{{id: m.Cuenta, delta: m.Importe.Neg(), rec: rec}}
+	for _, p := range partes {
+		leg := rec
+		leg.Movimiento.Cuenta, leg.Movimiento.Tipo, leg.Movimiento.Importe = p.Cuenta, movimiento.Abono, p.Importe
+		leg.Contrapartida, leg.Partes = m.Cuenta, nil
+		moves = append(moves, move{id: p.Cuenta, delta: p.Importe, rec: leg})
 	}
-	debited, err := c.Mover(m.Importe.Neg(), m.Moneda)
-	if err != nil {
-		return in.settle(rec, debited, err)
+	return moves
+}
+
+// apply applies moves, all or none, in moneda: every account must hold it (a new one
+// opens in it), which no funds or freeze can change; then each debit meets a debit's
+// rules, and one refused makes the whole movement refused (the first move's record is
+// the one rejected). Each record posted takes its account's next seq.
+func (in Input) apply(moves []move, moneda string) Decision {
+	accts := make([]Cuenta, len(moves))
+	for i, mv := range moves {
+		accts[i] = in.cuenta(mv.id, moneda)
+		if err := accts[i].enMoneda(moneda); err != nil {
+			return Decision{Err: err}
+		}
 	}
-	credited, err := dst.Mover(m.Importe, m.Moneda)
-	if err != nil {
-		return Decision{Err: err}
+	var d Decision
+	for i, mv := range moves {
+		next, err := accts[i].Mover(mv.delta, moneda)
+		if err != nil {
+			return in.refused(moves[0].rec, err)
+		}
+		rec := mv.rec
+		rec.Estado, rec.Seq, rec.SaldoTras = movimiento.Aplicado, next.Movimientos, next.Saldo
+		d.Apuntes, d.Cuentas = append(d.Apuntes, rec), append(d.Cuentas, next)
 	}
-	d := in.settle(rec, debited, nil)
-	credit.Estado, credit.Seq, credit.SaldoTras = movimiento.Aplicado, credited.Movimientos, credited.Saldo
-	d.Apuntes = append(d.Apuntes, credit)
-	d.Cuentas = append(d.Cuentas, credited)
 	return d
 }
 

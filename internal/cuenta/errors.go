@@ -52,15 +52,17 @@ const (
 	DecimalesRetencion    Rule = "decimales-retencion"
 )
 
-// The rules of reversals, checked against the original's record.
+// The rules of reversals (refunds), checked against the original's record.
 const (
 	YaAnulado        Rule = "ya-anulado"
 	NoAplicado       Rule = "no-aplicado" // the original was rejected: nothing moved
 	AnulaAnulacion   Rule = "anula-anulacion"
-	AnulaTraspaso    Rule = "anula-traspaso" // a transfer's leg: undoing one leg would unbalance it
+	AnulaTraspaso    Rule = "anula-traspaso" // a transfer's or reparto's credit leg: the reversal names it on its payer
 	TipoNoAnulable   Rule = "tipo-no-anulable"
-	ImporteAnulacion Rule = "importe-anulacion" // the reversal names another amount
+	ImporteAnulacion Rule = "importe-anulacion" // more than is left to refund, or part of a transfer or reparto
 	MonedaAnulacion  Rule = "moneda-anulacion"
+	// DemasiadosReembolsos: the original has movimiento.MaxReembolsos refunds.
+	DemasiadosReembolsos Rule = "demasiados-reembolsos"
 )
 
 // The rules of an overdraft limit an operator sets.

@@ -24,11 +24,12 @@ type Balance struct {
 	Expected decimal.Decimal
 }
 
-// check reads back what the ledger recorded for w at now: each movement applied (a
-// transfer's both legs, a reversed one naming its reversal, a hold in the fate w gives
-// it) and, when answers is not nil, answered as its record says it was applied; none
-// refused by design recorded; every balance w's. It returns the balances, sorted, and
-// what is wrong.
+// check reads back what the ledger recorded for w at now: each movement applied (every
+// leg of a transfer or reparto and of a reversal of one, each refund named by its
+// original, a hold in the fate w gives it) and, when answers is not nil, answered as
+// its record says it was applied; none refused by design recorded; each movement
+// refunded showing what its refunds gave back; every balance w's. It returns the
+// balances, sorted, and what is wrong.
 func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, answers *watch) ([]Balance, []string, error) {
 	fate := fates(w)
 	var wrong []string
@@ -47,8 +48,12 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, 
 			return nil, nil, err
 		}
 	}
+	refunded, err := checkRefunded(ctx, r, w)
+	if err != nil {
+		return nil, nil, err
+	}
 	balances, off, err := checkBalances(ctx, r, w)
-	return balances, append(wrong, off...), err
+	return balances, slices.Concat(wrong, refunded, off), err
 }
 
 // fates is what the workload does with each hold, by cuenta/id: captured, released, or
@@ -69,8 +74,8 @@ func fates(w sim.Workload) map[string]movimiento.Estado {
 }
 
 // checkRecorded says what is wrong with m's record at now: not recorded, in another
-// state than its fate, answered otherwise than its record says (answers), a transfer
-// without its credit leg, a reversal its original does not name.
+// state than its fate, answered otherwise than its record says (answers), a leg
+// missing (checkLinks).
 func checkRecorded(ctx context.Context, r *store.Reader, m movimiento.Movimiento, fate map[string]movimiento.Estado, now time.Time, answers *watch) ([]string, error) {
 	a, err := r.Apunte(ctx, m.Cuenta, m.ID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -91,19 +96,79 @@ func checkRecorded(ctx context.Context, r *store.Reader, m movimiento.Movimiento
 			wrong = append(wrong, why)
 		}
 	}
-	var other movimiento.Apunte
-	switch m.Tipo {
-	case movimiento.Traspaso:
-		if other, err = r.Apunte(ctx, m.Destino, m.ID); err == nil && other.Estado != movimiento.Aplicado {
-			err = fmt.Errorf("its credit leg on %s is %s", m.Destino, other.Estado)
-		}
-	case movimiento.Anulacion:
-		if other, err = r.Apunte(ctx, m.Cuenta, m.Anula); err == nil && other.AnuladoPor != m.ID {
-			err = fmt.Errorf("%s is marked reversed by %q", m.Anula, other.AnuladoPor)
+	if err := checkLinks(ctx, r, m); err != nil {
+		wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
+	}
+	return wrong, nil
+}
+
+// checkLinks says what is wrong with the records m links to: each leg of a transfer or
+// reparto; for a refund, its original naming it and, for a reversal of a transfer or
+// reparto, each leg taken back.
+func checkLinks(ctx context.Context, r *store.Reader, m movimiento.Movimiento) error {
+	if m.Tipo != movimiento.Anulacion {
+		return legsRecorded(ctx, r, m.ID, m.Cuenta, sim.Credited(m))
+	}
+	o, err := r.Apunte(ctx, m.Cuenta, m.Anula)
+	switch {
+	case err != nil:
+		return err
+	case !slices.Contains(o.Anulaciones, m.ID):
+		return fmt.Errorf("%s does not name it among its refunds %v", m.Anula, o.Anulaciones)
+	case len(o.Partes) > 0:
+		return legsRecorded(ctx, r, m.ID, m.Cuenta, o.Partes)
+	case o.Contrapartida != "":
+		return legsRecorded(ctx, r, m.ID, m.Cuenta, []movimiento.Parte{{Cuenta: o.Contrapartida, Importe: o.Movimiento.Importe}})
+	}
+	return nil
+}
+
+// legsRecorded says which leg of the movement id of payer is not recorded applied on
+// its account, of its part, naming the payer.
+func legsRecorded(ctx context.Context, r *store.Reader, id, payer string, legs []movimiento.Parte) error {
+	for _, p := range legs {
+		leg, err := r.Apunte(ctx, p.Cuenta, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return fmt.Errorf("its leg on %s is not recorded", p.Cuenta)
+		case err != nil:
+			return err
+		case leg.Estado != movimiento.Aplicado || leg.Contrapartida != payer || !leg.Movimiento.Importe.Equal(p.Importe):
+			return fmt.Errorf("its leg on %s is %s of %s naming %q, not applied of %s naming %s",
+				p.Cuenta, leg.Estado, leg.Movimiento.Importe, leg.Contrapartida, p.Importe, payer)
 		}
 	}
-	if err != nil {
-		wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
+	return nil
+}
+
+// checkRefunded reads every movement w refunds and says which does not show what w's
+// refunds of it gave back: reembolsado their sum, anulado_por set once nothing is left.
+func checkRefunded(ctx context.Context, r *store.Reader, w sim.Workload) ([]string, error) {
+	byKey := map[string]movimiento.Movimiento{}
+	given := map[string]decimal.Decimal{}
+	for _, m := range w.Movements {
+		byKey[key(m.Cuenta, m.ID)] = m
+		if m.Tipo == movimiento.Anulacion {
+			o, importe := byKey[key(m.Cuenta, m.Anula)], m.Importe
+			if importe.IsZero() { // all of it
+				importe = o.Importe
+			}
+			given[key(o.Cuenta, o.ID)] = given[key(o.Cuenta, o.ID)].Add(importe)
+		}
+	}
+	var wrong []string
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		o := byKey[k]
+		a, err := r.Apunte(ctx, o.Cuenta, o.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound): // check says so
+		case err != nil:
+			return nil, err
+		case !a.Reembolsado.Equal(given[k]):
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s shows %s refunded; its refunds gave back %s", o.Tipo, o.ID, o.Cuenta, a.Reembolsado, given[k]))
+		case (a.AnuladoPor != "") != given[k].Equal(o.Importe):
+			wrong = append(wrong, fmt.Sprintf("%s %s of %s is refunded %s of %s, yet anulado_por is %q", o.Tipo, o.ID, o.Cuenta, given[k], o.Importe, a.AnuladoPor))
+		}
 	}
 	return wrong, nil
 }

@@ -81,11 +81,13 @@ const (
 	redeliverOneIn = 50
 )
 
-// The demo's workload: the shares of the movements drawn as transfers, reversals and
-// holds; the rest are abonos and cargos.
+// The demo's workload: the shares of the movements drawn as transfers, repartos,
+// whole reversals, refunds in parts and holds; the rest are abonos and cargos.
 const (
 	transfers = 0.15
-	reversals = 0.03
+	repartos  = 0.05
+	reversals = 0.04
+	refunds   = 0.04
 	holds     = 0.10
 )
 
@@ -138,7 +140,7 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	r := &run{opts: opts, clock: sim.NewClock(), counts: &worker.Tally{}, watched: newWatch()}
 	var err error
 	if r.w, err = sim.Generate(sim.Spec{Accounts: opts.Accounts, Movements: opts.Movements, Seed: opts.Seed,
-		Transfers: transfers, Reversals: reversals, Holds: holds, Now: r.clock.Now()}); err != nil {
+		Transfers: transfers, Repartos: repartos, Reversals: reversals, Refunds: refunds, Holds: holds, Now: r.clock.Now()}); err != nil {
 		return nil, err
 	}
 	r.schedule = sim.Deliveries(r.w, sim.Mix{Duplicates: 0.25, Conflicting: 0.005, Malformed: 0.005}, opts.Seed)
@@ -249,19 +251,27 @@ func (r *run) verdict(ctx context.Context, early []string, frozen Freeze) (Summa
 	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
 	s := Summary{
 		Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: total, Handled: r.counts.Handled(), Outcomes: outcomes,
-		Kinds: r.w.Kinds(), Refused: describe(r.w.Refused), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
+		Kinds: r.w.Kinds(), Refused: describe(r.w), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
 	s.ExactlyOnce = len(wrong) == 0 && report.OK && report.Movements == s.Kinds.Posted()
 	return s, nil
 }
 
-// describe says in a few words what each movement refused by design is.
-func describe(refused []movimiento.Movimiento) []string {
+// describe says in a few words what each movement refused by design in w is.
+func describe(w sim.Workload) []string {
+	tipo := map[string]movimiento.Tipo{}
+	for _, m := range w.Movements {
+		tipo[key(m.Cuenta, m.ID)] = m.Tipo
+	}
 	var out []string
-	for _, m := range refused {
-		switch m.Tipo {
+	for _, m := range w.Refused {
+		switch t := tipo[key(m.Cuenta, m.Anula)]; m.Tipo {
 		case movimiento.Anulacion:
-			out = append(out, "a second reversal of "+m.Anula)
+			if !m.Importe.IsZero() {
+				out = append(out, "a refund of "+m.ImporteTexto()+" of "+m.Anula+", a cent more than is left")
+			} else {
+				out = append(out, "a second reversal of the "+string(t)+" "+m.Anula)
+			}
 		case movimiento.Traspaso:
 			out = append(out, "a transfer of "+m.ImporteTexto()+", beyond any balance of "+m.Cuenta)
 		case movimiento.Captura:

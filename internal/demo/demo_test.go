@@ -42,8 +42,11 @@ func TestDemoAppliesEveryMovementExactlyOnce(t *testing.T) {
 	if k := s.Kinds; k.Transfers == 0 || k.Reversals == 0 || k.Captured == 0 || k.PartlyCaptured == 0 || k.Released == 0 || k.Lapsed == 0 {
 		t.Errorf("kinds = %+v: want transfers, reversals and holds captured (some in part), released and lapsed", k)
 	}
-	if len(s.Refused) != 3 || o.Failed < len(s.Refused) {
-		t.Errorf("refused by design: %v, %d failed; want a second reversal, an overdrawn transfer and a capture of a lapsed hold, all failed", s.Refused, o.Failed)
+	if k := s.Kinds; k.Repartos == 0 || k.Refunds == 0 || k.RefundedInFull == 0 || k.ReversedTransfers == 0 {
+		t.Errorf("kinds = %+v: want repartos, refunds in parts (some until nothing was left) and a reversed transfer", k)
+	}
+	if len(s.Refused) != 5 || o.Failed < len(s.Refused) {
+		t.Errorf("refused by design: %v, %d failed; want a second reversal, an overdrawn transfer, a capture of a lapsed hold, a second reversal of a reversed transfer or reparto and a refund of more than is left, all failed", s.Refused, o.Failed)
 	}
 	if s.Freeze.Cuenta == "" || s.Freeze.Waited == 0 {
 		t.Errorf("freeze = %+v: want an account frozen with debits waiting", s.Freeze)
@@ -153,11 +156,93 @@ func TestCheckCatchesWhatTheLedgerGotWrong(t *testing.T) {
 		refused.ID + " of " + refused.Cuenta + " is recorded, but built to be refused",
 		"retencion " + captura.Retencion + " of " + captura.Cuenta + " is retenida, not capturada",
 		"traspaso " + traspaso.ID + " of " + traspaso.Cuenta + ": ",
-		"anulacion " + anulacion.ID + " of " + anulacion.Cuenta + ": " + anulacion.Anula + ` is marked reversed by ""`,
+		" " + anulacion.Anula + " of " + anulacion.Cuenta + " is refunded ", `yet anulado_por is ""`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("check found:\n%s\nwant %q", text, want)
 		}
+	}
+}
+
+// The verdict checks every leg and every refund: a reparto or a reversed transfer with
+// a leg missing, a refund its original does not name, an original showing another
+// total refunded than its refunds gave back, is caught.
+func TestCheckCatchesMissingLegsAndRefunds(t *testing.T) {
+	env, clock, svc := clockedLedger(t)
+	ctx := context.Background()
+	w, err := sim.Generate(sim.Spec{Accounts: 3, Movements: 60, Seed: 7, Transfers: transfers, Repartos: 0.1, Reversals: 0.15, Refunds: 0.15, Now: clock.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]movimiento.Movimiento{}
+	// a reparto, a reversal of a transfer and of a reparto, a refund in parts
+	var reparto, reversal, undone, refund movimiento.Movimiento
+	for _, m := range w.Movements {
+		byKey[key(m.Cuenta, m.ID)] = m
+		switch o := byKey[key(m.Cuenta, m.Anula)]; {
+		case m.Tipo == movimiento.Reparto && reparto.ID == "":
+			reparto = m
+		case o.Tipo == movimiento.Traspaso && reversal.ID == "":
+			reversal = m
+		case o.Tipo == movimiento.Reparto && undone.ID == "":
+			undone = m
+		case m.Tipo == movimiento.Anulacion && !m.Importe.IsZero() && m.Importe.LessThan(o.Importe) && refund.ID == "":
+			refund = m
+		}
+		if r, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: m}})); err != nil || r.Outcome != store.Applied {
+			t.Fatalf("%s %s: %+v, %v", m.Tipo, m.ID, r, err)
+		}
+	}
+	if reparto.ID == "" || reversal.ID == "" || undone.ID == "" || refund.ID == "" {
+		t.Fatalf("the workload lacks a reparto (%q), a reversal of a transfer (%q) or of a reparto (%q), or a refund in parts (%q)", reparto.ID, reversal.ID, undone.ID, refund.ID)
+	}
+	r := store.NewReader(env.Client, env.Table())
+	if _, wrong, err := check(ctx, r, w, clock.Now(), nil); err != nil || len(wrong) != 0 {
+		t.Fatalf("as applied: %v, %v; want nothing wrong", wrong, err)
+	}
+	destino := byKey[key(reversal.Cuenta, reversal.Anula)].Destino
+	editItem(t, env, reparto.Partes[0].Cuenta, reparto.ID, nil)
+	editItem(t, env, destino, reversal.ID, nil)
+	part := byKey[key(undone.Cuenta, undone.Anula)].Partes[1].Cuenta
+	editItem(t, env, part, undone.ID, nil)
+	editItem(t, env, refund.Cuenta, refund.Anula, func(item map[string]types.AttributeValue) {
+		delete(item, "anulaciones")
+		item["reembolsado"] = &types.AttributeValueMemberN{Value: "0.01"}
+	})
+	_, wrong, err := check(ctx, r, w, clock.Now(), nil)
+	text := strings.Join(wrong, "\n")
+	for _, want := range []string{
+		"reparto " + reparto.ID + " of " + reparto.Cuenta + ": its leg on " + reparto.Partes[0].Cuenta + " is not recorded",
+		"anulacion " + reversal.ID + " of " + reversal.Cuenta + ": its leg on " + destino + " is not recorded",
+		"anulacion " + undone.ID + " of " + undone.Cuenta + ": its leg on " + part + " is not recorded",
+		"anulacion " + refund.ID + " of " + refund.Cuenta + ": " + refund.Anula + " does not name it among its refunds",
+		" " + refund.Anula + " of " + refund.Cuenta + " shows 0.01 refunded; its refunds gave back ",
+	} {
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf("check found:\n%s\n%v; want %q", text, err, want)
+		}
+	}
+}
+
+// editItem rewrites the movement item id of cuenta through change, or deletes it
+// when change is nil.
+func editItem(t *testing.T, env *testenv.DynamoDB, cuenta, id string, change func(map[string]types.AttributeValue)) {
+	t.Helper()
+	ctx := context.Background()
+	k := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + cuenta}, "sk": &types.AttributeValueMemberS{Value: "MOV#" + id}}
+	if change == nil {
+		if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table()), Key: k}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table()), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil || got.Item == nil {
+		t.Fatalf("movement %s of %s: %v, %v", id, cuenta, got, err)
+	}
+	change(got.Item)
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: got.Item}); err != nil {
+		t.Fatal(err)
 	}
 }
 

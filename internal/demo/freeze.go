@@ -119,7 +119,7 @@ func debtor(w sim.Workload) string {
 }
 
 // debits is w's movements that take money from their account, which a freeze holds
-// back, by key: cargos, transfers, holds and reversals of abonos.
+// back, by key: cargos, transfers, repartos, holds and refunds of abonos.
 func debits(w sim.Workload) map[string]bool {
 	tipo := map[string]movimiento.Tipo{}
 	for _, m := range w.Movements {
@@ -128,7 +128,7 @@ func debits(w sim.Workload) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range w.Movements {
 		switch m.Tipo {
-		case movimiento.Cargo, movimiento.Traspaso, movimiento.Retencion:
+		case movimiento.Cargo, movimiento.Traspaso, movimiento.Reparto, movimiento.Retencion:
 			out[key(m.Cuenta, m.ID)] = true
 		case movimiento.Anulacion:
 			out[key(m.Cuenta, m.ID)] = tipo[key(m.Cuenta, m.Anula)] == movimiento.Abono

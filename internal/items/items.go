@@ -54,9 +54,13 @@ const (
 	AttrAnuladoPor   = "anulado_por"
 	AttrCapturadaPor = "capturada_por"
 	AttrLiberadaPor  = "liberada_por"
-	CuentaPK         = "CUENTA#"
-	CuentaSK         = "CUENTA"
-	MovSK            = "MOV#"
+	// AttrReembolsado and AttrAnulaciones mark a refunded record: the total given back,
+	// and the refunds' ids in order.
+	AttrReembolsado = "reembolsado"
+	AttrAnulaciones = "anulaciones"
+	CuentaPK        = "CUENTA#"
+	CuentaSK        = "CUENTA"
+	MovSK           = "MOV#"
 	// IndexPorSeq is the sparse index (pk, seq) over applied movements: the statement
 	// (migrations/0001_ledger.json).
 	IndexPorSeq = "por_seq"
@@ -81,6 +85,7 @@ type cuentaItem struct {
 	Version     int64                    `dynamodbav:"version,omitempty"`
 	Creada      time.Time                `dynamodbav:"creada"`
 	Actualizada time.Time                `dynamodbav:"actualizada"`
+	Aplicado    time.Time                `dynamodbav:"aplicado"` // the last record's, which the next never precedes
 }
 
 // retencionItem is an active hold in its account's item.
@@ -110,11 +115,21 @@ type movItem struct {
 	Via           string            `dynamodbav:"via,omitempty"`
 	Anula         string            `dynamodbav:"anula,omitempty"`
 	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
+	Reembolsado   *versioned.Number `dynamodbav:"reembolsado,omitempty"`
+	Anulaciones   []string          `dynamodbav:"anulaciones,omitempty"`
 	Contrapartida string            `dynamodbav:"contrapartida,omitempty"`
+	Partes        []parteItem       `dynamodbav:"partes,omitempty"`
 	Retencion     string            `dynamodbav:"retencion,omitempty"`
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+	Version       int64             `dynamodbav:"version,omitempty"` // a posted movement's: its account's, as the transaction wrote it
+}
+
+// parteItem is one part of a reparto in its payer's record.
+type parteItem struct {
+	Cuenta  string           `dynamodbav:"cuenta"`
+	Importe versioned.Number `dynamodbav:"importe"`
 }
 
 // requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
@@ -155,10 +170,11 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded. A value of another type or spelling
+// and from which message a movement was recorded, and the account's version a posted
+// movement was written with (an account's own version is checked before: checkVersion). A value of another type or spelling
 // (another writer, a hand edit) reads as zero, rather than making its whole account or
 // movement unreadable. Money, counts and the clocks holds run by are never read so.
-var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, attrRemitente: true, attrVia: true}
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, attrRemitente: true, attrVia: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
 // default (limite: no overdraft). Every other number is money or a count, which NULL
@@ -264,11 +280,18 @@ func EncodeCuenta(c cuenta.Cuenta, prev versioned.Item) (versioned.Item, error) 
 		Movimientos: c.Movimientos,
 		Creada:      c.Creada.UTC(),
 		Actualizada: c.Actualizada.UTC(),
+		Aplicado:    c.Aplicado.UTC(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("items: encode account %s: %w", c.ID, err)
 	}
 	carryOver(item, prev)
+	if c.Aplicado.IsZero() { // not known: kept as stored, or left absent, never made up
+		delete(item, attrAplicado)
+		if v := prev[attrAplicado]; v != nil {
+			item[attrAplicado] = v
+		}
+	}
 	return item, nil
 }
 
@@ -341,6 +364,7 @@ func DecodeCuenta(item versioned.Item) (c cuenta.Cuenta, ok bool, err error) {
 		Version:     it.Version,
 		Creada:      it.Creada,
 		Actualizada: it.Actualizada,
+		Aplicado:    it.Aplicado,
 	}, true, nil
 }
 
@@ -399,14 +423,25 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 		Expira:        m.Expira.UTC(),
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
+		Anulaciones:   a.Anulaciones,
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
-		it.Seq, it.SaldoTras = a.Seq, &saldo
+		it.Seq, it.SaldoTras, it.Version = a.Seq, &saldo, a.Version
+	}
+	if a.Reembolsado.Sign() != 0 {
+		reembolsado := versioned.NumberOf(a.Reembolsado)
+		it.Reembolsado = &reembolsado
+	}
+	for _, p := range a.Partes {
+		it.Partes = append(it.Partes, parteItem{Cuenta: p.Cuenta, Importe: versioned.NumberOf(p.Importe)})
 	}
 	item, err := attributevalue.MarshalMapWithOptions(it, func(o *attributevalue.EncoderOptions) { o.OmitEmptyTime = true }) // no expira but a hold's
 	if err != nil {
 		return nil, fmt.Errorf("items: encode movement %s/%s: %w", m.Cuenta, m.ID, err)
+	}
+	if a.Posted() {
+		item[AttrAplicadoSeq] = &types.AttributeValueMemberS{Value: AplicadoSeq(a.Aplicado, a.Seq)}
 	}
 	return item, nil
 }
@@ -449,9 +484,17 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
+		Anulaciones:   it.Anulaciones,
+		Version:       it.Version,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal
+	}
+	if it.Reembolsado != nil {
+		a.Reembolsado = it.Reembolsado.Decimal
+	}
+	for _, p := range it.Partes {
+		a.Partes = append(a.Partes, movimiento.Parte{Cuenta: p.Cuenta, Importe: p.Importe.Decimal})
 	}
 	if name := lacking(item, requiredPosted); a.Posted() && name != "" {
 		return movimiento.Apunte{}, fmt.Errorf("items: applied movement %s/%s has no %s", cuentaID, id, name)
@@ -462,44 +505,44 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 	return a, nil
 }
 
-// marks are the attributes a movement changes on the record it refers to: a reversal
-// marks the original reversed, a capture or release marks the hold settled.
-var marks = []string{AttrEstado, AttrAnuladoPor, AttrCapturadaPor, AttrLiberadaPor}
+// marks are the attributes a movement changes on the record it refers to: a refund
+// marks what the original has given back (and, once whole, who reversed it), a capture
+// or release marks the hold settled.
+var marks = []string{AttrEstado, AttrAnuladoPor, AttrCapturadaPor, AttrLiberadaPor, AttrReembolsado, AttrAnulaciones}
 
 // Mark is the Replace that rewrites stored, a record as read, so it reads as marked
-// says (its estado and who reversed or settled it), if each attribute it changes still
-// holds its stored value: no other movement marked it since. Every other attribute is
-// kept as stored. It is nil when marked changes nothing.
+// says (its estado, what it gave back, who reversed or settled it), if each scalar
+// attribute it changes still holds its stored value: no other movement marked it
+// since. A list (the refunds' ids) grows only with what is refunded, which its total
+// guards. Every other attribute is kept as stored. It is nil when marked changes
+// nothing.
 func Mark(stored versioned.Item, marked movimiento.Apunte) *versioned.Replace {
 	after, err := EncodeApunte(marked)
-	if err != nil { // strings and a record that was decoded always encode
+	if err != nil { // a record that was decoded always encodes
 		return nil
 	}
 	var r *versioned.Replace
 	for _, name := range marks {
-		was, now := text(stored[name]), text(after[name])
-		if was == now {
+		was, now := stored[name], after[name]
+		if reflect.DeepEqual(was, now) {
 			continue
 		}
 		if r == nil {
 			r = &versioned.Replace{Item: maps.Clone(stored)}
 		}
-		r.Item[name] = after[name]
-		if stored[name] == nil {
-			r.If = append(r.If, versioned.Missing(name))
+		if now == nil {
+			delete(r.Item, name)
 		} else {
-			r.If = append(r.If, versioned.Equals(name, was))
+			r.Item[name] = now
+		}
+		switch was.(type) {
+		case nil:
+			r.If = append(r.If, versioned.Missing(name))
+		case *types.AttributeValueMemberS, *types.AttributeValueMemberN:
+			r.If = append(r.If, versioned.Holds(name, was))
 		}
 	}
 	return r
-}
-
-// text is the string av holds, or "" for none.
-func text(av types.AttributeValue) string {
-	if s, ok := av.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }
 
 // PartitionQuery queries the partition of account cuentaID: its item, then its

@@ -40,8 +40,8 @@ func mustItem(item versioned.Item, err error) versioned.Item {
 
 func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Cargo, "50.00")
-	applied := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1"}))
-	want := []string{"aplicado", "concepto", "estado", "fecha", "huella", "importe", "moneda", "origen", "pk", "saldo_tras", "seq", "sk", "tipo"}
+	applied := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 7, SaldoTras: decimal.RequireFromString("-12.5"), Aplicado: t0, Origen: "msg-1", Version: 4}))
+	want := []string{"aplicado", "aplicado_seq", "concepto", "estado", "fecha", "huella", "importe", "moneda", "origen", "pk", "saldo_tras", "seq", "sk", "tipo", "version"}
 	if got := slices.Sorted(maps.Keys(applied)); !slices.Equal(got, want) {
 		t.Errorf("applied movement attributes = %v, want %v", got, want)
 	}
@@ -57,6 +57,12 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	if v := applied["aplicado"].(*types.AttributeValueMemberS).Value; v != "2026-12-02T10:15:00.123456789Z" {
 		t.Errorf("aplicado = %q, want RFC 3339 in UTC", v)
 	}
+	if v, ok := applied["aplicado_seq"].(*types.AttributeValueMemberS); !ok || v.Value != "2026-12-02T10:15:00.123456789Z#0000000000000000007" {
+		t.Errorf("aplicado_seq = %#v, want aplicado and seq as text: the por_aplicado index's sort key", applied["aplicado_seq"])
+	}
+	if n, ok := applied["version"].(*types.AttributeValueMemberN); !ok || n.Value != "4" {
+		t.Errorf("version = %#v, want the number 4, the account's version the movement was posted with", applied["version"])
+	}
 
 	rejected := mustItem(EncodeApunte(movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Rechazado, Motivo: "insufficient funds", Aplicado: t0}))
 	if _, ok := rejected["seq"]; ok {
@@ -65,21 +71,24 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 	if _, ok := rejected["saldo_tras"]; ok {
 		t.Error("a rejected movement carries a saldo_tras")
 	}
+	if _, ok := rejected["aplicado_seq"]; ok {
+		t.Error("a rejected movement carries an aplicado_seq: it would count in the balance at an instant")
+	}
 }
 
 func TestItemsRoundTrip(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Abono, "50.00")
-	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1"}
+	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1", Version: 5}
 	got, err := DecodeApunte(mustItem(EncodeApunte(a)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Movimiento.Huella() != m.Huella() || got.Huella != a.Huella || got.Seq != 3 || !got.SaldoTras.Equal(a.SaldoTras) ||
-		!got.Aplicado.Equal(t0) || got.Origen != "msg-1" || got.Movimiento.Concepto != m.Concepto || got.Movimiento.Fecha != m.Fecha {
+		!got.Aplicado.Equal(t0) || got.Origen != "msg-1" || got.Version != 5 || got.Movimiento.Concepto != m.Concepto || got.Movimiento.Fecha != m.Fecha {
 		t.Errorf("round trip = %+v, want %+v", got, a)
 	}
 
-	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9, Creada: t0, Actualizada: t0}
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("-0.01"), Limite: decimal.RequireFromString("100"), Movimientos: 9, Creada: t0, Actualizada: t0, Aplicado: t0.Add(time.Second)}
 	item := mustItem(EncodeCuenta(c, nil))
 	if _, ok := item["version"]; ok {
 		t.Error("the account image carries a version: only versioned may set it")
@@ -90,7 +99,7 @@ func TestItemsRoundTrip(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	if back.ID != c.ID || !back.Saldo.Equal(c.Saldo) || !back.Limite.Equal(c.Limite) || back.Movimientos != 9 || back.Version != 12 ||
-		!back.Creada.Equal(t0) || !back.Actualizada.Equal(t0) {
+		!back.Creada.Equal(t0) || !back.Actualizada.Equal(t0) || !back.Aplicado.Equal(t0.Add(time.Second)) {
 		t.Errorf("account round trip = %+v, want %+v at version 12", back, c)
 	}
 
@@ -184,6 +193,29 @@ func TestAWriteMakesUpNoCreada(t *testing.T) {
 	back.Saldo, back.Actualizada = decimal.RequireFromString("2"), t0.Add(time.Hour)
 	if next := mustItem(EncodeCuenta(back, stored)); next["creada"] != nil {
 		t.Errorf("a write of an account stored without creada wrote creada %v", next["creada"])
+	}
+}
+
+// A write keeps an account's aplicado as stored when it has none to write (an
+// operator's change of an account read without one), and makes none up.
+func TestAWriteMakesUpNoAplicado(t *testing.T) {
+	c := cuenta.Cuenta{ID: "ES76", Moneda: "EUR", Saldo: decimal.RequireFromString("1"), Creada: t0, Actualizada: t0}
+	if item := mustItem(EncodeCuenta(c, nil)); item["aplicado"] != nil {
+		t.Errorf("an account with no known aplicado was written with %v", item["aplicado"])
+	}
+	stored := mustItem(EncodeCuenta(c, nil))
+	stored["aplicado"] = s("not a time") // a hand edit: read as unknown, kept as it is
+	back, _, err := DecodeCuenta(written(stored))
+	if err != nil || !back.Aplicado.IsZero() {
+		t.Fatalf("decoded %+v, %v; want aplicado read as unknown", back, err)
+	}
+	back.Limite = decimal.RequireFromString("5")
+	if next := mustItem(EncodeCuenta(back, stored)); !reflect.DeepEqual(next["aplicado"], s("not a time")) {
+		t.Errorf("aplicado after the write = %v, want it kept as stored", next["aplicado"])
+	}
+	back.Aplicado = t0
+	if next := mustItem(EncodeCuenta(back, stored)); !reflect.DeepEqual(next["aplicado"], s("2026-12-02T10:15:00.123456789Z")) {
+		t.Errorf("aplicado after a movement = %v, want the movement's", next["aplicado"])
 	}
 }
 

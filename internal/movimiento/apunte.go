@@ -24,10 +24,15 @@ const (
 var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 
 // Apunte is a movement as the ledger recorded it, and what it made of it. Seq and
-// SaldoTras are set only when posted, Motivo when rejected, AnuladoPor once reversed;
-// a hold names who settled it. A reversal is recorded as the opposite abono or cargo
-// naming the original in Anula; a transfer as a cargo and an abono leg, each naming the
-// other account in Contrapartida. A stored Apunte is read without today's input rules.
+// SaldoTras are set only when posted, Motivo when rejected; a hold names who settled
+// it. A refund (an anulacion) is recorded as the opposite abono or cargo of what it
+// gives back, naming the original in Anula; the original keeps the total refunded
+// (Reembolsado), the refunds' ids in order (Anulaciones, at most MaxReembolsos) and,
+// once nothing is left to refund, AnuladoPor: the refund that completed it. A transfer
+// is recorded as a cargo and an abono leg, each naming the other account in
+// Contrapartida; a reparto as a cargo on the payer listing its Partes, and an abono leg
+// on each credited account naming the payer. A stored Apunte is read without today's
+// input rules.
 type Apunte struct {
 	Movimiento    Movimiento
 	Huella        string
@@ -40,9 +45,26 @@ type Apunte struct {
 	Remitente     string
 	Via           string
 	AnuladoPor    string
+	Reembolsado   decimal.Decimal
+	Anulaciones   []string
 	Contrapartida string
+	Partes        []Parte
 	CapturadaPor  string
 	LiberadaPor   string
+	// Version is a posted movement's account's version as the transaction that posted
+	// it wrote it; 0 when not known (not posted, or posted before records kept it).
+	Version int64
+}
+
+// MaxReembolsos bounds the refunds one movement takes: each rewrites the original's
+// record, which lists them all, so the record and what each refund pays to mark it
+// stay small (50 ids of up to 128 bytes: under 7 KB).
+const MaxReembolsos = 50
+
+// Restante is what is left to refund of the original this record is: its importe less
+// what was refunded.
+func (a Apunte) Restante() decimal.Decimal {
+	return a.Movimiento.Importe.Sub(a.Reembolsado)
 }
 
 // Posted reports whether the movement moved its account's balance and took its next

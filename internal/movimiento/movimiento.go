@@ -18,7 +18,8 @@ const (
 	Abono      Tipo = "abono"      // a credit of Importe
 	Cargo      Tipo = "cargo"      // a debit of Importe
 	Traspaso   Tipo = "traspaso"   // debits Cuenta and credits Destino, both or neither
-	Anulacion  Tipo = "anulacion"  // reverses the movement Anula of the same account, at most once
+	Reparto    Tipo = "reparto"    // debits Cuenta and credits each of Partes, all or none
+	Anulacion  Tipo = "anulacion"  // refunds the movement Anula of the same account: all of it, or Importe of what is left
 	Retencion  Tipo = "retencion"  // holds Importe until Expira, moving no balance
 	Captura    Tipo = "captura"    // posts the hold Retencion as a debit of at most its amount (all if Importe is absent)
 	Liberacion Tipo = "liberacion" // frees the whole hold Retencion
@@ -36,6 +37,7 @@ type Movimiento struct {
 	Fecha    string          // optional RFC 3339 text as received; informational only
 
 	Destino   string    // traspaso only: the credited account, cuenta's rules, ≠ Cuenta
+	Partes    []Parte   // reparto only: 2–MaxPartes credited accounts, each once, ≠ Cuenta, summing to Importe
 	Anula     string    // anulacion only: the reversed movement's id, id's rules
 	Retencion string    // captura and liberacion only: the hold's id, id's rules
 	Expira    time.Time // retencion only: when the hold lapses; zero otherwise
@@ -52,6 +54,7 @@ type Datos struct {
 	Concepto  string
 	Fecha     string // RFC 3339
 	Destino   string
+	Partes    []ParteDatos
 	Anula     string
 	Retencion string
 	Expira    string // RFC 3339

@@ -35,6 +35,7 @@ type message struct {
 	Concepto  jsontext.Value `json:"concepto"`
 	Fecha     jsontext.Value `json:"fecha"`
 	Destino   jsontext.Value `json:"destino"`
+	Partes    jsontext.Value `json:"partes"`
 	Anula     jsontext.Value `json:"anula"`
 	Retencion jsontext.Value `json:"retencion"`
 	Expira    jsontext.Value `json:"expira"`
@@ -156,7 +157,7 @@ func (msg *message) ambiguous() error {
 // members are msg's movement members, raw, in the order of fields.
 func (msg *message) members() [len(fields)]jsontext.Value {
 	return [...]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
-		msg.Concepto, msg.Fecha, msg.Destino, msg.Anula, msg.Retencion, msg.Expira}
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Partes, msg.Anula, msg.Retencion, msg.Expira}
 }
 
 // envelope names the envelope msg is, or "" for a plain movement.
@@ -197,6 +198,13 @@ func (msg *message) movimiento() (Movimiento, error) {
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
 	for i, raw := range msg.members() {
+		if fields[i] == "partes" {
+			var fe *FieldError
+			if d.Partes, fe = parsePartes(raw); fe != nil && wrongType == nil {
+				wrongType = fe
+			}
+			continue
+		}
 		switch k := raw.Kind(); {
 		case k == '0' && fields[i] == "importe":
 			*dst[i] = string(raw) // the literal, checked like a string

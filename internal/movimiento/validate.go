@@ -20,21 +20,26 @@ const (
 	idPunct, cuentaPunct          = "._:/@+=-", "._-"
 )
 
+// MaxPartes bounds a reparto's credited accounts: one TransactWriteItems of at most 100
+// actions holds the payer's record and account and, for each part, its record and
+// account (98 at 48 parts), and the reversal of every part at once (99).
+const MaxPartes = 48
+
 // plainDecimal is importe's notation; a sign is matched only to report "-5" as not
 // greater than zero, which is what the producer got wrong.
 var plainDecimal = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
 
 // fields is the order in which problems are reported: the first one wins.
-var fields = [...]string{"id", "cuenta", "tipo", "importe", "moneda", "concepto", "fecha", "destino", "anula", "retencion", "expira"}
+var fields = [...]string{"id", "cuenta", "tipo", "importe", "moneda", "concepto", "fecha", "destino", "partes", "anula", "retencion", "expira"}
 
-// members are d's fields in the order of fields.
+// members are d's text fields in the order of fields; partes, a list, has none.
 func (d *Datos) members() [len(fields)]*string {
-	return [...]*string{&d.ID, &d.Cuenta, (*string)(&d.Tipo), &d.Importe, &d.Moneda, &d.Concepto, &d.Fecha, &d.Destino, &d.Anula, &d.Retencion, &d.Expira}
+	return [...]*string{&d.ID, &d.Cuenta, (*string)(&d.Tipo), &d.Importe, &d.Moneda, &d.Concepto, &d.Fecha, &d.Destino, nil, &d.Anula, &d.Retencion, &d.Expira}
 }
 
 // own maps each tipo to the member it requires and no other tipo may carry.
 var own = map[Tipo]string{
-	Abono: "", Cargo: "", Traspaso: "destino", Anulacion: "anula",
+	Abono: "", Cargo: "", Traspaso: "destino", Reparto: "partes", Anulacion: "anula",
 	Retencion: "expira", Captura: "retencion", Liberacion: "retencion",
 }
 
@@ -52,50 +57,9 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 		ID: d.ID, Cuenta: d.Cuenta, Tipo: d.Tipo, Moneda: d.Moneda, Concepto: d.Concepto,
 		Fecha: d.Fecha, Destino: d.Destino, Anula: d.Anula, Retencion: d.Retencion,
 	}
-	amount := d.Tipo == Abono || d.Tipo == Cargo || d.Tipo == Traspaso || d.Tipo == Retencion
-	var err error
-	vals := d.members()
-	for i, f := range fields {
-		switch f {
-		case "id":
-			err = checkKey(f, d.ID, maxID, idPunct)
-		case "cuenta":
-			err = checkKey(f, d.Cuenta, maxCuenta, cuentaPunct)
-		case "tipo":
-			if _, ok := own[d.Tipo]; !ok {
-				err = requiredOr(f, string(d.Tipo), `must be "abono", "cargo", "traspaso", "anulacion", "retencion", "captura" or "liberacion"`)
-			}
-		case "importe":
-			if d.Tipo == Liberacion && d.Importe != "" {
-				err = &FieldError{f, d.Importe, "is not allowed for tipo liberacion: a release frees the whole hold"}
-			} else if amount || d.Importe != "" {
-				m.Importe, err = checkImporte(d.Importe)
-			}
-		case "moneda":
-			if amount || d.Moneda != "" {
-				err = checkMoneda(d.Moneda, m.Importe)
-			}
-		case "concepto":
-			err = checkConcepto(d.Concepto)
-		case "fecha":
-			if d.Fecha != "" {
-				m.Fecha, err = checkFecha(d.Fecha)
-			}
-		case "destino":
-			if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
-				err = &FieldError{f, d.Destino, "must differ from cuenta"}
-			}
-		case "anula", "retencion":
-			v := *vals[i]
-			if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
-				err = &FieldError{f, v, "must differ from id: it names another movement"}
-			}
-		case "expira":
-			if err = ownMember(d, f, d.Expira, 0, ""); err == nil && d.Expira != "" {
-				m.Expira, err = checkTime(f, d.Expira)
-			}
-		}
-		if wrongType != nil && wrongType.Field == f {
+	for _, f := range fields {
+		err := d.check(f, &m)
+		if wrongType != nil && (wrongType.Field == f || strings.HasPrefix(wrongType.Field, f+"[")) {
 			err = wrongType
 		}
 		if err != nil {
@@ -103,6 +67,57 @@ func validate(d *Datos, wrongType *FieldError) (Movimiento, error) {
 		}
 	}
 	return m, nil
+}
+
+// check checks d's field f, setting what it reads into m.
+func (d *Datos) check(f string, m *Movimiento) error {
+	amount := d.Tipo == Abono || d.Tipo == Cargo || d.Tipo == Traspaso || d.Tipo == Reparto || d.Tipo == Retencion
+	var err error
+	switch f {
+	case "id":
+		return checkKey(f, d.ID, maxID, idPunct)
+	case "cuenta":
+		return checkKey(f, d.Cuenta, maxCuenta, cuentaPunct)
+	case "tipo":
+		if _, ok := own[d.Tipo]; !ok {
+			return requiredOr(f, string(d.Tipo), `must be "abono", "cargo", "traspaso", "reparto", "anulacion", "retencion", "captura" or "liberacion"`)
+		}
+	case "importe":
+		if d.Tipo == Liberacion && d.Importe != "" {
+			return &FieldError{f, d.Importe, "is not allowed for tipo liberacion: a release frees the whole hold"}
+		} else if amount || d.Importe != "" {
+			m.Importe, err = checkImporte(f, d.Importe)
+		}
+	case "moneda":
+		if amount || d.Moneda != "" {
+			return checkMoneda(d.Moneda, m.Importe)
+		}
+	case "concepto":
+		return checkConcepto(d.Concepto)
+	case "fecha":
+		if d.Fecha != "" {
+			m.Fecha, err = checkFecha(d.Fecha)
+		}
+	case "destino":
+		if err = ownMember(d, f, d.Destino, maxCuenta, cuentaPunct); err == nil && d.Destino == d.Cuenta {
+			return &FieldError{f, d.Destino, "must differ from cuenta"}
+		}
+	case "partes":
+		m.Partes, err = d.checkPartes(m.Importe)
+	case "anula", "retencion":
+		v := d.Anula
+		if f == "retencion" {
+			v = d.Retencion
+		}
+		if err = ownMember(d, f, v, maxID, idPunct); err == nil && v == d.ID {
+			return &FieldError{f, v, "must differ from id: it names another movement"}
+		}
+	case "expira":
+		if err = ownMember(d, f, d.Expira, 0, ""); err == nil && d.Expira != "" {
+			m.Expira, err = checkTime(f, d.Expira)
+		}
+	}
+	return err
 }
 
 // ownMember checks member f, valued v, that only some tipos carry: present exactly when
@@ -153,25 +168,26 @@ func checkKey(field, s string, maxLen int, punct string) error {
 // an optional fraction, no sign, exponent, spaces or leading zeros ("500.00", "0").
 func IsPlainDecimal(s string) bool { return s != "" && s[0] != '-' && plainDecimal.MatchString(s) }
 
-// checkImporte checks importe's notation, sign, significant digits and decimals written.
-func checkImporte(s string) (decimal.Decimal, error) {
+// checkImporte checks an amount's notation, sign, significant digits and decimals
+// written; field names it in errors (importe, or a part's).
+func checkImporte(field, s string) (decimal.Decimal, error) {
 	if !plainDecimal.MatchString(s) {
-		return decimal.Zero, requiredOr("importe", s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`)
+		return decimal.Zero, requiredOr(field, s, `must be plain decimal notation such as "50.00" (no sign, exponent, spaces or leading zeros)`)
 	}
 	intPart, frac, _ := strings.Cut(strings.TrimLeft(s, "-0"), ".")
 	n := len(strings.TrimLeft(intPart+strings.TrimRight(frac, "0"), "0")) // significant digits
 	if s[0] == '-' || n == 0 {
-		return decimal.Zero, &FieldError{"importe", s, "must be greater than zero"}
+		return decimal.Zero, &FieldError{field, s, "must be greater than zero"}
 	}
 	if n > maxSignificant {
-		return decimal.Zero, &FieldError{"importe", s, fmt.Sprintf("has %d significant digits; at most %d are allowed", n, maxSignificant)}
+		return decimal.Zero, &FieldError{field, s, fmt.Sprintf("has %d significant digits; at most %d are allowed", n, maxSignificant)}
 	}
 	if len(frac) > maxDecimals {
-		return decimal.Zero, &FieldError{"importe", s, fmt.Sprintf("has %d decimals; at most %d are allowed", len(frac), maxDecimals)}
+		return decimal.Zero, &FieldError{field, s, fmt.Sprintf("has %d decimals; at most %d are allowed", len(frac), maxDecimals)}
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil { // the checks above leave nothing it refuses; a new refusal is the producer's
-		return decimal.Zero, &FieldError{"importe", s, "is not a number this ledger reads: " + err.Error()}
+		return decimal.Zero, &FieldError{field, s, "is not a number this ledger reads: " + err.Error()}
 	}
 	return d, nil
 }
@@ -195,6 +211,11 @@ func checkMoneda(moneda string, importe decimal.Decimal) error {
 // omits it, in the currency of the record it refers to. A currency no longer active
 // has no rule here.
 func CheckDecimals(importe decimal.Decimal, moneda string) error {
+	return checkDecimals("importe", importe, moneda)
+}
+
+// checkDecimals is CheckDecimals for the amount in field.
+func checkDecimals(field string, importe decimal.Decimal, moneda string) error {
 	units, ok := MinorUnits(moneda)
 	scale := -importe.Exponent()
 	if !ok || scale <= units {
@@ -204,7 +225,7 @@ func CheckDecimals(importe decimal.Decimal, moneda string) error {
 	if units == 0 {
 		rule = moneda + " allows no decimals"
 	}
-	return &FieldError{"importe", importe.StringFixed(scale), rule}
+	return &FieldError{field, importe.StringFixed(scale), rule}
 }
 
 // checkConcepto checks concepto's length in characters, and that it has no control

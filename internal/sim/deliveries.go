@@ -13,8 +13,9 @@ import (
 // Mix sets how many deliveries misbehave, as fractions of the movements. Duplicates
 // are extra deliveries of a movement under a new message id, spelt as a producer might
 // (amount "50" or "50.00", raw or in an SNS envelope). Conflicting reuse the id of an
-// abono, cargo, transfer or hold for another amount, a producer bug the ledger must
-// refuse; the first reuses a transfer's when there is one. Malformed are not movements.
+// abono, cargo, transfer, reparto or hold for another amount (a reparto's last part
+// takes the difference), a producer bug the ledger must refuse; the first reuses a
+// transfer's when there is one. Malformed are not movements.
 type Mix struct {
 	Duplicates  float64
 	Conflicting float64
@@ -67,7 +68,7 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		rng.Shuffle(len(ds), func(i, j int) { ds[i], ds[j] = ds[j], ds[i] })
 	}
 	amounts := slices.DeleteFunc(slices.Clone(w.Movements), func(m movimiento.Movimiento) bool {
-		return m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Retencion
+		return m.Tipo != movimiento.Abono && m.Tipo != movimiento.Cargo && m.Tipo != movimiento.Traspaso && m.Tipo != movimiento.Reparto && m.Tipo != movimiento.Retencion
 	})
 	transfer := slices.IndexFunc(amounts, func(m movimiento.Movimiento) bool { return m.Tipo == movimiento.Traspaso })
 	s.Conflicting = int(float64(n) * f.Conflicting)
@@ -79,12 +80,24 @@ func Deliveries(w Workload, f Mix, seed uint64) Schedule {
 		if k == 0 && transfer >= 0 {
 			m = amounts[transfer]
 		}
-		deliver(&s.Late, mustJSON(wire(m, m.Importe.Add(decimal.New(1, -2)).StringFixed(2)))) // m's id, 0.01 more
+		deliver(&s.Late, conflicting(m))
 	}
 	for _, m := range w.Refused {
 		deliver(&s.Late, Body(m))
 	}
 	return s
+}
+
+// conflicting is a body that reuses m's key for 0.01 more; a reparto's last part takes
+// the cent, so that the body is a valid movement.
+func conflicting(m movimiento.Movimiento) string {
+	cent := decimal.New(1, -2)
+	m.Importe = m.Importe.Add(cent)
+	if n := len(m.Partes); n > 0 {
+		m.Partes = slices.Clone(m.Partes)
+		m.Partes[n-1].Importe = m.Partes[n-1].Importe.Add(cent)
+	}
+	return mustJSON(wire(m, m.Importe.StringFixed(2)))
 }
 
 // respell is m as another producer (or the same one, retrying) might write it.

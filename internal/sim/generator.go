@@ -14,9 +14,11 @@ import (
 
 // generator draws a workload movement by movement and keeps its books: every account's
 // balance, and the funds its debits may draw on. Only abonos bring funds in: what a
-// transfer, a reversal of a cargo, a capture or release gives back is never drawn on
-// again, so each debit has its funds in any arrival order once its account's abonos
-// are in. An account takes at most cuenta.MaxRetenciones holds.
+// transfer or reparto credits, what a refund of a cargo or a reversal gives back, what
+// a capture or release frees is never drawn on again, so each debit (a reversal's debit
+// legs on the accounts a transfer or reparto credited among them) has its funds in any
+// arrival order once its account's abonos are in. An account takes at most
+// cuenta.MaxRetenciones holds.
 type generator struct {
 	spec      Spec
 	rng       *rand.Rand
@@ -29,8 +31,12 @@ type generator struct {
 	holds      map[string]int             // by account: holds drawn (in some arrival order all are active at once)
 	open       []movimiento.Movimiento    // holds a later movement captures or releases
 	lapsing    []movimiento.Movimiento    // holds left to lapse
-	reversible []movimiento.Movimiento    // abonos and cargos not reversed
-	firstRev   movimiento.Movimiento      // the first reversal drawn
+	reversible []movimiento.Movimiento    // abonos and cargos neither reversed nor refunded
+	legged     []movimiento.Movimiento    // transfers and repartos not reversed
+	refunding  []*refunding               // abonos and cargos being refunded in parts, that take more refunds
+	refunds    []*refunding               // every abono and cargo refunded in parts, in the order drawn
+	firstRev   movimiento.Movimiento      // the first reversal drawn of an abono or cargo
+	firstLeg   movimiento.Movimiento      // the first reversal drawn of a transfer or reparto
 	credited   decimal.Decimal            // every credit drawn: no balance can exceed it
 }
 
@@ -57,7 +63,7 @@ func newGenerator(spec Spec) *generator {
 
 // mixed reports whether the workload draws more than abonos and cargos.
 func (g *generator) mixed() bool {
-	return g.spec.Transfers+g.spec.Reversals+g.spec.Holds > 0
+	return g.spec.Transfers+g.spec.Repartos+g.spec.Reversals+g.spec.Refunds+g.spec.Holds > 0
 }
 
 // step draws movement i. The first movement of the tail writes an account with a hold
@@ -76,16 +82,20 @@ func (g *generator) step(i int) {
 		g.plain()
 		return
 	}
-	t, r, h := g.spec.Transfers, g.spec.Reversals, g.spec.Holds
+	t, p, r, f, h := g.spec.Transfers, g.spec.Repartos, g.spec.Reversals, g.spec.Refunds, g.spec.Holds
 	drawn := false
 	switch x := g.rng.Float64(); {
 	case x < t:
 		drawn = g.transfer()
-	case x < t+r:
+	case x < t+p:
+		drawn = g.reparto()
+	case x < t+p+r:
 		drawn = g.reversal()
-	case x < t+r+h:
+	case x < t+p+r+f:
+		drawn = g.refund()
+	case x < t+p+r+f+h:
 		drawn = g.hold(i)
-	case x < t+r+2*h && len(g.open) > 0: // settlements about as often as holds
+	case x < t+p+r+f+2*h && len(g.open) > 0: // settlements about as often as holds
 		drawn = g.settle()
 	}
 	if !drawn {
@@ -138,33 +148,7 @@ func (g *generator) transfer() bool {
 	g.post(from, m.Importe.Neg())
 	g.post(to, m.Importe)
 	g.funds[from] = g.funds[from].Sub(m.Importe)
-	return true
-}
-
-// reversal draws the reversal of an abono or cargo not reversed yet; reversing an
-// abono is a debit, drawn only when its account has the funds.
-func (g *generator) reversal() bool {
-	if len(g.reversible) == 0 {
-		return false
-	}
-	k := g.rng.IntN(len(g.reversible))
-	o := g.reversible[k]
-	if o.Tipo == movimiento.Abono && g.funds[o.Cuenta].LessThan(o.Importe) {
-		return false
-	}
-	g.reversible = slices.Delete(g.reversible, k, k+1)
-	d := movimiento.Datos{Cuenta: o.Cuenta, Tipo: movimiento.Anulacion, Anula: o.ID}
-	if g.rng.IntN(2) == 0 { // importe and moneda are optional; when given, the original's
-		d.Importe, d.Moneda = o.ImporteTexto(), o.Moneda
-	}
-	m := g.add(d)
-	g.post(o.Cuenta, o.Delta().Neg())
-	if o.Tipo == movimiento.Abono {
-		g.funds[o.Cuenta] = g.funds[o.Cuenta].Sub(o.Importe)
-	}
-	if g.firstRev.ID == "" {
-		g.firstRev = m
-	}
+	g.legged = append(g.legged, m)
 	return true
 }
 
@@ -233,8 +217,10 @@ func (g *generator) settle() bool {
 }
 
 // refusals builds the movements refused by design, from what was drawn: a second
-// reversal of the first movement reversed, a transfer of more than every credit of the
-// workload (more than any balance can reach), a capture of the first hold left to lapse.
+// reversal of the first abono or cargo reversed, a transfer of more than every credit
+// of the workload (more than any balance can reach), a capture of the first hold left
+// to lapse, a second reversal of the first transfer or reparto reversed, and a refund
+// of a cent more than is left of the first movement refunded in part.
 func (g *generator) refusals() {
 	if !g.mixed() {
 		return
@@ -249,6 +235,13 @@ func (g *generator) refusals() {
 	if len(g.lapsing) > 0 {
 		h := g.lapsing[0]
 		g.refuse(movimiento.Datos{Cuenta: h.Cuenta, Tipo: movimiento.Captura, Retencion: h.ID})
+	}
+	if r := g.firstLeg; r.ID != "" {
+		g.refuse(movimiento.Datos{Cuenta: r.Cuenta, Tipo: movimiento.Anulacion, Anula: r.Anula})
+	}
+	if k := slices.IndexFunc(g.refunds, func(r *refunding) bool { return r.left > 0 }); k >= 0 {
+		r := g.refunds[k]
+		g.refuse(movimiento.Datos{Cuenta: r.m.Cuenta, Tipo: movimiento.Anulacion, Anula: r.m.ID, Importe: amount(r.left + 1)})
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
@@ -38,12 +40,16 @@ func TestAbonoCargoWorkloadsStayTheSame(t *testing.T) {
 	}
 }
 
-// books applies movements by the account rules (internal/cuenta) at a given time, as
-// the ledger does, keeping what each reversal and settlement needs.
+// books applies movements by the account rules (cuenta.Decide) at a given time, as
+// the ledger does, keeping every account and record, and each record as a reversal,
+// refund or settlement marks it.
 type books struct {
 	cuentas map[string]cuenta.Cuenta
-	movs    map[string]movimiento.Movimiento // by cuenta/id
-	done    map[string]bool                  // reversed movements and settled holds, by cuenta/id
+	apuntes map[string]movimiento.Apunte // by cuenta/id
+}
+
+func newBooks() *books {
+	return &books{cuentas: map[string]cuenta.Cuenta{}, apuntes: map[string]movimiento.Apunte{}}
 }
 
 func (b *books) account(id string, now time.Time) cuenta.Cuenta {
@@ -54,58 +60,44 @@ func (b *books) account(id string, now time.Time) cuenta.Cuenta {
 	return c.Vigente(now)
 }
 
+// apply decides m against the books at now and, unless a rule refuses it, writes what
+// it decided: its records, its accounts, the record it marks.
 func (b *books) apply(m movimiento.Movimiento, now time.Time) error {
-	c := b.account(m.Cuenta, now)
-	var err error
-	referent := m.Cuenta + "/" + cmp.Or(m.Anula, m.Retencion) // reversed or settled, once applied
-	switch m.Tipo {
-	case movimiento.Abono, movimiento.Cargo:
-		c, err = c.Aplicar(m)
-	case movimiento.Traspaso:
-		if c, err = c.Mover(m.Importe.Neg(), m.Moneda); err == nil {
-			d, _ := b.account(m.Destino, now).Mover(m.Importe, m.Moneda)
-			b.cuentas[m.Destino] = d
-		}
-	case movimiento.Anulacion:
-		o, ok := b.movs[m.Cuenta+"/"+m.Anula]
-		switch {
-		case !ok || (o.Tipo != movimiento.Abono && o.Tipo != movimiento.Cargo):
-			return fmt.Errorf("%s reverses %s, no abono or cargo", m.ID, m.Anula)
-		case b.done[m.Cuenta+"/"+m.Anula]:
-			return fmt.Errorf("%s reverses %s, reversed already", m.ID, m.Anula)
-		}
-		c, err = c.Mover(o.Delta().Neg(), o.Moneda)
-	case movimiento.Retencion:
-		c, err = c.Retener(m.ID, m.Importe, m.Moneda, m.Expira, now)
-	case movimiento.Captura, movimiento.Liberacion:
-		h, ok := b.movs[m.Cuenta+"/"+m.Retencion]
-		switch {
-		case !ok || b.done[m.Cuenta+"/"+m.Retencion]:
-			return fmt.Errorf("%s settles %s, no hold held", m.ID, m.Retencion)
-		case m.Tipo == movimiento.Captura && !h.Expira.After(now):
-			return fmt.Errorf("%s captures %s, expired", m.ID, m.Retencion)
-		}
-		importe := m.Importe
-		if importe.IsZero() {
-			importe = h.Importe
-		}
-		if m.Tipo == movimiento.Liberacion {
-			c = c.Liberar(h.ID)
-		} else {
-			c, err = c.Capturar(h.ID, h.Importe, importe)
+	in := cuenta.Input{Mov: m, Cuentas: map[string]*cuenta.Cuenta{}, Now: now, Funds: cuenta.Retry}
+	if ref, ok := b.apuntes[m.Cuenta+"/"+cmp.Or(m.Anula, m.Retencion)]; ok {
+		in.Referido = &ref
+	}
+	touched := []string{m.Cuenta, m.Destino}
+	for _, p := range m.Partes {
+		touched = append(touched, p.Cuenta)
+	}
+	if in.Referido != nil { // a reversal also takes back what a transfer or reparto credited
+		touched = append(touched, in.Referido.Contrapartida)
+		for _, p := range in.Referido.Partes {
+			touched = append(touched, p.Cuenta)
 		}
 	}
-	if err != nil {
-		return err
+	for _, id := range touched {
+		if c, ok := b.cuentas[id]; ok {
+			in.Cuentas[id] = &c
+		}
 	}
-	b.cuentas[m.Cuenta] = c
-	b.movs[m.Cuenta+"/"+m.ID] = m
-	b.done[referent] = true
+	d := cuenta.Decide(in)
+	if d.Err != nil {
+		return d.Err
+	}
+	for i, a := range d.Apuntes {
+		b.apuntes[a.Movimiento.Cuenta+"/"+a.Movimiento.ID] = a
+		b.cuentas[d.Cuentas[i].ID] = d.Cuentas[i]
+	}
+	if d.Marca != nil {
+		b.apuntes[d.Marca.Movimiento.Cuenta+"/"+d.Marca.Movimiento.ID] = *d.Marca
+	}
 	return nil
 }
 
 func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
-	spec := Spec{Accounts: 6, Movements: 2000, Seed: 3, Transfers: 0.2, Reversals: 0.1, Holds: 0.2}
+	spec := Spec{Accounts: 6, Movements: 2000, Seed: 3, Transfers: 0.15, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.2}
 	w, err := Generate(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -117,23 +109,125 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 		t.Fatalf("%d movements, tail %d, lapse %v", len(w.Movements), w.Tail, w.Lapse)
 	}
 	b := appliesInOrder(t, w)
-	if len(w.Refused) != 3 {
-		t.Fatalf("%d refused by design, want a second reversal, an overdrawn transfer, a capture of a lapsed hold", len(w.Refused))
+	refusedFor := []error{cuenta.YaAnulado, cuenta.SaldoInsuficiente, cuenta.Vencida, cuenta.YaAnulado, cuenta.ImporteAnulacion}
+	if len(w.Refused) != len(refusedFor) {
+		t.Fatalf("%d refused by design, want a second reversal, an overdrawn transfer, a capture of a lapsed hold, a second reversal of a reversed transfer or reparto, a refund of more than is left", len(w.Refused))
 	}
-	for _, m := range w.Refused {
-		if err := b.apply(m, w.Lapse); err == nil {
-			t.Errorf("refused by design, but %s %s applies", m.Tipo, m.ID)
+	for i, m := range w.Refused {
+		if err := b.apply(m, w.Lapse.Add(1000*time.Hour)); !errors.Is(err, refusedFor[i]) {
+			t.Errorf("refused by design, %s %s: %v, want %v", m.Tipo, m.ID, err, refusedFor[i])
 		}
 	}
-	if err := b.apply(w.Refused[1], w.Lapse.Add(1000*time.Hour)); !errors.Is(err, cuenta.SaldoInsuficiente) {
-		t.Errorf("the overdrawn transfer: %v, want insufficient funds", err)
+	if o := w.Refused[3]; !isPayerLeg(b.apuntes[o.Cuenta+"/"+o.Anula]) {
+		t.Errorf("the second reversal %s names %s, no transfer's or reparto's payer leg", o.ID, o.Anula)
 	}
 	k := w.Kinds()
-	if k.Transfers < 300 || k.Reversals < 100 || k.Holds < 300 || k.PartlyCaptured == 0 || k.Released == 0 || k.Lapsed == 0 || k.Cargos == 0 {
+	if k.Transfers < 200 || k.Repartos < 150 || k.Reversals+k.ReversedTransfers+k.ReversedRepartos < 50 || k.Refunds < 100 || k.Holds < 300 || k.PartlyCaptured == 0 || k.Released == 0 || k.Lapsed == 0 || k.Cargos == 0 {
 		t.Errorf("kinds = %+v: want every kind drawn about as often as asked", k)
 	}
-	if k.Abonos+k.Cargos+k.Transfers+k.Reversals+k.Holds+k.Captured+k.Released != len(w.Movements) {
+	if k.RefundedInFull == 0 || k.ReversedTransfers == 0 || k.ReversedRepartos == 0 || k.ReversedPartes < 2*k.ReversedRepartos {
+		t.Errorf("kinds = %+v: want movements refunded in full, transfers and repartos reversed", k)
+	}
+	if k.Abonos+k.Cargos+k.Transfers+k.Repartos+k.Reversals+k.Refunds+k.ReversedTransfers+k.ReversedRepartos+k.Holds+k.Captured+k.Released != len(w.Movements) {
 		t.Errorf("kinds %+v do not count all %d movements", k, len(w.Movements))
+	}
+	posted := 0
+	for _, a := range b.apuntes {
+		if a.Posted() {
+			posted++
+		}
+	}
+	if posted != k.Posted() {
+		t.Errorf("the books posted %d records, kinds say %d", posted, k.Posted())
+	}
+}
+
+// isPayerLeg reports whether a is the record of a transfer or reparto on its payer.
+func isPayerLeg(a movimiento.Apunte) bool {
+	return a.Movimiento.Tipo == movimiento.Cargo && (a.Contrapartida != "" || len(a.Partes) > 0)
+}
+
+// A workload with enough accounts draws repartos of more than a few parts, up to
+// movimiento.MaxPartes; one with fewer draws as many parts as there are other accounts.
+func TestRepartosTakeUpToTheMostParts(t *testing.T) {
+	for _, tc := range []struct{ accounts, least, most int }{{60, fewPartes + 1, movimiento.MaxPartes}, {4, 2, 3}} {
+		w, err := Generate(Spec{Accounts: tc.accounts, Movements: 3000, Seed: 5, Repartos: 0.3, Reversals: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		appliesInOrder(t, w)
+		if k := w.Kinds(); k.MostPartes < tc.least || k.MostPartes > tc.most {
+			t.Errorf("%d accounts: the widest reparto has %d parts, want %d to %d", tc.accounts, k.MostPartes, tc.least, tc.most)
+		}
+	}
+}
+
+// Every account's debits draw only on what its abonos brought in, never on what a
+// transfer or reparto credited it: cargos, the debit of a transfer or reparto, holds,
+// refunds of its abonos, and what it pays back when a transfer or reparto that credited
+// it is reversed. So each debit has its funds in any arrival order.
+func TestDebitsOnlyDrawOnAbonos(t *testing.T) {
+	w, err := Generate(Spec{Accounts: 5, Movements: 3000, Seed: 11, Transfers: 0.2, Repartos: 0.15, Reversals: 0.15, Refunds: 0.1, Holds: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]movimiento.Movimiento{}
+	brought, drawn := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	draw := func(c string, d decimal.Decimal) { drawn[c] = drawn[c].Add(d) }
+	for _, m := range w.Movements {
+		byKey[m.Cuenta+"/"+m.ID] = m
+		switch o := byKey[m.Cuenta+"/"+m.Anula]; m.Tipo {
+		case movimiento.Abono:
+			brought[m.Cuenta] = brought[m.Cuenta].Add(m.Importe)
+		case movimiento.Cargo, movimiento.Traspaso, movimiento.Reparto, movimiento.Retencion:
+			draw(m.Cuenta, m.Importe)
+		case movimiento.Anulacion:
+			switch {
+			case o.Tipo == movimiento.Abono && m.Importe.IsZero(): // all of it
+				draw(m.Cuenta, o.Importe)
+			case o.Tipo == movimiento.Abono:
+				draw(m.Cuenta, m.Importe)
+			}
+			for _, p := range Credited(o) {
+				draw(p.Cuenta, p.Importe)
+			}
+		}
+	}
+	for c, d := range drawn {
+		if d.GreaterThan(brought[c]) {
+			t.Errorf("%s: debits of %s drawn on abonos of %s", c, d, brought[c])
+		}
+	}
+	if k := w.Kinds(); k.ReversedTransfers == 0 || k.ReversedRepartos == 0 {
+		t.Fatalf("kinds = %+v: no transfer or reparto reversed", k)
+	}
+}
+
+// The refunds of one movement never give back more than it moved, whatever order they
+// arrive in: each carries its importe, and together they fit.
+func TestRefundsNeverExceedTheirOriginal(t *testing.T) {
+	w, err := Generate(Spec{Accounts: 3, Movements: 1000, Seed: 9, Refunds: 0.4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]movimiento.Movimiento{}
+	given := map[string]decimal.Decimal{}
+	for _, m := range w.Movements {
+		byKey[m.Cuenta+"/"+m.ID] = m
+		if m.Tipo == movimiento.Anulacion {
+			if m.Importe.IsZero() {
+				t.Errorf("refund %s carries no importe: it would take all that is left, whatever arrived first", m.ID)
+			}
+			given[m.Cuenta+"/"+m.Anula] = given[m.Cuenta+"/"+m.Anula].Add(m.Importe)
+		}
+	}
+	for key, sum := range given {
+		if o := byKey[key]; sum.GreaterThan(o.Importe) {
+			t.Errorf("%s of %s refunded %s in all", key, o.Importe, sum)
+		}
+	}
+	if k := w.Kinds(); k.Refunds < 300 || k.RefundedInFull == 0 || k.Reversals != 0 {
+		t.Errorf("kinds = %+v: want refunds in parts, some until nothing was left, and no whole reversal", k)
 	}
 }
 
@@ -143,7 +237,7 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 // w.Saldos says with nothing held. It returns the books, for more.
 func appliesInOrder(t *testing.T, w Workload) *books {
 	t.Helper()
-	b := &books{cuentas: map[string]cuenta.Cuenta{}, movs: map[string]movimiento.Movimiento{}, done: map[string]bool{}}
+	b := newBooks()
 	tail, end := len(w.Movements)-w.Tail, w.Lapse
 	if end.IsZero() { // nothing lapses
 		end = Epoch
@@ -175,7 +269,7 @@ func TestSmallMixedWorkloadsApplyInGenerationOrder(t *testing.T) {
 	for seed := range uint64(200) {
 		for _, n := range []int{5, 10, 11, 19, 28} {
 			for accounts := 1; accounts <= 3; accounts++ {
-				w, err := Generate(Spec{Accounts: accounts, Movements: n, Seed: seed, Transfers: 0.1, Reversals: 0.1, Holds: 0.4})
+				w, err := Generate(Spec{Accounts: accounts, Movements: n, Seed: seed, Transfers: 0.1, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,11 +283,11 @@ func TestSmallMixedWorkloadsApplyInGenerationOrder(t *testing.T) {
 // yet (as a queue brings them back) applies them all.
 func TestAMixedWorkloadAppliesInAnyOrder(t *testing.T) {
 	for seed := range uint64(100) {
-		w, err := Generate(Spec{Accounts: 1 + int(seed%4), Movements: 60, Seed: seed, Transfers: 0.3, Reversals: 0.15, Holds: 0.3})
+		w, err := Generate(Spec{Accounts: 1 + int(seed%5), Movements: 60, Seed: seed, Transfers: 0.2, Repartos: 0.15, Reversals: 0.15, Refunds: 0.15, Holds: 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &books{cuentas: map[string]cuenta.Cuenta{}, movs: map[string]movimiento.Movimiento{}, done: map[string]bool{}}
+		b := newBooks()
 		rng := rand.New(rand.NewPCG(seed, 1))
 		tail, end := len(w.Movements)-w.Tail, w.Lapse
 		if end.IsZero() { // nothing lapses
@@ -221,7 +315,7 @@ func TestAMixedWorkloadAppliesInAnyOrder(t *testing.T) {
 }
 
 func TestDeliveriesOfAMixedWorkloadKeepItsPhases(t *testing.T) {
-	w, err := Generate(Spec{Accounts: 4, Movements: 300, Seed: 8, Transfers: 0.2, Reversals: 0.1, Holds: 0.2})
+	w, err := Generate(Spec{Accounts: 4, Movements: 300, Seed: 8, Transfers: 0.2, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +340,12 @@ func TestDeliveriesOfAMixedWorkloadKeepItsPhases(t *testing.T) {
 	if len(s.Late) != 6+len(w.Refused) {
 		t.Fatalf("%d late deliveries, want 6 conflicting and %d refused", len(s.Late), len(w.Refused))
 	}
+	for _, d := range s.Late[:6] {
+		m, err := movimiento.Parse([]byte(d.Body))
+		if h, ok := huella[m.Cuenta+"/"+m.ID]; err != nil || !ok || h == m.Huella() {
+			t.Errorf("late delivery %s is no conflicting replay of a movement: %v", d.Body, err)
+		}
+	}
 	first, err := movimiento.Parse([]byte(s.Late[0].Body))
 	if err != nil || first.Tipo != movimiento.Traspaso || first.Huella() == huella[first.Cuenta+"/"+first.ID] {
 		t.Errorf("the first conflicting delivery %s is no conflicting transfer: %v", s.Late[0].Body, err)
@@ -257,8 +357,25 @@ func TestDeliveriesOfAMixedWorkloadKeepItsPhases(t *testing.T) {
 	}
 }
 
+// A conflicting replay of a reparto is a valid reparto with the same key and other
+// parts: the ledger must take it for a producer's bug, not for a malformed body.
+func TestAConflictingRepartoIsAValidReparto(t *testing.T) {
+	m, err := movimiento.New(movimiento.Datos{ID: "r1", Cuenta: "A", Tipo: movimiento.Reparto, Importe: "10.00", Moneda: "EUR",
+		Partes: []movimiento.ParteDatos{{Cuenta: "B", Importe: "6.00"}, {Cuenta: "C", Importe: "4.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := movimiento.Parse([]byte(conflicting(m)))
+	if err != nil || replay.Cuenta != "A" || replay.ID != "r1" || replay.Huella() == m.Huella() || replay.Partes[1].Importe.String() != "4.01" {
+		t.Errorf("the replay %+v, %v: want r1 on A with C's part a cent more", replay, err)
+	}
+	if again, err := movimiento.Parse([]byte(Body(m))); err != nil || again.Huella() != m.Huella() {
+		t.Errorf("the reparto's body reads back as %+v, %v", again, err)
+	}
+}
+
 func TestGenerateRefusesOddShares(t *testing.T) {
-	for _, spec := range []Spec{{Transfers: -0.1}, {Holds: 1.5}, {Transfers: 0.5, Reversals: 0.3, Holds: 0.3}} {
+	for _, spec := range []Spec{{Transfers: -0.1}, {Holds: 1.5}, {Repartos: 2}, {Refunds: -1}, {Transfers: 0.5, Reversals: 0.3, Holds: 0.3}, {Repartos: 0.5, Refunds: 0.6}} {
 		spec.Accounts, spec.Movements = 2, 10
 		if _, err := Generate(spec); err == nil {
 			t.Errorf("Generate(%+v) succeeded", spec)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,18 +10,8 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/items"
-	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
-
-// movKey is a movement's idempotency key, (cuenta, id).
-type movKey struct{ cuenta, id string }
-
-// referred is the key of the record m refers to: the movement a reversal undoes, the
-// hold a capture or release settles; id "" for none.
-func referred(m movimiento.Movimiento) movKey {
-	return movKey{m.Cuenta, cmp.Or(m.Anula, m.Retencion)}
-}
 
 // group is one Apply: its deliveries, their results, and what is known between rounds.
 type group struct {
@@ -88,8 +77,12 @@ func (l *Ledger) Apply(ctx context.Context, es []Entrega) []Result {
 // round decides the next chunk of pending deliveries and commits it, then settles what
 // the answer means for each.
 func (l *Ledger) round(ctx context.Context, g *group) {
-	chunk, cuentas := nextChunk(g.es, g.pending, g.limit)
-	accounts, err := l.state(ctx, g, chunk, cuentas)
+	if err := l.referredRecords(ctx, g, g.pending[:min(len(g.pending), g.limit, versioned.MaxActions)]); err != nil {
+		g.fail(g.pending, Transient(err))
+		return
+	}
+	chunk, cuentas := g.nextChunk(g.pending, g.limit)
+	accounts, err := l.accounts(ctx, g.retries, cuentas)
 	if err != nil {
 		g.unreadable(err)
 		return
@@ -233,51 +226,11 @@ func (g *group) unreadable(err error) {
 		return
 	}
 	for _, i := range g.pending {
-		if m := g.es[i].Mov; m.Cuenta == bad.cuenta || m.Destino == bad.cuenta {
+		if slices.Contains(g.footprint(i).cuentas, bad.cuenta) {
 			g.res[i] = failed(Permanent(err), g.res[i].Attempts)
 		} else {
 			g.res[i] = failed(Transient(fmt.Errorf("store: the batch touches account %s, which cannot be read: %w", bad.cuenta, err)), g.res[i].Attempts)
 		}
 	}
 	g.pending = nil
-}
-
-// nextChunk is the longest prefix of pending, at most limit deliveries, that fits one
-// transaction, and the accounts it touches in order: at most versioned.MaxActions
-// actions (one per record and per account), and no item named twice, so a movement
-// naming an item named earlier in the chunk (say, a reversal of a movement written in
-// it) waits for the next one.
-func nextChunk(es []Entrega, pending []int, limit int) (chunk []int, cuentas []string) {
-	var named []movKey // the chunk's records; a linear search, as a chunk names at most 100
-	for n, i := range pending {
-		m := es[i].Mov
-		names := [2]movKey{{m.Cuenta, m.ID}}
-		switch {
-		case m.Destino != "":
-			names[1] = movKey{m.Destino, m.ID}
-		case referred(m).id != "":
-			names[1] = referred(m)
-		}
-		records := 1
-		if names[1].id != "" {
-			records = 2
-		}
-		touched := 0
-		for _, c := range [2]string{m.Cuenta, m.Destino} {
-			if c != "" && !slices.Contains(cuentas, c) {
-				touched++
-			}
-		}
-		clash := slices.Contains(named, names[0]) || (records == 2 && slices.Contains(named, names[1]))
-		if n > 0 && (n == limit || clash || len(named)+records+len(cuentas)+touched > versioned.MaxActions) {
-			return pending[:n], cuentas
-		}
-		named = append(named, names[:records]...)
-		for _, c := range [2]string{m.Cuenta, m.Destino} {
-			if c != "" && !slices.Contains(cuentas, c) {
-				cuentas = append(cuentas, c)
-			}
-		}
-	}
-	return pending, cuentas
 }

@@ -37,7 +37,7 @@ func BenchmarkCPUPath(b *testing.B) {
 				}
 				es := []Entrega{{Mov: m, Origen: "msg-1"}}
 				g := &group{es: es, now: t0}
-				chunk, cuentas := nextChunk(es, []int{0}, len(es))
+				chunk, cuentas := g.nextChunk([]int{0}, len(es))
 				p, err := g.plan(chunk, cuentas, []stored{st}, cuenta.Retry)
 				if err != nil {
 					b.Fatal(err)

@@ -20,6 +20,10 @@ var (
 // not recorded; the error names it ("account ES76 not found").
 var ErrNotFound = errors.New("not found")
 
+// ErrNotYetOpen is matched by the error of a read of an account at an instant before it
+// was opened (its creada); the error names both ("account ES76 was not open yet at …").
+var ErrNotYetOpen = errors.New("was not open yet")
+
 // failure is err of one class (ErrTransient or ErrPermanent), which it names first.
 type failure struct {
 	class, err error

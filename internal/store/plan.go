@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
@@ -53,13 +54,14 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		d := g.decide(i, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
+			a.Version = p.writes(cuentas, a)
 			item, err := items.EncodeApunte(a)
 			if err != nil {
 				return plan{}, err
 			}
 			p.txn.Creates, p.guarded = append(p.txn.Creates, item), append(p.guarded, n)
 		}
-		for _, k := range unwritten(g.es[i].Mov, len(d.Apuntes)) {
+		for _, k := range g.unwritten(i, d.Apuntes) {
 			p.txn.Absent, absent = append(p.txn.Absent, k), append(absent, n)
 		}
 		if d.mark != nil {
@@ -101,9 +103,12 @@ func (p *plan) images(cuentas []string, accounts []stored, state map[string]*cue
 // be read fails it for good.
 func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
 	e := g.es[i]
-	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Remitente: e.Remitente, Via: e.Via, Enviado: e.Enviado, Cuenta: state[e.Mov.Cuenta], Now: g.now, Funds: funds}
-	if e.Mov.Destino != "" {
-		in.Destino = state[e.Mov.Destino]
+	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Remitente: e.Remitente, Via: e.Via, Enviado: e.Enviado,
+		Cuentas: map[string]*cuenta.Cuenta{}, Now: g.now, Funds: funds}
+	for _, c := range g.footprint(i).cuentas {
+		if state[c] != nil {
+			in.Cuentas[c] = state[c]
+		}
 	}
 	k := referred(e.Mov)
 	stored := g.records[k]
@@ -124,17 +129,12 @@ func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.Fund
 	return d
 }
 
-// unwritten are the keys movement m would have written, but the decision wrote written
-// records only, checked absent in the same transaction: a redelivery of one recorded
-// earlier is a duplicate whatever the rules say today, and a transfer's unwritten credit
-// leg with its id there is a conflicting duplicate.
-func unwritten(m movimiento.Movimiento, written int) []versioned.Item {
-	var keys []versioned.Item
-	if written == 0 {
-		keys = append(keys, items.MovKey(m.Cuenta, m.ID))
+// writes is the version the transaction writes on the account of a, a posted record
+// (its account's image moves by one); 0 for a record that moves no account.
+func (p *plan) writes(cuentas []string, a movimiento.Apunte) int64 {
+	i := slices.Index(cuentas, a.Movimiento.Cuenta)
+	if !a.Posted() || i < 0 {
+		return 0
 	}
-	if m.Destino != "" && written < 2 {
-		keys = append(keys, items.MovKey(m.Destino, m.ID))
-	}
-	return keys
+	return p.versions[i] + 1
 }

@@ -86,7 +86,7 @@ func plannedChunk(t *testing.T, st []stored, policy cuenta.FundsPolicy, es []Ent
 	if records != nil {
 		g.records = records
 	}
-	chunk, cuentas := nextChunk(es, pending, len(es))
+	chunk, cuentas := g.nextChunk(pending, len(es))
 	if st == nil {
 		st = make([]stored, len(cuentas))
 	}

@@ -81,10 +81,27 @@ func (r *Reader) Apunte(ctx context.Context, cuentaID, id string) (movimiento.Ap
 // (usually well under a second) may be missing while Cuenta counts it. Paging down
 // with beforeSeq never repeats nor skips a settled movement, as seq never changes.
 func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, beforeSeq int64) (movs []movimiento.Apunte, more bool, err error) {
+	return r.ExtractoRango(ctx, cuentaID, limit, SeqRange{}.Below(beforeSeq), NewestFirst)
+}
+
+// Order is the order a statement is read in.
+type Order int
+
+// The orders of a statement: by seq, newest first as the API pages it, or oldest first
+// as an export writes it.
+const (
+	NewestFirst Order = iota
+	OldestFirst
+)
+
+// ExtractoRango returns up to limit (1..MaxExtracto) of the account's applied movements
+// within rango (Rango turns dates into one), in order, as Extracto does; more reports
+// exactly whether others remain in rango past them.
+func (r *Reader) ExtractoRango(ctx context.Context, cuentaID string, limit int, rango SeqRange, order Order) (movs []movimiento.Apunte, more bool, err error) {
 	if limit < 1 || limit > MaxExtracto {
 		return nil, false, fmt.Errorf("store: statement limit %d: want 1 to %d", limit, MaxExtracto)
 	}
-	if !items.Storable(cuentaID, "") {
+	if !items.Storable(cuentaID, "") || rango.Empty() {
 		return nil, false, nil
 	}
 	// One more than asked for tells whether there are more.
@@ -94,7 +111,7 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 	// Without a filter every page but the last holds an item, so want pages suffice;
 	// the bound only stops a misbehaving backend.
 	for page := 1; ; page++ {
-		out, err := r.db.Query(ctx, extractoInput(r.table, cuentaID, beforeSeq, int32(want-len(movs)), start))
+		out, err := r.db.Query(ctx, extractoInput(r.table, cuentaID, rango, order, int32(want-len(movs)), start))
 		if err != nil {
 			return nil, false, fmt.Errorf("store: read the statement of account %s: %w", cuentaID, err)
 		}
@@ -119,15 +136,29 @@ func (r *Reader) Extracto(ctx context.Context, cuentaID string, limit int, befor
 	return movs, false, nil
 }
 
-// extractoInput is one page of an account's statement on por_seq, newest first, with
-// seq below beforeSeq when it is positive, at most limit, continuing after start.
-func extractoInput(table, cuentaID string, beforeSeq int64, limit int32, start versioned.Item) *dynamodb.QueryInput {
+// extractoInput is one page of an account's statement on por_seq, in order, with seq
+// within rango (not empty), at most limit, continuing after start.
+func extractoInput(table, cuentaID string, rango SeqRange, order Order, limit int32, start versioned.Item) *dynamodb.QueryInput {
 	in := items.PartitionQuery(table, cuentaID)
-	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(items.IndexPorSeq), aws.Bool(false), aws.Int32(limit), start
-	if beforeSeq > 0 {
-		in.KeyConditionExpression = aws.String("#pk = :pk AND #seq < :before")
+	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(items.IndexPorSeq), aws.Bool(order == OldestFirst), aws.Int32(limit), start
+	number := func(n int64) types.AttributeValue {
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+	}
+	cond := ""
+	switch {
+	case rango.After > 0 && rango.Before > 0:
+		cond = " AND #seq BETWEEN :first AND :last"
+		in.ExpressionAttributeValues[":first"], in.ExpressionAttributeValues[":last"] = number(rango.After+1), number(rango.Before-1)
+	case rango.Before > 0:
+		cond = " AND #seq < :before"
+		in.ExpressionAttributeValues[":before"] = number(rango.Before)
+	case rango.After > 0:
+		cond = " AND #seq > :after"
+		in.ExpressionAttributeValues[":after"] = number(rango.After)
+	}
+	if cond != "" {
+		in.KeyConditionExpression = aws.String(aws.ToString(in.KeyConditionExpression) + cond)
 		in.ExpressionAttributeNames["#seq"] = items.AttrSeq
-		in.ExpressionAttributeValues[":before"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(beforeSeq, 10)}
 	}
 	return in
 }

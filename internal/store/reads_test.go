@@ -19,23 +19,27 @@ import (
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
-func TestExtractoInputAsksForOnePageNewestFirst(t *testing.T) {
+func TestExtractoInputAsksForOnePageInOrder(t *testing.T) {
 	start := items.MovKey("ES76", "pago-9")
 	cases := []struct {
-		name      string
-		beforeSeq int64
-		start     versioned.Item
-		cond      string
-		names     []string
-		before    string // ":before", "" when absent
+		name   string
+		rango  SeqRange
+		order  Order
+		start  versioned.Item
+		cond   string
+		names  []string
+		values map[string]string // the seq bounds by placeholder
 	}{
-		{"first page", 0, nil, "#pk = :pk", []string{"#pk"}, ""},
-		{"after a cursor", 51, nil, "#pk = :pk AND #seq < :before", []string{"#pk", "#seq"}, "51"},
-		{"continuing a short page", 51, start, "#pk = :pk AND #seq < :before", []string{"#pk", "#seq"}, "51"},
+		{"first page", SeqRange{}, NewestFirst, nil, "#pk = :pk", []string{"#pk"}, nil},
+		{"after a cursor", SeqRange{Before: 51}, NewestFirst, nil, "#pk = :pk AND #seq < :before", []string{"#pk", "#seq"}, map[string]string{":before": "51"}},
+		{"continuing a short page", SeqRange{Before: 51}, NewestFirst, start, "#pk = :pk AND #seq < :before", []string{"#pk", "#seq"}, map[string]string{":before": "51"}},
+		{"from a date on", SeqRange{After: 7}, NewestFirst, nil, "#pk = :pk AND #seq > :after", []string{"#pk", "#seq"}, map[string]string{":after": "7"}},
+		{"between two dates", SeqRange{After: 7, Before: 51}, NewestFirst, nil, "#pk = :pk AND #seq BETWEEN :first AND :last", []string{"#pk", "#seq"}, map[string]string{":first": "8", ":last": "50"}},
+		{"oldest first, as an export reads", SeqRange{After: 7, Before: 9}, OldestFirst, nil, "#pk = :pk AND #seq BETWEEN :first AND :last", []string{"#pk", "#seq"}, map[string]string{":first": "8", ":last": "8"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := extractoInput("ledger-prod", "ES76", tc.beforeSeq, 51, tc.start)
+			in := extractoInput("ledger-prod", "ES76", tc.rango, tc.order, 51, tc.start)
 			if aws.ToString(in.TableName) != "ledger-prod" || aws.ToString(in.IndexName) != "por_seq" {
 				t.Errorf("table/index = %s/%s, want ledger-prod/por_seq", aws.ToString(in.TableName), aws.ToString(in.IndexName))
 			}
@@ -46,18 +50,22 @@ func TestExtractoInputAsksForOnePageNewestFirst(t *testing.T) {
 			if got := slices.Sorted(maps.Keys(in.ExpressionAttributeNames)); !slices.Equal(got, tc.names) {
 				t.Errorf("names = %v, want %v", got, tc.names)
 			}
-			if in.ExpressionAttributeNames["#pk"] != "pk" || (tc.before != "" && in.ExpressionAttributeNames["#seq"] != "seq") {
+			if in.ExpressionAttributeNames["#pk"] != "pk" || (tc.values != nil && in.ExpressionAttributeNames["#seq"] != "seq") {
 				t.Errorf("names = %v, want #pk=pk, #seq=seq", in.ExpressionAttributeNames)
 			}
 			if pk, _ := in.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS); pk == nil || pk.Value != "CUENTA#ES76" {
 				t.Errorf(":pk = %v, want CUENTA#ES76", in.ExpressionAttributeValues[":pk"])
 			}
-			before, _ := in.ExpressionAttributeValues[":before"].(*types.AttributeValueMemberN)
-			if (tc.before == "") != (before == nil) || (before != nil && before.Value != tc.before) {
-				t.Errorf(":before = %v, want %q as a number", in.ExpressionAttributeValues[":before"], tc.before)
+			if len(in.ExpressionAttributeValues) != len(tc.values)+1 {
+				t.Errorf("values = %v, want :pk and %v alone", in.ExpressionAttributeValues, tc.values)
 			}
-			if in.ScanIndexForward == nil || *in.ScanIndexForward {
-				t.Error("ScanIndexForward is not false: the statement would start with the oldest movement")
+			for name, want := range tc.values {
+				if n, _ := in.ExpressionAttributeValues[name].(*types.AttributeValueMemberN); n == nil || n.Value != want {
+					t.Errorf("%s = %v, want %s as a number", name, in.ExpressionAttributeValues[name], want)
+				}
+			}
+			if in.ScanIndexForward == nil || *in.ScanIndexForward != (tc.order == OldestFirst) {
+				t.Errorf("ScanIndexForward = %v for order %v: the statement would start at the wrong end", in.ScanIndexForward, tc.order)
 			}
 			if aws.ToInt32(in.Limit) != 51 {
 				t.Errorf("limit = %d, want 51", aws.ToInt32(in.Limit))

@@ -27,10 +27,9 @@ func (e *unreadableError) Error() string {
 }
 func (e *unreadableError) Unwrap() error { return e.err }
 
-// state reads what a chunk is decided against: its accounts, from the cache or read
-// strongly consistent, and the records its deliveries refer to that no earlier round
-// of the group read.
-func (l *Ledger) state(ctx context.Context, g *group, chunk []int, cuentas []string) ([]stored, error) {
+// accounts reads what a chunk is decided against: its accounts, from the cache or read
+// strongly consistent (at most maxParallelReads at once); the SDK's retries spend r.
+func (l *Ledger) accounts(ctx context.Context, r *retries, cuentas []string) ([]stored, error) {
 	accounts := make([]stored, len(cuentas))
 	eg, egctx := errgroup.WithContext(ctx)
 	eg.SetLimit(maxParallelReads)
@@ -40,28 +39,35 @@ func (l *Ledger) state(ctx context.Context, g *group, chunk []int, cuentas []str
 			continue
 		}
 		eg.Go(func() (err error) {
-			accounts[i], err = l.account(egctx, g.retries, id)
+			accounts[i], err = l.account(egctx, r, id)
 			return err
 		})
 	}
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
-	for _, i := range chunk {
+	return accounts, nil
+}
+
+// referredRecords reads, strongly consistent, the records deliveries idx refer to that
+// no earlier round of the group read: a reversal's original (which names the accounts
+// a transfer or reparto credited), a settlement's hold.
+func (l *Ledger) referredRecords(ctx context.Context, g *group, idx []int) error {
+	for _, i := range idx {
 		k := referred(g.es[i].Mov)
 		if _, seen := g.records[k]; k.id == "" || seen {
 			continue
 		}
 		item, err := l.get(ctx, g.retries, items.MovKey(k.cuenta, k.id))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if g.records == nil {
 			g.records = map[movKey]versioned.Item{}
 		}
 		g.records[k] = item // nil: not recorded (yet)
 	}
-	return accounts, nil
+	return nil
 }
 
 // account reads account id strongly consistently and keeps it in the cache; the SDK's

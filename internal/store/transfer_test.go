@@ -55,8 +55,28 @@ func TestATransferWritesBothLegsInOneTransaction(t *testing.T) {
 	}
 	assertAccount(t, env, "T1", "75", 2, 2)
 	assertAccount(t, env, "T2", "0", 3, 3)
-	if r := apply(t, svc, anulacion(t, "an", "T1", "tr-1", "", "")); !refusedFor(r, cuenta.AnulaTraspaso) {
-		t.Errorf("reversal of a transfer leg = %+v, want refused", r)
+	if r := apply(t, svc, anulacion(t, "an", "T2", "tr-1", "", "")); !refusedFor(r, cuenta.AnulaTraspaso) {
+		t.Errorf("a reversal named on the credited account = %+v, want refused: it names the transfer on T1", r)
+	}
+	// Reversed on its payer, a transfer takes both legs back at once, by the debit's
+	// rules on the credited account: T2 cannot pay it back until it has the funds.
+	if r := apply(t, svc, anulacion(t, "an", "T1", "tr-1", "", "")); r.Outcome != store.Failed || !r.Retry() || !errors.Is(r.Err, cuenta.SaldoInsuficiente) {
+		t.Fatalf("a reversal T2 cannot pay back = %+v, want it back: insufficient funds", r)
+	}
+	apply(t, svc, mov(t, "d", "T2", movimiento.Abono, "30.00"))
+	if r := apply(t, svc, anulacion(t, "an", "T1", "tr-1", "", "")); r.Outcome != store.Applied || r.Seq != 3 || r.SaldoTras.String() != "100" {
+		t.Fatalf("the reversal = %+v, want T1 credited back to 100 at seq 3", r)
+	}
+	if leg := get(t, env, "CUENTA#T2", "MOV#an"); leg.str("tipo") != "cargo" || leg.str("anula") != "tr-1" || leg.str("contrapartida") != "T1" || leg.num("importe").String() != "25" {
+		t.Errorf("the reversal's leg on T2 = %v, want a cargo of 25 naming tr-1 and T1", leg)
+	}
+	if o := get(t, env, "CUENTA#T1", "MOV#tr-1"); o.str("anulado_por") != "an" {
+		t.Errorf("the transfer's record = %v, want it reversed by an", o)
+	}
+	assertAccount(t, env, "T1", "100", 3, 3)
+	assertAccount(t, env, "T2", "5", 5, 5)
+	if r := apply(t, svc, anulacion(t, "an", "T1", "tr-1", "", "")); r.Outcome != store.Duplicate {
+		t.Errorf("the reversal again = %+v, want a duplicate", r)
 	}
 }
 

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,17 @@ func Traspaso(t *testing.T, id, cta, destino, importe string, moneda ...string) 
 		cur = moneda[0]
 	}
 	return Movement(t, movimiento.Datos{ID: id, Cuenta: cta, Destino: destino, Tipo: movimiento.Traspaso, Importe: importe, Moneda: cur, Concepto: "Alquiler"})
+}
+
+// Reparto is a reparto of total EUR from cta to partes, each "cuenta:importe".
+func Reparto(t *testing.T, id, cta, total string, partes ...string) movimiento.Movimiento {
+	t.Helper()
+	d := movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Reparto, Importe: total, Moneda: "EUR", Concepto: "Pedido " + id}
+	for _, p := range partes {
+		c, importe, _ := strings.Cut(p, ":")
+		d.Partes = append(d.Partes, movimiento.ParteDatos{Cuenta: c, Importe: importe})
+	}
+	return Movement(t, d)
 }
 
 // Hold is a retencion of importe EUR on cta until expira.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -88,6 +89,8 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 	route, params, err := s.router.FindRoute(req)
 	if err != nil {
 		route, params = s.generic(req)
+	} else {
+		s.checkRequest(t, req, route, params, status)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
@@ -101,6 +104,25 @@ func (s *OpenAPI) Check(t testing.TB, req *http.Request, status int, header http
 	}
 	if ct := header.Get("Content-Type"); ct != "application/json" && req.Method != http.MethodHead {
 		t.Errorf("%s %s: Content-Type %q, want application/json", req.Method, req.URL, ct)
+	}
+}
+
+// checkRequest fails t when the API answered other than 400 a request the contract
+// refuses: a parameter the contract holds to a pattern or a range, which the handler
+// must check as the contract says.
+func (s *OpenAPI) checkRequest(t testing.TB, req *http.Request, route *routers.Route, params map[string]string, status int) {
+	t.Helper()
+	decoded := make(map[string]string, len(params)) // the router leaves them escaped; maxLength counts characters
+	for k, v := range params {
+		if d, err := url.PathUnescape(v); err == nil {
+			v = d
+		}
+		decoded[k] = v
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: decoded, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && status != http.StatusBadRequest {
+		t.Errorf("%s %s: answered %d to a request api/openapi.yaml refuses, want 400: %v", req.Method, req.URL, status, err)
 	}
 }
 
@@ -118,4 +140,15 @@ func (s *OpenAPI) generic(req *http.Request) (*routers.Route, map[string]string)
 	}
 	responses.Set("404", s.doc.Components.Responses["NotFound"])
 	return route, nil
+}
+
+// MaxLength is the maxLength api/openapi.yaml gives its component schema name, so a
+// test can hold the API to the contract's bound; t fails when there is none.
+func (s *OpenAPI) MaxLength(t testing.TB, name string) int {
+	t.Helper()
+	ref := s.doc.Components.Schemas[name]
+	if ref == nil || ref.Value == nil || ref.Value.MaxLength == nil {
+		t.Fatalf("api/openapi.yaml: schema %s has no maxLength", name)
+	}
+	return int(*ref.Value.MaxLength)
 }

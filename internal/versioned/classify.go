@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -112,6 +113,13 @@ var neverAccepted = map[string]bool{
 	"ValidationException":                  true,
 	"SerializationException":               true,
 	"IdempotentParameterMismatchException": true,
+}
+
+// Unavailable reports a failure a later request may not meet: DynamoDB throttling the
+// request, failing on its side (5xx), or unreachable, as the SDK's retryer judges
+// errors (it has retried them already). A refused request or a cancelled one is not.
+func Unavailable(err error) bool {
+	return retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary
 }
 
 // NoTable reports DynamoDB answering that the table does not exist

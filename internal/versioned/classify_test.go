@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 func cancelled(reasons ...types.CancellationReason) error {
@@ -71,5 +74,36 @@ func TestClassify(t *testing.T) {
 				t.Errorf("err = %v, want it to wrap %v", v.Err, tc.err)
 			}
 		})
+	}
+}
+
+// answered is err as the SDK reports a DynamoDB answer with status.
+func answered(status int, err error) error {
+	resp := &smithyhttp.Response{Response: &http.Response{StatusCode: status}}
+	return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: &smithyhttp.ResponseError{Response: resp, Err: err}}
+}
+
+func TestUnavailable(t *testing.T) {
+	throttled := answered(400, &types.ProvisionedThroughputExceededException{Message: aws.String("rate exceeded")})
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"provisioned throughput exceeded", throttled, true},
+		{"throttled after the SDK's retries", &retry.MaxAttemptsError{Attempt: 3, Err: throttled}, true},
+		{"on-demand throttling", answered(400, &smithy.GenericAPIError{Code: "ThrottlingException"}), true},
+		{"internal server error", answered(500, &types.InternalServerError{Message: aws.String("internal")}), true},
+		{"service unavailable", answered(503, &smithy.GenericAPIError{Code: "ServiceUnavailable"}), true},
+		{"unreachable", &smithyhttp.RequestSendError{Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, true},
+		{"refused request", answered(400, &smithy.GenericAPIError{Code: "ValidationException"}), false},
+		{"access denied", answered(400, &smithy.GenericAPIError{Code: "AccessDeniedException"}), false},
+		{"no such table", answered(400, &types.ResourceNotFoundException{Message: aws.String("no table")}), false},
+		{"cancelled", &aws.RequestCanceledError{Err: context.Canceled}, false},
+		{"no error", nil, false},
+	} {
+		if got := Unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: Unavailable = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

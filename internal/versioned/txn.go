@@ -47,12 +47,17 @@ type Replace struct {
 // Missing.
 type Cond struct {
 	Name    string
-	Value   string
+	Value   types.AttributeValue
 	Missing bool
 }
 
 // Equals is the condition "attribute name holds the string value".
-func Equals(name, value string) Cond { return Cond{Name: name, Value: value} }
+func Equals(name, value string) Cond {
+	return Cond{Name: name, Value: &types.AttributeValueMemberS{Value: value}}
+}
+
+// Holds is the condition "attribute name holds v", a scalar (a string or a number).
+func Holds(name string, v types.AttributeValue) Cond { return Cond{Name: name, Value: v} }
 
 // Missing is the condition "attribute name is not set".
 func Missing(name string) Cond { return Cond{Name: name, Missing: true} }
@@ -184,7 +189,7 @@ func conditions(cs []Cond) condition {
 			continue
 		}
 		terms[i] = n + " = " + v
-		c.values[v] = &types.AttributeValueMemberS{Value: cond.Value}
+		c.values[v] = cond.Value
 	}
 	c.expr = strings.Join(terms, " AND ")
 	if len(c.values) == 0 {
