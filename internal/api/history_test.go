@@ -21,7 +21,9 @@ import (
 func historyFixture(t *testing.T) (*fixture, time.Time) {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
-	base := time.Now().UTC().Truncate(time.Second).Add(-24 * time.Hour)
+	// Yesterday at noon UTC: in the past, and its six minutes within one day whatever
+	// the time the test runs, so a date names all of them or none.
+	base := time.Now().UTC().Truncate(24 * time.Hour).Add(-12 * time.Hour)
 	at := base
 	svc := testenv.Ledger(t, env, cuenta.Retry, func() time.Time { return at })
 	f := serve(t, store.NewReader(env.Client, env.Table()), svc)
