@@ -87,7 +87,9 @@ type retencionItem struct {
 }
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
-// movement, so the por_seq index holds exactly the statement.
+// movement, so the por_seq index holds exactly the statement. Version is its account's
+// version once the record's transaction committed, for the events announcing it; the
+// ledger decides nothing by it.
 type movItem struct {
 	PK            string            `dynamodbav:"pk"`
 	SK            string            `dynamodbav:"sk"`
@@ -110,6 +112,7 @@ type movItem struct {
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
+	Version       int64             `dynamodbav:"version,omitempty"`
 }
 
 // requiredCuenta, requiredHold and requiredPosted are the attributes every release wrote
@@ -150,10 +153,12 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded. A value of another type or spelling
-// (another writer, a hand edit) reads as zero, rather than making its whole account or
-// movement unreadable. Money, counts and the clocks holds run by are never read so.
-var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true}
+// and from which message a movement was recorded, and a movement's account version
+// (an account's own is checked first, by checkVersion). A value of another type or
+// spelling (another writer, a hand edit) reads as zero, rather than making its whole
+// account or movement unreadable. Money, counts and the clocks holds run by are never
+// read so.
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
 // default (limite: no overdraft). Every other number is money or a count, which NULL
@@ -392,6 +397,7 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 		Expira:        m.Expira.UTC(),
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
+		Version:       a.Version,
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
@@ -440,6 +446,7 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,
 		LiberadaPor:   it.LiberadaPor,
+		Version:       it.Version,
 	}
 	if it.SaldoTras != nil {
 		a.SaldoTras = it.SaldoTras.Decimal

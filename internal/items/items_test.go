@@ -69,12 +69,12 @@ func TestMovementItemHasTheDesignedAttributes(t *testing.T) {
 
 func TestItemsRoundTrip(t *testing.T) {
 	m := testMov(t, "pago-8f2c", movimiento.Abono, "50.00")
-	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1"}
+	a := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Estado: movimiento.Aplicado, Seq: 3, SaldoTras: decimal.RequireFromString("150.25"), Aplicado: t0, Origen: "msg-1", Version: 4}
 	got, err := DecodeApunte(mustItem(EncodeApunte(a)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Movimiento.Huella() != m.Huella() || got.Huella != a.Huella || got.Seq != 3 || !got.SaldoTras.Equal(a.SaldoTras) ||
+	if got.Movimiento.Huella() != m.Huella() || got.Huella != a.Huella || got.Seq != 3 || !got.SaldoTras.Equal(a.SaldoTras) || got.Version != 4 ||
 		!got.Aplicado.Equal(t0) || got.Origen != "msg-1" || got.Movimiento.Concepto != m.Concepto || got.Movimiento.Fecha != m.Fecha {
 		t.Errorf("round trip = %+v, want %+v", got, a)
 	}
@@ -187,18 +187,20 @@ func TestAWriteMakesUpNoCreada(t *testing.T) {
 	}
 }
 
-// Stored data is read leniently: a movement recorded under older rules still decodes.
+// Stored data is read leniently: a movement recorded under older rules still decodes,
+// and an account version it carries in another type (a hand edit) reads as none.
 func TestStoredMovementsDecodeWithoutTodaysRules(t *testing.T) {
 	old := versioned.Item{
 		"pk": s("CUENTA#ES76"), "sk": s("MOV#legacy id"), "tipo": s("cargo"), "moneda": s("HRK"), "huella": s("v0"),
 		"importe": &types.AttributeValueMemberN{Value: "10.005"}, "estado": s("aplicado"), "aplicado": s("2020-01-01T00:00:00Z"),
 		"seq": &types.AttributeValueMemberN{Value: "1"}, "saldo_tras": &types.AttributeValueMemberN{Value: "-10.005"},
+		"version": s("siete"),
 	}
 	a, err := DecodeApunte(old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Movimiento.ID != "legacy id" || a.Movimiento.Moneda != "HRK" || !a.Movimiento.Importe.Equal(decimal.RequireFromString("10.005")) || a.Seq != 1 {
+	if a.Movimiento.ID != "legacy id" || a.Movimiento.Moneda != "HRK" || !a.Movimiento.Importe.Equal(decimal.RequireFromString("10.005")) || a.Seq != 1 || a.Version != 0 {
 		t.Errorf("decoded %+v", a)
 	}
 }

@@ -27,7 +27,10 @@ var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 // SaldoTras are set only when posted, Motivo when rejected, AnuladoPor once reversed;
 // a hold names who settled it. A reversal is recorded as the opposite abono or cargo
 // naming the original in Anula; a transfer as a cargo and an abono leg, each naming the
-// other account in Contrapartida. A stored Apunte is read without today's input rules.
+// other account in Contrapartida. Version is the account's version once the write that
+// created the record committed (0: written before records carried it, or on an account
+// that does not exist: a rejection of its first movement). A stored Apunte is read
+// without today's input rules.
 type Apunte struct {
 	Movimiento    Movimiento
 	Huella        string
@@ -41,6 +44,7 @@ type Apunte struct {
 	Contrapartida string
 	CapturadaPor  string
 	LiberadaPor   string
+	Version       int64
 }
 
 // Posted reports whether the movement moved its account's balance and took its next

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
@@ -49,15 +51,12 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		}
 	}
 	var absent []int
+	var records []movimiento.Apunte // encoded once the accounts' new versions are known
 	for _, i := range chunk {
 		d := g.decide(i, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
-			item, err := items.EncodeApunte(a)
-			if err != nil {
-				return plan{}, err
-			}
-			p.txn.Creates, p.guarded = append(p.txn.Creates, item), append(p.guarded, n)
+			records, p.guarded = append(records, a), append(p.guarded, n)
 		}
 		for _, k := range unwritten(g.es[i].Mov, len(d.Apuntes)) {
 			p.txn.Absent, absent = append(p.txn.Absent, k), append(absent, n)
@@ -68,7 +67,35 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		p.decisions = append(p.decisions, d)
 	}
 	p.guarded = append(p.guarded, absent...)
-	return p, p.images(cuentas, accounts, state, g.now)
+	if err := p.images(cuentas, accounts, state, g.now); err != nil {
+		return plan{}, err
+	}
+	if err := p.creates(records, cuentas); err != nil {
+		return plan{}, err
+	}
+	return p, nil
+}
+
+// creates encodes the records the chunk creates, each with its account's version once
+// the transaction commits: the version read, plus one when the chunk writes the
+// account's new image. The events that announce a record carry it.
+func (p *plan) creates(records []movimiento.Apunte, cuentas []string) error {
+	for _, a := range records {
+		i := slices.Index(cuentas, a.Movimiento.Cuenta)
+		if i < 0 {
+			return fmt.Errorf("store: record %s/%s is of an account the chunk does not write", a.Movimiento.Cuenta, a.Movimiento.ID)
+		}
+		a.Version = p.versions[i]
+		if p.txn.Next[i] != nil {
+			a.Version++
+		}
+		item, err := items.EncodeApunte(a)
+		if err != nil {
+			return err
+		}
+		p.txn.Creates = append(p.txn.Creates, item)
+	}
+	return nil
 }
 
 // images sets the new image of each account a decision changed (state differs from
