@@ -29,3 +29,21 @@ func FromStream(image map[string]events.DynamoDBAttributeValue) (versioned.Item,
 	}
 	return item, nil
 }
+
+// ToStream is item as a stream record carries it to Lambda, FromStream's inverse: for
+// what hands the events handler a record where no Lambda does (the embedded store's
+// writes, a stream read through its API). A nil item is a nil image.
+func ToStream(item versioned.Item) (map[string]events.DynamoDBAttributeValue, error) {
+	if item == nil {
+		return nil, nil
+	}
+	raw, err := attributevalue.MarshalMapJSON(item)
+	if err != nil {
+		return nil, fmt.Errorf("items: stream image: %w", err)
+	}
+	var image map[string]events.DynamoDBAttributeValue
+	if err := json.Unmarshal(raw, &image); err != nil {
+		return nil, fmt.Errorf("items: stream image: %w", err)
+	}
+	return image, nil
+}

@@ -12,8 +12,8 @@ import (
 )
 
 // An image as Lambda hands it over (DynamoDB JSON in the event) becomes the SDK's item,
-// every type and nesting included, numbers exactly as written, and the decoders read it
-// as they read a GetItem.
+// every type and nesting included, numbers exactly as written, and back; the decoders
+// read it as they read a GetItem.
 func TestStreamImagesReadAsItems(t *testing.T) {
 	const image = `{
 		"pk": {"S": "CUENTA#ES76"}, "sk": {"S": "CUENTA"}, "moneda": {"S": "EUR"},
@@ -45,6 +45,13 @@ func TestStreamImagesReadAsItems(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FromStream = %#v\nwant %#v", got, want)
 	}
+	back, err := ToStream(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := FromStream(back); err != nil || !reflect.DeepEqual(again, want) {
+		t.Errorf("ToStream then FromStream = %#v, %v; want the item again", again, err)
+	}
 	c, ok, err := DecodeCuenta(got)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
@@ -54,9 +61,12 @@ func TestStreamImagesReadAsItems(t *testing.T) {
 	}
 }
 
-// No image (a record of a stream that does not carry it) is no item.
+// No image (a record of a stream that does not carry it) is no item, and back.
 func TestStreamImagesWithoutAValue(t *testing.T) {
 	if got, err := FromStream(nil); got != nil || err != nil {
 		t.Errorf("FromStream(nil) = %v, %v; want nil, nil", got, err)
+	}
+	if got, err := ToStream(nil); got != nil || err != nil {
+		t.Errorf("ToStream(nil) = %v, %v; want nil, nil", got, err)
 	}
 }
