@@ -2,7 +2,6 @@ package events_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -13,10 +12,8 @@ import (
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/events"
-	"github.com/ledger-dev/ledger/internal/migrate"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/sim"
 	"github.com/ledger-dev/ledger/internal/store"
@@ -30,22 +27,10 @@ import (
 // and an operator's change; each event carrying its account's version once its write
 // committed.
 func TestTheLedgersWritesAreAnnounced(t *testing.T) {
-	srv, err := sim.StartStreamingDynamoDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	env, stream := testenv.NewStreamingDynamoDB(t)
 	ctx := context.Background()
-	cfg, err := awsconf.Load(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := awsconf.DynamoDB(cfg, srv.URL)
-	if _, err := migrate.Run(ctx, db, migrate.Options{Tables: map[string]string{"ledger": "ledger"}, Poll: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
 	clock := testenv.Clock()
-	l, err := store.New(db, store.Config{Table: "ledger", InsufficientFunds: cuenta.Reject, Now: clock.Now})
+	l, err := store.New(env.Client, store.Config{Table: env.Table(), InsufficientFunds: cuenta.Reject, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +59,7 @@ func TestTheLedgersWritesAreAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got := announce(t, srv.Stream)
+	got := announce(t, stream)
 	want := []string{
 		"ES76 v1 aplicado nomina seq 1 1000.00", "ES76 v1 rechazado coche",
 		"ES76 v2 aplicado alquiler seq 2 300.00", "ES76 v2 retenida aut-1",
@@ -105,14 +90,8 @@ func announce(t *testing.T, stream *sim.Stream) []string {
 	if resp, err := h.Handle(context.Background(), lambdaevents.DynamoDBEvent{Records: recs}); err != nil || len(resp.BatchItemFailures) > 0 {
 		t.Fatalf("%+v, %v", resp, err)
 	}
-	schema := testenv.LoadEventSchema(t)
 	var out []string
-	for _, raw := range b.taken {
-		var d events.Detail
-		if err := json.Unmarshal([]byte(raw), &d); err != nil {
-			t.Fatal(err)
-		}
-		schema.Check(t, detailTypeOf(d.Estado), []byte(raw))
+	for _, d := range takenDetails(t, b) {
 		line := fmt.Sprintf("%s v%d %s %s", d.Cuenta, d.Version, d.Estado, d.ID)
 		if d.Seq > 0 {
 			line += fmt.Sprintf(" seq %d %s", d.Seq, d.SaldoTras)
@@ -120,15 +99,4 @@ func announce(t *testing.T, stream *sim.Stream) []string {
 		out = append(out, line)
 	}
 	return out
-}
-
-// detailTypeOf is the contract's detail-type of an estado (api/events.schema.json).
-func detailTypeOf(estado string) string {
-	switch estado {
-	case "aplicado", "rechazado":
-		return events.DetailMovimiento
-	case "administrada":
-		return events.DetailCuenta
-	}
-	return events.DetailRetencion
 }

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ledger-dev/ledger/internal/events"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
 // bus is a scripted EventBridge: answer decides, call by call (numbered from 1), which
@@ -28,6 +30,7 @@ type bus struct {
 	answer func(call int, details []string) (codes []string, err error)
 	calls  [][]string
 	taken  []string
+	types  []string // the detail-type of each taken
 }
 
 func (b *bus) PutEvents(_ context.Context, in *eventbridge.PutEventsInput, _ ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error) {
@@ -53,7 +56,7 @@ func (b *bus) PutEvents(_ context.Context, in *eventbridge.PutEventsInput, _ ...
 			out.FailedEntryCount++
 			continue
 		}
-		b.taken = append(b.taken, d)
+		b.taken, b.types = append(b.taken, d), append(b.types, aws.ToString(in.Entries[i].DetailType))
 		out.Entries = append(out.Entries, types.PutEventsResultEntry{EventId: aws.String(fmt.Sprintf("eb-%d", len(b.taken)))})
 	}
 	return out, nil
@@ -170,6 +173,21 @@ func entriesInCalls(t *testing.T, n, perCall int) []types.PutEventsRequestEntry 
 	calls, err := events.Calls(out)
 	if err != nil || len(calls[0].Entries) != perCall {
 		t.Fatalf("%d entries a call, want %d (%v)", len(calls[0].Entries), perCall, err)
+	}
+	return out
+}
+
+// takenDetails are the details the bus took, in order, each checked against the
+// contract with its detail-type.
+func takenDetails(t *testing.T, b *bus) []events.Detail {
+	t.Helper()
+	schema := testenv.LoadEventSchema(t)
+	out := make([]events.Detail, len(b.taken))
+	for i, raw := range b.taken {
+		schema.Check(t, b.types[i], []byte(raw))
+		if err := json.Unmarshal([]byte(raw), &out[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
@@ -21,17 +20,8 @@ import (
 // each item of a transaction and of a batch, a delete as a removal. A write that
 // changes nothing, and a cancelled transaction, make no record.
 func TestTheEmbeddedStreamRecordsEachChange(t *testing.T) {
-	srv, err := sim.StartStreamingDynamoDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv, db := startClient(t, sim.StartStreamingDynamoDB)
 	ctx := context.Background()
-	cfg, err := awsconf.Load(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := awsconf.DynamoDB(cfg, srv.URL)
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	item := func(sk, v string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": s("a"), "sk": s(sk), "v": s(v)}
