@@ -56,8 +56,8 @@ func (h *Handler) Handle(ctx context.Context, ev lambdaevents.DynamoDBEvent) (la
 	if b.first >= 0 {
 		resp.BatchItemFailures = []lambdaevents.DynamoDBBatchItemFailure{{ItemIdentifier: ev.Records[b.first].Change.SequenceNumber}}
 	}
-	published := h.log(ctx, ev.Records, b, sent, h.now().Sub(t0))
-	if len(entries) > 0 && published == 0 {
+	h.log(ctx, ev.Records, b, sent, h.now().Sub(t0))
+	if len(entries) > 0 && sent.published() == 0 {
 		return resp, fmt.Errorf("%w: %w", ErrNothingPublished, sent.Err)
 	}
 	return resp, nil
@@ -128,23 +128,16 @@ func (b *batch) entries(bus string, recs []lambdaevents.DynamoDBEventRecord) ([]
 }
 
 // log writes the batch's one summary line, and when a record must come back, names it
-// and why. It returns how many events reached the bus.
-func (h *Handler) log(ctx context.Context, recs []lambdaevents.DynamoDBEventRecord, b *batch, sent Sent, d time.Duration) int {
-	published := 0
-	for _, ok := range sent.Published {
-		if ok {
-			published++
-		}
-	}
-	attrs := []any{"records", len(recs), "events", len(sent.Published), "published", published,
+// and why.
+func (h *Handler) log(ctx context.Context, recs []lambdaevents.DynamoDBEventRecord, b *batch, sent Sent, d time.Duration) {
+	attrs := []any{"records", len(recs), "events", len(sent.Published), "published", sent.published(),
 		"calls", sent.Calls, "retried", sent.Retried, "duration_ms", float64(d.Microseconds()) / 1000}
 	if b.first < 0 {
 		h.logger.InfoContext(ctx, "batch announced", attrs...)
-		return published
+		return
 	}
 	rec := recs[b.first]
 	h.logger.ErrorContext(ctx, "record not announced; the batch comes back from it", append(attrs,
 		"sequence_number", rec.Change.SequenceNumber, "event_name", rec.EventName,
 		"pk", key(rec, items.AttrPK), "sk", key(rec, items.AttrSK), "error", fmt.Sprint(b.why))...)
-	return published
 }

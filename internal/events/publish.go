@@ -66,6 +66,17 @@ type Sent struct {
 	Err       error
 }
 
+// published counts the entries that reached the bus.
+func (s Sent) published() int {
+	n := 0
+	for _, ok := range s.Published {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
 // errDeadline is the failure of entries left unsent near the invocation's deadline.
 var errDeadline = errors.New("events: not sent, the invocation's deadline was near")
 
