@@ -17,7 +17,7 @@ RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 
 # The Lambda functions, by their cmd/ directory. A directory that does not exist (yet)
 # is skipped by `make build` with a note; sam build's targets below never skip.
-LAMBDAS := ledger-consumer ledger-api
+LAMBDAS := ledger-consumer ledger-api ledger-events
 
 # lambda builds the main package ./cmd/$(1) as a Lambda bootstrap for provided.al2023 on
 # arm64 (static, stripped, without the RPC mode only the retired go1.x runtime needed) into
@@ -32,7 +32,7 @@ lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -t
 PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
 CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
-.PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction
+.PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction build-EventsFunction
 
 test: lint readme-check test-minidyn test-moto
 
@@ -64,6 +64,9 @@ build-ConsumerFunction:
 
 build-ApiFunction:
 	$(call lambda,ledger-api,$(ARTIFACTS_DIR))
+
+build-EventsFunction:
+	$(call lambda,ledger-events,$(ARTIFACTS_DIR))
 
 tools: $(RIE)
 

@@ -78,7 +78,10 @@ func consumeWorkload(t *testing.T, env *testenv.DynamoDB, clock *sim.Clock, w si
 		t.Fatal(err)
 	}
 	h := consumer.New(l, consumer.Options{Logger: slog.New(slog.DiscardHandler), Now: clock.Now})
-	q := sim.NewQueue(sim.QueueOptions{Clock: clock, Step: time.Second})
+	// A message that comes back waits out a visibility timeout, as on SQS: a settlement
+	// delivered long before its hold (the order is shuffled) is not spent on retries
+	// before the hold arrives.
+	q := sim.NewQueue(sim.QueueOptions{Clock: clock, Step: time.Second, Visibility: time.Minute})
 	s := sim.Deliveries(w, sim.Mix{}, 11)
 	handle := func(ctx context.Context, _ int, batch []events.SQSMessage) map[string]bool {
 		return h.Settle(ctx, batch)

@@ -48,7 +48,7 @@ const (
 )
 
 // upHelp is ledger up's --help.
-var upHelp = helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T]", about: `
+var upHelp = helpText{synopsis: "[--addr A] [--from FILE|-] [--queue-url U [--dlq-url U]] [--endpoint URL] [--sqs-endpoint URL] [--table T] [--events FILE]", about: `
 Runs a local stack: DynamoDB, the tables, the balance API and the consumer, until
 Ctrl-C. DynamoDB is embedded, in memory and gone on exit, unless --endpoint names one;
 the tables are created there when it is on this machine, and must exist anywhere else.
@@ -56,8 +56,12 @@ The consumer takes the lines of --from as a queue's messages (a line that can ne
 succeed is parked in the log), and up keeps serving after them: the API answers once
 each line of a regular file has been handled once, and at once for stdin and pipes,
 read as they come. With --queue-url it consumes that queue too, as ledger consume does;
-an --endpoint on this machine serves SQS as well, unless --sqs-endpoint is given.`, example: `
+an --endpoint on this machine serves SQS as well, unless --sqs-endpoint is given. With
+--events, the embedded DynamoDB keeps a stream of its writes, and the events Lambda's
+handler announces them into the file, one JSON line per event, as an EventBridge
+rule's target would receive them.`, example: `
 ledger up --from examples/movimientos.jsonl
+ledger up --from examples/movimientos.jsonl --events events.jsonl
 ledger up --endpoint http://127.0.0.1:5000 --queue-url http://127.0.0.1:5000/123456789012/movimientos \
   --dlq-url http://127.0.0.1:5000/123456789012/movimientos-dlq`}
 
@@ -70,6 +74,7 @@ type upCmd struct {
 	queueURL    string
 	dlq         string
 	sqsEndpoint string
+	events      string
 }
 
 // newUpCmd declares ledger up's flags.
@@ -81,6 +86,7 @@ func newUpCmd(stdout, stderr io.Writer) *upCmd {
 	c.dlqURLVar(&c.dlq)
 	c.table.declare(c.flags)
 	c.sqsEndpointVar(&c.sqsEndpoint)
+	c.StringVar(&c.events, "events", "", "write the events the stack announces to this file, one JSON line each (emptied first; the embedded DynamoDB only)")
 	return c
 }
 
@@ -114,6 +120,9 @@ func (c *upCmd) validate() error {
 	if c.sqsEndpoint != "" && c.queueURL == "" {
 		return errors.New("--sqs-endpoint needs --queue-url: it is where that queue is served")
 	}
+	if c.events != "" && c.table.endpoint != "" {
+		return errors.New("--events needs the embedded DynamoDB (no --endpoint): a table elsewhere is announced by its own stream and the events function (docs/deploy.md)")
+	}
 	return c.table.validate()
 }
 
@@ -131,23 +140,47 @@ func (c *upCmd) run(ctx context.Context) error {
 		return err
 	}
 	defer ln.Close()
+	var file *eventsFile
+	if c.events != "" {
+		if file, err = openEventsFile(c.events); err != nil {
+			return badUsage("--events: %w", err)
+		}
+		defer file.close()
+	}
 	// SQS's endpoint is found before the embedded DynamoDB, which has no SQS, takes
 	// --endpoint's place.
 	ends := app.Endpoints{DynamoDB: c.table.endpoint, SQS: sqsEndpointFor(c.sqsEndpoint, c.table.endpoint)}
+	var stream *sim.Stream
 	if ends.DynamoDB == "" {
-		embedded, err := sim.StartDynamoDB()
+		embedded, err := c.embedded()
 		if err != nil {
 			return err
 		}
 		defer embedded.Close()
-		ends.DynamoDB = embedded.URL
-		fmt.Fprintf(c.stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
+		ends.DynamoDB, stream = embedded.URL, embedded.Stream
 	}
 	st, err := c.connect(ctx, cfg, dlqFrom, ends)
 	if err != nil {
 		return err
 	}
+	if file != nil {
+		st.events, st.announcer = file, newAnnouncer(stream, file, st.logger)
+	}
 	return c.serve(ctx, ln, st)
+}
+
+// embedded starts the embedded DynamoDB, with a stream of its writes for --events.
+func (c *upCmd) embedded() (*sim.DynamoDB, error) {
+	start := sim.StartDynamoDB
+	if c.events != "" {
+		start = sim.StartStreamingDynamoDB
+	}
+	embedded, err := start()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.stderr, "ledger up: embedded DynamoDB on %s (in memory)\n", embedded.URL)
+	return embedded, nil
 }
 
 // upStack is what ledger up serves and consumes with.
@@ -158,6 +191,9 @@ type upStack struct {
 	tally  *worker.Tally     // the outcomes of the lines and the queue's messages
 	worker *worker.Worker    // consumes --queue-url; nil without it
 	lines  *consumer.Handler // handles the lines of --from; nil without it
+	// announcer announces the embedded store's writes into events; nil without --events.
+	announcer *announcer
+	events    *eventsFile
 }
 
 // connect makes the clients for ends, makes sure the tables and the queues are there,
@@ -253,12 +289,35 @@ func (c *upCmd) serve(ctx context.Context, ln net.Listener, st *upStack) error {
 	if st.worker != nil {
 		g.Go(func() error { return st.worker.Run(gctx) })
 	}
+	stopAnnouncing := c.announce(st)
 	err := g.Wait()
+	stopAnnouncing()
 	fmt.Fprintf(c.stdout, "ledger up: stopped; messages: %v\n", st.tally.Outcomes())
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	return nil
+}
+
+// announce announces the embedded store's writes into --events' file while up runs;
+// the function it returns stops it, once the consumers have, after announcing the last
+// writes, and says how many events the file holds.
+func (c *upCmd) announce(st *upStack) (stop func()) {
+	if st.announcer == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.announcer.run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+		st.announcer.drain()
+		fmt.Fprintf(c.stderr, "ledger up: %d events in %s\n", st.events.written(), c.events)
+	}
 }
 
 // fileGate holds the API back until each line of a regular --from file has been

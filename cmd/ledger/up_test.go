@@ -256,5 +256,7 @@ func TestUpValidate(t *testing.T) {
 		{[]string{"--sqs-endpoint", "http://127.0.0.1:2", "--endpoint", "x"}, "--sqs-endpoint needs --queue-url"},
 		{[]string{"--endpoint", "x", "--table", "ab"}, `--endpoint: awsconf: endpoint "x"`},
 		{[]string{"--table", "ab"}, `--table: table name "ab"`},
+		{[]string{"--events", "events.jsonl"}, ""},
+		{[]string{"--events", "events.jsonl", "--endpoint", "http://127.0.0.1:3"}, "--events needs the embedded DynamoDB"},
 	})
 }

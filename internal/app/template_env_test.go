@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Env is the template under one set of parameter values, as CloudFormation would see it
@@ -127,6 +128,12 @@ func (e *Env) resolve(v any) (any, error) {
 			if args, ok := v["Fn::If"]; ok {
 				return e.fnIf(args)
 			}
+			if args, ok := v["Fn::Split"]; ok {
+				return e.fnSplit(args)
+			}
+			if args, ok := v["Fn::Join"]; ok {
+				return e.fnJoin(args)
+			}
 		}
 		out := make(map[string]any, len(v))
 		for k, x := range v {
@@ -173,6 +180,54 @@ func (e *Env) fnIf(args any) (any, error) {
 		return e.resolve(a[1])
 	}
 	return e.resolve(a[2])
+}
+
+// fnSplit splits a string the parameters decide into a list; a string that is
+// symbolic (a resource's attribute) stays an Fn::Split of it.
+func (e *Env) fnSplit(args any) (any, error) {
+	a, ok := args.([]any)
+	if !ok || len(a) != 2 {
+		return nil, fmt.Errorf("Fn::Split wants [delimiter, string], got %v", args)
+	}
+	src, err := e.resolve(a[1])
+	if err != nil {
+		return nil, err
+	}
+	delim, okDelim := a[0].(string)
+	s, okSrc := src.(string)
+	if !okDelim || !okSrc {
+		return map[string]any{"Fn::Split": []any{a[0], src}}, nil
+	}
+	var out []any
+	for _, part := range strings.Split(s, delim) {
+		out = append(out, part)
+	}
+	return out, nil
+}
+
+// fnJoin joins a list of strings the parameters decide; a list with a symbolic element
+// stays an Fn::Join of it.
+func (e *Env) fnJoin(args any) (any, error) {
+	a, ok := args.([]any)
+	if !ok || len(a) != 2 {
+		return nil, fmt.Errorf("Fn::Join wants [delimiter, list], got %v", args)
+	}
+	r, err := e.resolve(a[1])
+	if err != nil {
+		return nil, err
+	}
+	delim, okDelim := a[0].(string)
+	list, okList := r.([]any)
+	parts := make([]string, len(list))
+	for i, x := range list {
+		s, isString := x.(string)
+		okList = okList && isString
+		parts[i] = s
+	}
+	if !okDelim || !okList {
+		return map[string]any{"Fn::Join": []any{a[0], r}}, nil
+	}
+	return strings.Join(parts, delim), nil
 }
 
 // condition decides the named condition, remembering the result; deciding lists the

@@ -410,8 +410,8 @@ func TestFunctionsBuildThroughTheMakefile(t *testing.T) {
 		}
 	}
 	fns := ofType(tpl.Resources, "AWS::Serverless::Function")
-	if len(fns) != 2 {
-		t.Errorf("functions = %v, want the consumer and the API", fns)
+	if len(fns) != 3 {
+		t.Errorf("functions = %v, want the consumer, the API and the events function", fns)
 	}
 	for _, id := range fns {
 		fn := tpl.Resources[id]

@@ -95,7 +95,9 @@ type retencionItem struct {
 }
 
 // movItem is a movement item. Seq and SaldoTras are written only for an applied
-// movement, so the por_seq index holds exactly the statement.
+// movement, so the por_seq index holds exactly the statement. Version is its account's
+// version once the record's transaction committed, for the events announcing it; the
+// ledger decides nothing by it.
 type movItem struct {
 	PK            string            `dynamodbav:"pk"`
 	SK            string            `dynamodbav:"sk"`
@@ -123,7 +125,7 @@ type movItem struct {
 	Expira        time.Time         `dynamodbav:"expira,omitempty"`
 	CapturadaPor  string            `dynamodbav:"capturada_por,omitempty"`
 	LiberadaPor   string            `dynamodbav:"liberada_por,omitempty"`
-	Version       int64             `dynamodbav:"version,omitempty"` // a posted movement's: its account's, as the transaction wrote it
+	Version       int64             `dynamodbav:"version,omitempty"`
 }
 
 // parteItem is one part of a reparto in its payer's record.
@@ -170,10 +172,11 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded, and the account's version a posted
-// movement was written with (an account's own version is checked before: checkVersion). A value of another type or spelling
-// (another writer, a hand edit) reads as zero, rather than making its whole account or
-// movement unreadable. Money, counts and the clocks holds run by are never read so.
+// and from which message, from which sender and by which envelope a movement was
+// recorded, and a movement's account version (an account's own is checked first, by
+// checkVersion). A value of another type or spelling (another writer, a hand edit)
+// reads as zero, rather than making its whole account or movement unreadable. Money,
+// counts and the clocks holds run by are never read so.
 var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, attrRemitente: true, attrVia: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
@@ -424,10 +427,11 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 		CapturadaPor:  a.CapturadaPor,
 		LiberadaPor:   a.LiberadaPor,
 		Anulaciones:   a.Anulaciones,
+		Version:       a.Version,
 	}
 	if a.Posted() {
 		saldo := versioned.NumberOf(a.SaldoTras)
-		it.Seq, it.SaldoTras, it.Version = a.Seq, &saldo, a.Version
+		it.Seq, it.SaldoTras = a.Seq, &saldo
 	}
 	if a.Reembolsado.Sign() != 0 {
 		reembolsado := versioned.NumberOf(a.Reembolsado)

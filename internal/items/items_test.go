@@ -219,18 +219,20 @@ func TestAWriteMakesUpNoAplicado(t *testing.T) {
 	}
 }
 
-// Stored data is read leniently: a movement recorded under older rules still decodes.
+// Stored data is read leniently: a movement recorded under older rules still decodes,
+// and an account version it carries in another type (a hand edit) reads as none.
 func TestStoredMovementsDecodeWithoutTodaysRules(t *testing.T) {
 	old := versioned.Item{
 		"pk": s("CUENTA#ES76"), "sk": s("MOV#legacy id"), "tipo": s("cargo"), "moneda": s("HRK"), "huella": s("v0"),
 		"importe": &types.AttributeValueMemberN{Value: "10.005"}, "estado": s("aplicado"), "aplicado": s("2020-01-01T00:00:00Z"),
 		"seq": &types.AttributeValueMemberN{Value: "1"}, "saldo_tras": &types.AttributeValueMemberN{Value: "-10.005"},
+		"version": s("siete"),
 	}
 	a, err := DecodeApunte(old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Movimiento.ID != "legacy id" || a.Movimiento.Moneda != "HRK" || !a.Movimiento.Importe.Equal(decimal.RequireFromString("10.005")) || a.Seq != 1 {
+	if a.Movimiento.ID != "legacy id" || a.Movimiento.Moneda != "HRK" || !a.Movimiento.Importe.Equal(decimal.RequireFromString("10.005")) || a.Seq != 1 || a.Version != 0 {
 		t.Errorf("decoded %+v", a)
 	}
 }

@@ -31,8 +31,10 @@ var Estados = []Estado{Aplicado, Rechazado, Retenida, Capturada, Liberada}
 // once nothing is left to refund, AnuladoPor: the refund that completed it. A transfer
 // is recorded as a cargo and an abono leg, each naming the other account in
 // Contrapartida; a reparto as a cargo on the payer listing its Partes, and an abono leg
-// on each credited account naming the payer. A stored Apunte is read without today's
-// input rules.
+// on each credited account naming the payer. Version is the account's version once the
+// write that created the record committed (0: written before records carried it, or on
+// an account that does not exist: a rejection of its first movement). A stored Apunte
+// is read without today's input rules.
 type Apunte struct {
 	Movimiento    Movimiento
 	Huella        string
@@ -51,9 +53,7 @@ type Apunte struct {
 	Partes        []Parte
 	CapturadaPor  string
 	LiberadaPor   string
-	// Version is a posted movement's account's version as the transaction that posted
-	// it wrote it; 0 when not known (not posted, or posted before records kept it).
-	Version int64
+	Version       int64
 }
 
 // MaxReembolsos bounds the refunds one movement takes: each rewrites the original's

@@ -16,27 +16,39 @@ import (
 // when no endpoint is given: truora/minidyn's HTTP server, in memory until Close. Of
 // its gaps (docs/design.md, "Test backends") two are mended here: number sort keys ordered
 // as text (numericOrder) and a data race of DescribeTable (describeLock). URL is its
-// endpoint, http://127.0.0.1:port.
+// endpoint, http://127.0.0.1:port. Stream is its stream, when it was started with one
+// (StartStreamingDynamoDB), else nil.
 type DynamoDB struct {
-	URL  string
-	http *http.Server
-	done chan error
+	URL    string
+	Stream *Stream
+	http   *http.Server
+	done   chan error
 }
 
 // StartDynamoDB listens on a free 127.0.0.1 port (never on other interfaces) and serves the
 // DynamoDB JSON API until Close.
-func StartDynamoDB() (*DynamoDB, error) {
+func StartDynamoDB() (*DynamoDB, error) { return start(nil) }
+
+// StartStreamingDynamoDB is StartDynamoDB with a stream of every table's writes
+// (Stream), for `ledger up --events`. Its writes are one at a time, each read before
+// and after, so it is slower than StartDynamoDB's.
+func StartStreamingDynamoDB() (*DynamoDB, error) { return start(NewStream()) }
+
+// start serves the embedded DynamoDB, recording its writes in stream when not nil.
+func start(stream *Stream) (*DynamoDB, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("sim: listen: %w", err)
 	}
+	var h http.Handler = numericOrder{next: describeLock{mu: new(sync.RWMutex), next: miniserver.NewServer()}}
+	if stream != nil {
+		h = streaming{next: h, stream: stream, mu: new(sync.Mutex)}
+	}
 	s := &DynamoDB{
-		URL: "http://" + ln.Addr().String(),
-		http: &http.Server{
-			Handler:           numericOrder{next: describeLock{mu: new(sync.RWMutex), next: miniserver.NewServer()}},
-			ReadHeaderTimeout: 10 * time.Second,
-		},
-		done: make(chan error, 1),
+		URL:    "http://" + ln.Addr().String(),
+		Stream: stream,
+		http:   &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		done:   make(chan error, 1),
 	}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil

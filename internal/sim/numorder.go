@@ -108,13 +108,23 @@ func (h numericOrder) page(r *http.Request, body []byte) (map[string]any, bool) 
 
 // forward sends r to minidyn with body.
 func (h numericOrder) forward(w http.ResponseWriter, r *http.Request, body []byte) {
-	r2 := r.Clone(r.Context())
-	r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	h.next.ServeHTTP(w, r2)
+	forward(h.next, w, r, body)
 }
 
 // call asks minidyn for op with input in, as r's client, and decodes a success into out.
 func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
+	return call(h.next, r, op, in, out)
+}
+
+// forward sends r to next with body.
+func forward(next http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
+	r2 := r.Clone(r.Context())
+	r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	next.ServeHTTP(w, r2)
+}
+
+// call asks next for op with input in, as r's client, and decodes a success into out.
+func call(next http.Handler, r *http.Request, op string, in, out any) bool {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return false
@@ -122,7 +132,7 @@ func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
 	req := r.Clone(r.Context())
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
 	rec := httptest.NewRecorder()
-	h.forward(rec, req, body)
+	forward(next, rec, req, body)
 	return rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), out) == nil
 }
 

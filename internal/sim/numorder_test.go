@@ -11,24 +11,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/ledger-dev/ledger/internal/awsconf"
 	"github.com/ledger-dev/ledger/internal/sim"
 )
 
 // TestQueryOrdersNumberSortKeysByValue: through the SDK, as the ledger reads it, an
 // index with a number sort key pages in numeric order (minidyn alone sorts 10 before 9).
 func TestQueryOrdersNumberSortKeysByValue(t *testing.T) {
-	srv, err := sim.StartDynamoDB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	_, db := startClient(t, sim.StartDynamoDB)
 	ctx := context.Background()
-	cfg, err := awsconf.Load(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := awsconf.DynamoDB(cfg, srv.URL)
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String("t"), BillingMode: types.BillingModePayPerRequest,

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -50,16 +51,12 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		}
 	}
 	var absent []int
+	var records []movimiento.Apunte // encoded once the accounts' new versions are known
 	for _, i := range chunk {
 		d := g.decide(i, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
-			a.Version = p.writes(cuentas, a)
-			item, err := items.EncodeApunte(a)
-			if err != nil {
-				return plan{}, err
-			}
-			p.txn.Creates, p.guarded = append(p.txn.Creates, item), append(p.guarded, n)
+			records, p.guarded = append(records, a), append(p.guarded, n)
 		}
 		for _, k := range g.unwritten(i, d.Apuntes) {
 			p.txn.Absent, absent = append(p.txn.Absent, k), append(absent, n)
@@ -70,7 +67,35 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 		p.decisions = append(p.decisions, d)
 	}
 	p.guarded = append(p.guarded, absent...)
-	return p, p.images(cuentas, accounts, state, g.now)
+	if err := p.images(cuentas, accounts, state, g.now); err != nil {
+		return plan{}, err
+	}
+	if err := p.creates(records, cuentas); err != nil {
+		return plan{}, err
+	}
+	return p, nil
+}
+
+// creates encodes the records the chunk creates, each with its account's version once
+// the transaction commits: the version read, plus one when the chunk writes the
+// account's new image. The events that announce a record carry it.
+func (p *plan) creates(records []movimiento.Apunte, cuentas []string) error {
+	for _, a := range records {
+		i := slices.Index(cuentas, a.Movimiento.Cuenta)
+		if i < 0 {
+			return fmt.Errorf("store: record %s/%s is of an account the chunk does not write", a.Movimiento.Cuenta, a.Movimiento.ID)
+		}
+		a.Version = p.versions[i]
+		if p.txn.Next[i] != nil {
+			a.Version++
+		}
+		item, err := items.EncodeApunte(a)
+		if err != nil {
+			return err
+		}
+		p.txn.Creates = append(p.txn.Creates, item)
+	}
+	return nil
 }
 
 // images sets the new image of each account a decision changed (state differs from
@@ -127,14 +152,4 @@ func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.Fund
 		d.mark = items.Mark(stored, *d.Marca)
 	}
 	return d
-}
-
-// writes is the version the transaction writes on the account of a, a posted record
-// (its account's image moves by one); 0 for a record that moves no account.
-func (p *plan) writes(cuentas []string, a movimiento.Apunte) int64 {
-	i := slices.Index(cuentas, a.Movimiento.Cuenta)
-	if !a.Posted() || i < 0 {
-		return 0
-	}
-	return p.versions[i] + 1
 }

@@ -21,10 +21,12 @@ import (
 // request is a planned TransactWriteItems, read back: its actions' shape (P: put a
 // movement, A: check a movement absent, U: put an account, C: check an account), the
 // movements' seqs, and each account action by account. R is a record replaced under
-// conditions (a reversed original).
+// conditions (a reversed original). versions are the account versions the created
+// records carry.
 type request struct {
 	shape    string
 	seqs     []int64
+	versions []int64
 	accounts map[string]types.TransactWriteItem
 	replaced []versioned.Item
 }
@@ -41,6 +43,9 @@ func readRequest(in *dynamodb.TransactWriteItemsInput) request {
 			r.replaced = append(r.replaced, it.Put.Item)
 		case it.Put != nil:
 			r.shape += "P"
+			if v, ok := it.Put.Item["version"].(*types.AttributeValueMemberN); ok {
+				r.versions = append(r.versions, decimal.RequireFromString(v.Value).IntPart())
+			}
 			if seq, ok := it.Put.Item["seq"].(*types.AttributeValueMemberN); ok {
 				r.seqs = append(r.seqs, decimal.RequireFromString(seq.Value).IntPart())
 			}

@@ -59,18 +59,41 @@ func NewDynamoDB(t testing.TB) *DynamoDB {
 // comparison's baseline, a test's own).
 func NewDynamoDBWith(t testing.TB, extra ...migrations.Migration) *DynamoDB {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-
 	env := &DynamoDB{Backend: External, Endpoint: os.Getenv(DynamoDBEndpointEnv)}
 	if env.Endpoint == "" {
-		srv, err := sim.StartDynamoDB()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = srv.Close() })
-		env.Backend, env.Endpoint = Minidyn, srv.URL
+		env, _ = embedded(t, sim.StartDynamoDB)
 	}
+	env.migrate(t, extra)
+	return env
+}
+
+// NewStreamingDynamoDB is NewDynamoDB on an embedded minidyn server that keeps a
+// stream of its writes (sim.StartStreamingDynamoDB), whatever DynamoDBEndpointEnv says,
+// and that stream.
+func NewStreamingDynamoDB(t testing.TB) (*DynamoDB, *sim.Stream) {
+	t.Helper()
+	env, srv := embedded(t, sim.StartStreamingDynamoDB)
+	env.migrate(t, nil)
+	return env, srv.Stream
+}
+
+// embedded starts a minidyn server with start, stopped when t ends.
+func embedded(t testing.TB, start func() (*sim.DynamoDB, error)) (*DynamoDB, *sim.DynamoDB) {
+	t.Helper()
+	srv, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return &DynamoDB{Backend: Minidyn, Endpoint: srv.URL}, srv
+}
+
+// migrate connects env's client and creates the ledger's tables and extra under names
+// of t's own, dropped when t ends on an external backend.
+func (env *DynamoDB) migrate(t testing.TB, extra []migrations.Migration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	cfg, err := awsconf.Load(ctx, env.Endpoint)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +120,6 @@ func NewDynamoDBWith(t testing.TB, extra ...migrations.Migration) *DynamoDB {
 	if env.Backend == External {
 		t.Cleanup(func() { migrate.Drop(env.Client, env.Tables) })
 	}
-	return env
 }
 
 // ClientVia returns another client on the same backend whose HTTP calls go through rt,

@@ -1,11 +1,8 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +19,7 @@ const RIEEnv = "LEDGER_TEST_RIE"
 type Function struct {
 	URL string // the invocation endpoint
 	out *Buffer
+	rie *os.Process
 }
 
 // BuildLambda compiles the main package in directory pkg as a Lambda bootstrap, as
@@ -70,6 +68,7 @@ func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	f.rie = cmd.Process
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
@@ -91,23 +90,15 @@ func StartLambda(t testing.TB, bootstrap string, env ...string) *Function {
 	}
 }
 
-// Invoke sends payload as the function's event and returns the function's response.
+// Invoke sends payload as the function's event and returns the function's response;
+// a failed invocation fails t.
 func (f *Function) Invoke(t testing.TB, payload []byte) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.URL, bytes.NewReader(payload))
+	body, err := f.Call(ctx, payload)
 	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("invoke: %d %s: %v", resp.StatusCode, body, err)
+		t.Fatalf("invoke: %v", err)
 	}
 	return body
 }

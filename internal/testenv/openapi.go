@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -28,18 +26,8 @@ type OpenAPI struct {
 // directory, and fails t unless it is valid OpenAPI.
 func LoadOpenAPI(t testing.TB) *OpenAPI {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 10 { // a module is never nested deeper than this here
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile(filepath.Join(dir, "api", "openapi.yaml"))
+	doc, err := loader.LoadFromFile(ModuleFile(t, "api", "openapi.yaml"))
 	if err != nil {
 		t.Fatalf("load api/openapi.yaml: %v", err)
 	}
