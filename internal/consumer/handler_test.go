@@ -272,7 +272,7 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 					t.Errorf("metric %s declared but has no numeric value in %v", name, l)
 				}
 			}
-			counts := map[string]float64{consumer.MetricApplied: 5, consumer.MetricDuplicate: 2, consumer.MetricConflictingDuplicate: 1, consumer.MetricFailed: 2}
+			counts := map[string]float64{consumer.MetricApplied: 5, consumer.MetricDuplicate: 2, consumer.MetricConflictingDuplicate: 1, consumer.MetricFailed: 2, consumer.MetricFailedPermanent: 1}
 			for name, want := range counts {
 				if l[name] != want {
 					t.Errorf("metric %s = %v, want %v", name, l[name], want)
