@@ -19,6 +19,15 @@ type Env struct {
 	t          *Template
 }
 
+// asAnyList is ss as a list of values, as a decoded template holds one.
+func asAnyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, x := range ss {
+		out[i] = x
+	}
+	return out
+}
+
 // Env returns the template with values for some parameters and defaults for the rest.
 // It fails on an unknown parameter, a parameter left without a value, a value outside
 // AllowedValues or not matching AllowedPattern, and a condition it cannot decide.
@@ -39,6 +48,9 @@ func (t *Template) Env(values map[string]any) (*Env, error) {
 			}
 			v = p.Default
 			e.params[name] = v
+		}
+		if text, ok := v.(string); ok && p.Type == "CommaDelimitedList" { // a list of the text's parts
+			e.params[name] = asAnyList(strings.Split(text, ","))
 		}
 		if p.AllowedValues != nil && !slices.ContainsFunc(p.AllowedValues, func(a any) bool { return fmt.Sprint(a) == fmt.Sprint(v) }) {
 			return nil, fmt.Errorf("stack: parameter %s: %v is not one of %v", name, v, p.AllowedValues)
