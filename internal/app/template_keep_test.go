@@ -42,9 +42,15 @@ func TestLogsMaskTheAccounts(t *testing.T) {
 			t.Errorf("log group %s's data-protection policy differs from %s's", id, groups[0])
 		}
 	}
+	// The characters CloudWatch Logs takes in a custom data identifier's pattern.
+	allowedChars := regexp.MustCompile(`^[A-Za-z0-9_#=@/;, ^$?\[\]{}|\\*+.-]+$`)
 	var masks []*regexp.Regexp
 	for _, d := range asList(get(first, "Configuration", "CustomDataIdentifier")) {
-		masks = append(masks, regexp.MustCompile(get(d, "Regex").(string)))
+		pattern := get(d, "Regex").(string)
+		if !allowedChars.MatchString(pattern) || len(pattern) > 200 {
+			t.Errorf("pattern %q: CloudWatch takes at most 200 of A-Z a-z 0-9 _ # = @ / ; , - space ^ $ ? [ ] { } | \\ * + .", pattern)
+		}
+		masks = append(masks, regexp.MustCompile(pattern))
 	}
 	masked := func(line string) string {
 		for _, re := range masks {
@@ -53,7 +59,9 @@ func TestLogsMaskTheAccounts(t *testing.T) {
 		return line
 	}
 	for _, line := range []string{
-		`{"level":"WARN","msg":"movement","cuenta":"ES7620770024003102575766","id":"pago-1","error":"ledger: transient failure: cuenta: rule saldo-insuficiente"}`,
+		`{"level":"WARN","msg":"movement","cuenta":"ES7620770024003102575766","id":"pago-1","error":"ledger: transient failure: rule saldo-insuficiente"}`,
+		`{"level":"ERROR","msg":"record not announced","pk":"CUENTA#ES7620770024003102575766","sk":"MOV#pago-1"}`,
+		`{"msg":"movement","error":"store: movement ES7620770024003102575766/pago-1 reported existing but not found"}`,
 		`{"level":"ERROR","msg":"request failed","path":"/cuentas/ES7620770024003102575766/movimientos","err":"store: account ES7620770024003102575766: unreadable"}`,
 		`{"requestId":"x","path":"/cuentas/ES7620770024003102575766","status":"200"}`,
 		`time=… level=INFO msg=movement cuenta=ES7620770024003102575766 id=pago-1`,

@@ -28,7 +28,8 @@ const stackAccount = "111122223333"
 
 // allowed is IAM's decision on c under a resource policy's verdict v, for a caller whose
 // own IAM policy allows the action: a Deny wins; a principal of the stack's account
-// needs nothing more; any other needs the resource policy's Allow.
+// (the stack's own roles included) needs nothing more; any other needs the resource
+// policy's Allow.
 func allowed(v Verdict, c Call) bool {
 	switch {
 	case v.Denied:
@@ -36,7 +37,7 @@ func allowed(v Verdict, c Call) bool {
 	case v.Allowed:
 		return true
 	}
-	return !c.Service && strings.Contains(c.Principal, ":"+stackAccount+":")
+	return !c.Service && (strings.Contains(c.Principal, ":"+stackAccount+":") || strings.HasPrefix(c.Principal, "!GetAtt ")) // the stack's own roles too
 }
 
 // producerCase is a call and whether IAM lets it through.
@@ -100,10 +101,16 @@ func TestOnlyProducersMoveMoney(t *testing.T) {
 		{"a listed role, without TLS", send(orders), false},
 		{"an administrator managing it", manage, true},
 	})
+	park := func(principal string) Call {
+		return Call{Principal: principal, Action: "sqs:SendMessage", Resource: dlq, Context: map[string]string{}}
+	}
 	judge(t, "the DLQ", policyOf(t, res, "AWS::SQS::QueuePolicy", "Queues", "!Ref DeadLetterQueue"), []producerCase{
 		{"the stack's topic parking", from("sns.amazonaws.com", topic, dlq), true},
 		{"the stack's rule parking", from("events.amazonaws.com", rule, dlq), true},
-		{"another account", Call{Principal: partner, Action: "sqs:SendMessage", Resource: dlq, Context: map[string]string{}}, false},
+		{"the consumer parking", park("!GetAtt ConsumerRole.Arn"), true},
+		{"a listed role", park(orders), true},
+		{"another role of the account", park(reports), false},
+		{"another topic", from("sns.amazonaws.com", "arn:aws:sns:eu-west-1:"+stackAccount+":other", dlq), false},
 	})
 	publish := func(principal string) Call {
 		return Call{Principal: principal, Action: "sns:Publish", Resource: topic, Context: map[string]string{}}
@@ -133,8 +140,13 @@ func TestTheRuleTakesOnlyTheAllowedSources(t *testing.T) {
 		t.Fatalf("rules %v, want one", rules)
 	}
 	r := res[rules[0]].Properties
-	if got := Strings(get(r, "EventPattern", "source")); !slices.Equal(got, []string{"shop.orders", "billing"}) || len(mapping(r["EventPattern"])) != 1 {
-		t.Errorf("event pattern %v, want the sources allowed, nothing else", r["EventPattern"])
+	if got := Strings(get(r, "EventPattern", "source")); !slices.Equal(got, []string{"shop.orders", "billing"}) || len(mapping(r["EventPattern"])) != 2 ||
+		!slices.Equal(Strings(get(r, "EventPattern", "account")), []string{"!Ref AWS::AccountId"}) {
+		t.Errorf("event pattern %v, want the sources allowed, of the stack's account, nothing else", r["EventPattern"])
+	}
+	alarms := watched(t, res, "")
+	if _, ok := alarms[watch{"AWS/Events", "FailedInvocations", "EventBusName=payments RuleName=" + Symbol(r["Name"])}]; !ok {
+		t.Errorf("no alarm on the rule's FailedInvocations by its bus and name (%v)", r["Name"])
 	}
 	if r["EventBusName"] != "payments" {
 		t.Errorf("bus %v, want MovementsEventBus", r["EventBusName"])

@@ -661,7 +661,7 @@ func expectedAlarms(t *testing.T, res map[string]Resource) map[watch]float64 {
 		{"Ledger", "FailedPermanent", "Function=!Ref " + consumerID + " Strategy=transaction"}:      0,
 		{"Ledger", "ConflictingDuplicate", "Function=!Ref " + consumerID + " Strategy=transaction"}: 0,
 		{"AWS/SNS", "NumberOfNotificationsFailed", "TopicName=!GetAtt MovementsTopic.TopicName"}:    0,
-		{"AWS/Events", "FailedInvocations", "RuleName=!Ref MovementsRule"}:                          0,
+		{"AWS/Events", "FailedInvocations", "RuleName=!Sub ${AWS::StackName}-movements"}:            0,
 	}
 	for _, op := range []string{"TransactWriteItems", "GetItem", "Query"} {
 		for _, m := range []string{"ThrottledRequests", "SystemErrors"} {

@@ -261,17 +261,27 @@ func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimient
 	return movimiento.ParseEnvelope([]byte(body))
 }
 
+// MaxEsperaSNS bounds how much earlier than SQS an SNS notification's Timestamp may
+// say the topic took it and still count as when it was sent: SNS retries delivery to a
+// queue that refuses or throttles it, but an envelope is also what any sender may
+// write, so a claim beyond the bound is ignored.
+const MaxEsperaSNS = time.Hour
+
 // entrega is the delivery of m by msg, with where it came from as SQS states it (its
-// message id, its sender, when it took it) and what m's envelope (env) claims.
+// message id, its sender, when it took it) and what m's envelope (env) claims. It was
+// sent when SQS took it, or when its SNS envelope says the topic did, if that is
+// earlier by at most MaxEsperaSNS.
 func entrega(msg events.SQSMessage, m movimiento.Movimiento, env movimiento.Envelope) store.Entrega {
 	e := store.Entrega{Mov: m, Origen: msg.MessageId, Remitente: msg.Attributes["SenderId"]}
 	if env.Kind != "" {
 		e.Via = env.Kind + ":" + env.Sender
 	}
-	if ms, err := strconv.ParseInt(msg.Attributes["SentTimestamp"], 10, 64); err == nil {
-		e.Enviado = time.UnixMilli(ms).UTC()
+	ms, err := strconv.ParseInt(msg.Attributes["SentTimestamp"], 10, 64)
+	if err != nil {
+		return e // unknown: judged when applied
 	}
-	if !env.Sent.IsZero() && (e.Enviado.IsZero() || env.Sent.Before(e.Enviado)) {
+	e.Enviado = time.UnixMilli(ms).UTC()
+	if early := e.Enviado.Sub(env.Sent); !env.Sent.IsZero() && early > 0 && early <= MaxEsperaSNS {
 		e.Enviado = env.Sent.UTC()
 	}
 	return e

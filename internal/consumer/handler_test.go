@@ -292,7 +292,8 @@ func TestARejectionIsLoggedWithItsReason(t *testing.T) {
 	f := newFixture(t, cuenta.Reject, true)
 	batch := []events.SQSMessage{msg("m1", body("c1", "ES76LEAK", "cargo", "5.00")),
 		msg("m2", `{"id":"c2","cuenta":"ES76LEAK","tipo":"cargo","importe":"12,50","moneda":"EUR"}`),
-		msg("m3", `{"id":"c3","cuenta":"ES76LEAK","tipo":"abono","importe":"7.00","moneda":"USD"}`)}
+		msg("m3", `{"id":"c3","cuenta":"ES76LEAK","tipo":"abono","importe":"7.00","moneda":"USD"}`),
+		msg("m4", `{"id":"c4","cuenta":"ES76LEAK","tipo":"reparto","importe":"50.00","moneda":"EUR","partes":[{"cuenta":"B","importe":"10.00"},{"cuenta":"C","importe":"20.00"}]}`)}
 	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m0", body("a0", "ES76LEAK", "abono", "3.00"))}}); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestARejectionIsLoggedWithItsReason(t *testing.T) {
 			seen[l["message_id"].(string)] = l
 		}
 		for k, v := range l {
-			if s, _ := v.(string); k != "cuenta" && (strings.Contains(s, "ES76LEAK") || strings.Contains(s, "3.00") || strings.Contains(s, "5.00") || strings.Contains(s, "12,50")) {
+			if s, _ := v.(string); k != "cuenta" && (strings.Contains(s, "ES76LEAK") || strings.Contains(s, "3.00") || strings.Contains(s, "5.00") || strings.Contains(s, "12,50") || strings.Contains(s, "50.00") || strings.Contains(s, "30.00")) {
 				t.Errorf("log line %v says an account, amount or balance in %s", l, k)
 			}
 		}
@@ -313,8 +314,8 @@ func TestARejectionIsLoggedWithItsReason(t *testing.T) {
 	if l := seen["m1"]; l["outcome"] != "rejected" || l["rule"] != string(cuenta.SaldoInsuficiente) {
 		t.Errorf("log line %v, want outcome rejected with its rule", l)
 	}
-	for _, id := range []string{"m2", "m3"} {
-		if e, _ := seen[id]["error"].(string); !strings.Contains(e, "importe") && !strings.Contains(e, string(cuenta.MonedaDistinta)) {
+	for _, id := range []string{"m2", "m3", "m4"} {
+		if e, _ := seen[id]["error"].(string); !strings.Contains(e, "importe") && !strings.Contains(e, "partes") && !strings.Contains(e, string(cuenta.MonedaDistinta)) {
 			t.Errorf("log line %v, want the field or the rule named", seen[id])
 		}
 	}

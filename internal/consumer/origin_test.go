@@ -57,8 +57,10 @@ func TestACaptureSentBeforeExpiraIsHonouredWhenRedeliveredAfterIt(t *testing.T) 
 	capture := func(id, hold string) string {
 		return fmt.Sprintf(`{"id":%q,"cuenta":"H","tipo":"captura","retencion":%q}`, id, hold)
 	}
-	setup := []events.SQSMessage{delivered("m1", body("a", "H", "abono", "100"), producer, clock.Now(), 1),
-		delivered("m2", hold("aut-1"), producer, clock.Now(), 1), delivered("m3", hold("aut-2"), producer, clock.Now(), 1), delivered("m4", hold("aut-3"), producer, clock.Now(), 1)}
+	setup := []events.SQSMessage{delivered("m1", body("a", "H", "abono", "100"), producer, clock.Now(), 1)}
+	for i := range 5 {
+		setup = append(setup, delivered(fmt.Sprintf("h%d", i+1), hold(fmt.Sprintf("aut-%d", i+1)), producer, clock.Now(), 1))
+	}
 	if resp, err := h.Handle(context.Background(), events.SQSEvent{Records: setup}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("setup: %+v, %v", resp, err)
 	}
@@ -69,16 +71,22 @@ func TestACaptureSentBeforeExpiraIsHonouredWhenRedeliveredAfterIt(t *testing.T) 
 		delivered("in-time", capture("cap-1", "aut-1"), producer, before, 4),
 		delivered("via-sns", snsBody(t, capture("cap-2", "aut-2"), before), "AIDASNSSERVICE", after, 2),
 		delivered("too-late", capture("cap-3", "aut-3"), producer, after, 1),
+		// Claims no transport backs: an SNS Timestamp far earlier than SQS took it, an
+		// EventBridge time (the caller's to set).
+		delivered("sns-claim", snsBody(t, capture("cap-4", "aut-4"), before.Add(-cuenta.GraciaCaptura)), producer, after, 1),
+		delivered("eb-claim", ebBody(t, capture("cap-5", "aut-5"), before), producer, after, 1),
 	}
 	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: batch})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("resp = %+v, err = %v; want every message settled", resp, err)
 	}
-	if r, ok := parker.parked["too-late"]; !ok || r.Outcome != store.Failed || !strings.Contains(r.Error, "expired at") {
-		t.Errorf("the capture sent after expira: parked %v (%+v), want parked as expired", ok, r)
+	for _, id := range []string{"too-late", "sns-claim", "eb-claim"} {
+		if r, ok := parker.parked[id]; !ok || !strings.Contains(r.Error, "expired at") {
+			t.Errorf("%s: parked %v (%+v), want parked as expired: an envelope's word does not move when it was sent", id, ok, r)
+		}
 	}
-	if len(parker.parked) != 1 {
-		t.Errorf("parked %v, want only the capture sent too late", parker.parked)
+	if len(parker.parked) != 3 {
+		t.Errorf("parked %v, want only the three captures sent too late", parker.parked)
 	}
 	if got := f(env).saldo(t, "H"); got != "60" {
 		t.Errorf("saldo %s, want 60: both captures sent in time posted, the late one nothing", got)
@@ -93,6 +101,13 @@ func TestACaptureSentBeforeExpiraIsHonouredWhenRedeliveredAfterIt(t *testing.T) 
 			t.Errorf("%s recorded from %q via %q (%v), want from %q via %q", id, a.Remitente, a.Via, err, want[0], want[1])
 		}
 	}
+}
+
+// ebBody is the movement body inside an EventBridge event whose time claims when.
+func ebBody(t *testing.T, movement string, when time.Time) string {
+	t.Helper()
+	return fmt.Sprintf(`{"version":"0","id":"e-1","detail-type":"movimiento","source":"shop.orders","account":"111122223333","time":%q,"detail":%s}`,
+		when.UTC().Format(time.RFC3339), movement)
 }
 
 // f is a fixture over env, for its helpers.

@@ -9,8 +9,9 @@ import (
 )
 
 // withheld is err as a log line says it: without the amounts, balances and account ids
-// that a rule's detail, a field's value and a conflicting duplicate's key carry. The
-// parked message's ledger.error and the movement's record keep the whole text.
+// that a rule's detail, a field's value or rule and a conflicting duplicate's key carry:
+// the rule's name, the field's. The parked message's ledger.error and the movement's
+// record keep the whole text.
 func withheld(err error) string {
 	kind := "ledger: transient failure: "
 	if errors.Is(err, store.ErrPermanent) {
@@ -21,9 +22,9 @@ func withheld(err error) string {
 	var cd *store.ConflictingDuplicateError
 	switch {
 	case errors.As(err, &re):
-		return kind + "cuenta: rule " + string(re.Rule)
-	case errors.As(err, &fe):
-		return kind + "movimiento: " + fieldName(fe) + ": " + fe.Rule
+		return kind + "rule " + string(re.Rule)
+	case errors.As(err, &fe): // its rule may quote amounts: the DLQ's ledger.error has it
+		return kind + "movimiento: invalid " + fieldName(fe)
 	case errors.As(err, &cd):
 		return kind + "store: conflicting duplicate: recorded with fingerprint " + cd.Stored + ", this delivery has " + cd.Received
 	}

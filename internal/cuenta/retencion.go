@@ -174,8 +174,9 @@ func (in Input) settleHold(rec movimiento.Apunte, c Cuenta) Decision {
 			importe = h.Importe
 		}
 		rec.Movimiento.Tipo, rec.Movimiento.Importe = movimiento.Cargo, importe
-		next, err = c.Capturar(h.ID, h.Importe, importe)
-		if !h.Expira.After(in.Now) { // lapsed: nothing is reserved for it any more
+		if h.Expira.After(in.Now) {
+			next, err = c.Capturar(h.ID, h.Importe, importe)
+		} else { // lapsed: nothing is reserved for it any more
 			next, err = c.CapturarVencida(h.ID, h.Importe, importe)
 		}
 		hold.Estado, hold.CapturadaPor = movimiento.Capturada, m.ID

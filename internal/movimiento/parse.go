@@ -48,7 +48,6 @@ type message struct {
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
 	Source     jsontext.Value `json:"source"`      // EventBridge: the source it claims
 	Account    jsontext.Value `json:"account"`     // EventBridge: the account it claims to come from
-	Time       jsontext.Value `json:"time"`        // EventBridge: when the bus took it
 }
 
 // Envelope is what an SNS notification or an EventBridge event says of where a movement
@@ -57,7 +56,7 @@ type message struct {
 type Envelope struct {
 	Kind   string    // "sns" or "eventbridge"; "" for a plain movement
 	Sender string    // the topic's ARN, or "source@account"
-	Sent   time.Time // when the topic or the bus took it; zero when unstated
+	Sent   time.Time // when the topic says it took it (SNS only: EventBridge's time is the caller's); zero when unstated
 }
 
 // ParseEnvelope is Parse, with what the body's envelope (if any) says of its origin.
@@ -71,7 +70,7 @@ func ParseEnvelope(body []byte) (Movimiento, Envelope, error) {
 	case "SNS":
 		return m, Envelope{Kind: "sns", Sender: text(msg.TopicArn), Sent: stated(msg.Timestamp)}, nil
 	case "EventBridge":
-		return m, Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account), Sent: stated(msg.Time)}, nil
+		return m, Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account)}, nil
 	}
 	return m, Envelope{}, nil
 }
