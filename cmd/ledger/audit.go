@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,8 +83,8 @@ func (c *auditCmd) run(ctx context.Context) error {
 	return nil
 }
 
-// printAudit writes the verdict for people: a line per broken or unverified account,
-// then the counts.
+// printAudit writes the verdict for people: a line per broken or unverified account, a
+// line per sender of the records, then the counts.
 func printAudit(w io.Writer, table string, report audit.Report) {
 	for _, b := range report.Broken {
 		fmt.Fprintf(w, "BROKEN %s: %s\n", b.Cuenta, b.Reason)
@@ -91,9 +92,21 @@ func printAudit(w io.Writer, table string, report audit.Report) {
 	for _, u := range report.Unverified {
 		fmt.Fprintf(w, "UNVERIFIED %s: %s\n", u.Cuenta, u.Reason)
 	}
+	for _, r := range report.Remitentes {
+		fmt.Fprintf(w, "FROM %s: %d records\n", sender(r), r.Registros)
+	}
 	fmt.Fprintf(w, "audit of %s: %d accounts, %d applied movements, %d broken", table, report.Accounts, report.Movements, len(report.Broken))
 	if n := len(report.Unverified); n > 0 {
 		fmt.Fprintf(w, ", %d unverified (busy while read; audit again)", n)
 	}
 	fmt.Fprintln(w)
+}
+
+// sender names who sent a count's records, for people.
+func sender(r audit.Remitente) string {
+	s := cmp.Or(r.Remitente, "(no sender stated)")
+	if r.Via != "" {
+		s += " via " + r.Via
+	}
+	return s
 }

@@ -20,6 +20,10 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 			OK                  bool
 			Accounts, Movements int
 			Broken, Unverified  []any
+			Remitentes          []struct {
+				Remitente, Via string
+				Registros      int
+			}
 		}
 		Transfers, Reversals, Refused int
 		Repartos                      struct{ Count, Legs, Widest int }
@@ -43,7 +47,7 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("stdout is not the documented document: %v", err)
 	}
-	if doc.Accounts != 4 || doc.Movements != 150 || !doc.Audit.OK || doc.Audit.Accounts != doc.Accounts || len(doc.Audit.Broken) != 0 || doc.Audit.Unverified == nil || doc.Outcomes["applied"] != 150 || !doc.ExactlyOnce {
+	if doc.Accounts != 4 || doc.Movements != 150 || !doc.Audit.OK || doc.Audit.Accounts != doc.Accounts || len(doc.Audit.Broken) != 0 || doc.Audit.Unverified == nil || len(doc.Audit.Remitentes) == 0 || doc.Outcomes["applied"] != 150 || !doc.ExactlyOnce {
 		t.Errorf("demo --json = %+v", doc)
 	}
 	if h := doc.Holds; doc.Transfers == 0 || doc.Refused == 0 || h.Taken == 0 || h.Captured == 0 || h.PartlyCaptured == 0 || h.Released == 0 || h.Expired == 0 || doc.Freeze.Cuenta == nil {

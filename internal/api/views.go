@@ -46,6 +46,8 @@ type movimientoBody struct {
 	SaldoTras string `json:"saldo_tras,omitempty"`
 	Motivo    string `json:"motivo,omitempty"`
 	Aplicado  string `json:"aplicado"`
+	Remitente string `json:"remitente,omitempty"`
+	Via       string `json:"via,omitempty"`
 
 	Contrapartida string      `json:"contrapartida,omitempty"`
 	Partes        []parteBody `json:"partes,omitempty"`
@@ -88,15 +90,17 @@ func NewCuentaBody(c cuenta.Cuenta, now time.Time) CuentaBody {
 func newMovimientoBody(a movimiento.Apunte, now time.Time) movimientoBody {
 	m := a.Movimiento
 	b := movimientoBody{
-		ID:       m.ID,
-		Cuenta:   m.Cuenta,
-		Tipo:     string(m.Tipo),
-		Importe:  movimiento.Texto(m.Importe, m.Moneda),
-		Moneda:   m.Moneda,
-		Concepto: m.Concepto,
-		Fecha:    fecha(m.Fecha),
-		Estado:   string(a.EstadoAt(now)),
-		Aplicado: timestamp(a.Aplicado),
+		ID:        m.ID,
+		Cuenta:    m.Cuenta,
+		Tipo:      string(m.Tipo),
+		Importe:   movimiento.Texto(m.Importe, m.Moneda),
+		Moneda:    m.Moneda,
+		Concepto:  m.Concepto,
+		Fecha:     fecha(m.Fecha),
+		Estado:    string(a.EstadoAt(now)),
+		Aplicado:  timestamp(a.Aplicado),
+		Remitente: a.Remitente,
+		Via:       a.Via,
 
 		Contrapartida: a.Contrapartida,
 		Anula:         m.Anula,

@@ -19,6 +19,15 @@ type Env struct {
 	t          *Template
 }
 
+// asAnyList is ss as a list of values, as a decoded template holds one.
+func asAnyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, x := range ss {
+		out[i] = x
+	}
+	return out
+}
+
 // Env returns the template with values for some parameters and defaults for the rest.
 // It fails on an unknown parameter, a parameter left without a value, a value outside
 // AllowedValues or not matching AllowedPattern, and a condition it cannot decide.
@@ -40,6 +49,9 @@ func (t *Template) Env(values map[string]any) (*Env, error) {
 			v = p.Default
 			e.params[name] = v
 		}
+		if text, ok := v.(string); ok && p.Type == "CommaDelimitedList" { // a list of the text's parts
+			e.params[name] = asAnyList(strings.Split(text, ","))
+		}
 		if p.AllowedValues != nil && !slices.ContainsFunc(p.AllowedValues, func(a any) bool { return fmt.Sprint(a) == fmt.Sprint(v) }) {
 			return nil, fmt.Errorf("stack: parameter %s: %v is not one of %v", name, v, p.AllowedValues)
 		}
@@ -48,8 +60,10 @@ func (t *Template) Env(values map[string]any) (*Env, error) {
 			if err != nil {
 				return nil, fmt.Errorf("stack: parameter %s: AllowedPattern: %w", name, err)
 			}
-			if !re.MatchString(fmt.Sprint(v)) {
-				return nil, fmt.Errorf("stack: parameter %s: %v does not match %s", name, v, p.AllowedPattern)
+			for _, x := range list(e.params[name]) { // a list's each element, as CloudFormation does
+				if !re.MatchString(fmt.Sprint(x)) {
+					return nil, fmt.Errorf("stack: parameter %s: %v does not match %s", name, x, p.AllowedPattern)
+				}
 			}
 		}
 	}
@@ -194,15 +208,34 @@ func (e *Env) fnSplit(args any) (any, error) {
 		return nil, err
 	}
 	delim, okDelim := a[0].(string)
-	s, okSrc := src.(string)
-	if !okDelim || !okSrc {
+	if !okDelim {
 		return map[string]any{"Fn::Split": []any{a[0], src}}, nil
 	}
-	var out []any
-	for _, part := range strings.Split(s, delim) {
-		out = append(out, part)
+	if parts, ok := joined(src, delim); ok {
+		return parts, nil
 	}
-	return out, nil
+	return map[string]any{"Fn::Split": []any{a[0], src}}, nil
+}
+
+// joined is what splitting v at delim gives: the parts of a string, or of an Fn::Join
+// by the same delimiter, whose symbolic elements (a Ref, an Fn::GetAtt) stay whole.
+func joined(v any, delim string) ([]any, bool) {
+	if s, ok := v.(string); ok {
+		return asAnyList(strings.Split(s, delim)), true
+	}
+	j, ok := mapping(v)["Fn::Join"].([]any)
+	if !ok || len(j) != 2 || j[0] != delim {
+		return nil, false
+	}
+	var out []any
+	for _, x := range list(j[1]) {
+		if parts, ok := joined(x, delim); ok {
+			out = append(out, parts...)
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out, true
 }
 
 // fnJoin joins a list of strings the parameters decide; a list with a symbolic element

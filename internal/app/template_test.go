@@ -517,11 +517,9 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 	}
 }
 
-// With CreateTopic, the topic feeds the queue and the queue's policy lets it, and
-// only it, send — as one Allow, denying no one: producers of the account keep sending
-// directly under their IAM policies. What the queue refuses goes to the DLQ, which the
-// same Allow lets the topic reach: SNS drops an undeliverable message otherwise.
-// Without CreateTopic, none of that exists.
+// With CreateTopic, the topic feeds the queue, and what the queue refuses goes to the
+// DLQ: SNS drops an undeliverable message otherwise (TestOnlyProducersMoveMoney holds
+// the policies that let it). Without CreateTopic, none of that exists.
 func TestTopicFeedsTheQueue(t *testing.T) {
 	tpl := load(t)
 	for _, raw := range []string{"true", "false"} {
@@ -530,11 +528,10 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 		queue := target(sqsEvent(t, fn)["Queue"])
 		topics := ofType(res, "AWS::SNS::Topic")
 		subs := ofType(res, "AWS::SNS::Subscription")
-		policies := ofType(res, "AWS::SQS::QueuePolicy")
-		if len(topics) != 1 || len(subs) != 1 || len(policies) != 1 {
-			t.Fatalf("CreateTopic=true: topics %v, subscriptions %v, queue policies %v; want one each", topics, subs, policies)
+		if len(topics) != 1 || len(subs) != 1 {
+			t.Fatalf("CreateTopic=true: topics %v, subscriptions %v; want one each", topics, subs)
 		}
-		topic, sub, pol := topics[0], res[subs[0]].Properties, res[policies[0]].Properties
+		topic, sub := topics[0], res[subs[0]].Properties
 		if target(sub["TopicArn"]) != topic || sub["Protocol"] != "sqs" || Symbol(sub["Endpoint"]) != "!GetAtt "+queue+".Arn" {
 			t.Errorf("subscription = %v, want the topic delivering to %s", sub, queue)
 		}
@@ -544,20 +541,6 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 		if got := Symbol(get(sub, "RedrivePolicy", "deadLetterTargetArn")); got != "!GetAtt "+dlq+".Arn" {
 			t.Errorf("subscription's deadLetterTargetArn = %s, want the queue's DLQ %s", got, dlq)
-		}
-		if got := Strings(pol["Queues"]); !slices.Equal(got, []string{"!Ref " + queue, "!Ref " + dlq}) {
-			t.Errorf("queue policy applies to %v, want %s and %s", got, queue, dlq)
-		}
-		statements := asList(get(pol, "PolicyDocument", "Statement"))
-		if len(statements) != 1 {
-			t.Fatalf("queue policy statements = %v, want one: the topic's Allow (a Deny would cut off direct producers)", statements)
-		}
-		st := statements[0]
-		if get(st, "Effect") != "Allow" || get(st, "Principal", "Service") != "sns.amazonaws.com" ||
-			!slices.Equal(Strings(get(st, "Action")), []string{"sqs:SendMessage"}) ||
-			!slices.Equal(Strings(get(st, "Resource")), []string{"!GetAtt " + queue + ".Arn", "!GetAtt " + dlq + ".Arn"}) ||
-			target(get(st, "Condition", "ArnEquals", "aws:SourceArn")) != topic {
-			t.Errorf("queue policy statement = %v, want SNS allowed sqs:SendMessage on %s and %s only when aws:SourceArn is %s", st, queue, dlq, topic)
 		}
 		out, err := e.Outputs()
 		if err != nil {
@@ -569,7 +552,7 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 	}
 
 	e, res := deployed(t, tpl, map[string]any{"CreateTopic": "false"})
-	for _, typ := range []string{"AWS::SNS::Topic", "AWS::SNS::Subscription", "AWS::SQS::QueuePolicy"} {
+	for _, typ := range []string{"AWS::SNS::Topic", "AWS::SNS::Subscription", "AWS::SNS::TopicPolicy"} {
 		if ids := ofType(res, typ); len(ids) > 0 {
 			t.Errorf("CreateTopic=false still creates %s %v", typ, ids)
 		}
@@ -583,55 +566,28 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 	}
 }
 
-// The failures someone must hear about each have an alarm, notifying AlarmTopicArn when
-// one is given. The API's 5xx count is watched on its stage, not only the function's
-// Errors: the handler answers a failed read with a 500 and returns normally.
+// The failures someone must hear about each have an alarm, and every alarm notifies
+// someone: AlarmTopicArn when one is given, else a topic the stack makes with AlarmEmail
+// subscribed. The API's 5xx count is watched on its stage, not only the function's
+// Errors: the handler answers a failed read with a 500 and returns normally. The
+// table's throttling and system errors are watched for every operation the functions
+// call, its indexes' throttling too.
 func TestAlarmsWatchTheFailures(t *testing.T) {
 	tpl := load(t)
-	const ops = "arn:aws:sns:eu-west-1:123456789012:ops"
-	for _, topic := range []string{"", ops} {
-		_, res := deployed(t, tpl, map[string]any{"AlarmTopicArn": topic, "QueueAgeAlarmSeconds": 900})
-		consumerID, fn := function(t, res, consumerCode)
-		apiID, _ := function(t, res, apiCode)
-		queue := target(sqsEvent(t, fn)["Queue"])
-		dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
-		httpAPIs := ofType(res, "AWS::Serverless::HttpApi")
-		if len(httpAPIs) != 1 {
-			t.Fatalf("HTTP APIs = %v, want one", httpAPIs)
-		}
-		stage := "$default" // SAM's stage when the API names none
-		if name, ok := res[httpAPIs[0]].Properties["StageName"]; ok {
-			stage = fmt.Sprint(name)
-		}
-		type watch struct{ namespace, metric, dimensions string }
-		alarms := map[watch]map[string]any{}
-		for _, id := range ofType(res, "AWS::CloudWatch::Alarm") {
-			p := res[id].Properties
-			alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), dimensions(p["Dimensions"])}] = p
-			if m := p["TreatMissingData"]; !slices.Contains([]any{"notBreaching", "breaching", "ignore", "missing"}, m) {
-				t.Errorf("%s: TreatMissingData %v", id, m)
+	const ops, email = "arn:aws:sns:eu-west-1:123456789012:ops", "oncall@example.com"
+	for _, to := range []struct{ topic, email, want string }{{"", "", ""}, {"", email, "!Ref AlarmTopic"}, {ops, email, ops}} {
+		_, res := deployed(t, tpl, map[string]any{"AlarmTopicArn": to.topic, "AlarmEmail": to.email, "QueueAgeAlarmSeconds": 900,
+			"CreateTopic": "true", "EventSources": "shop.orders"})
+		if to.want == "!Ref AlarmTopic" {
+			subs := asList(get(res["AlarmTopic"].Properties, "Subscription"))
+			if len(subs) != 1 || get(subs[0], "Protocol") != "email" || get(subs[0], "Endpoint") != email {
+				t.Errorf("AlarmEmail %s: alarm topic subscriptions %v, want the address", email, subs)
 			}
-			wantActions := []string(nil)
-			if topic != "" {
-				wantActions = []string{topic}
-			}
-			for _, actions := range []string{"AlarmActions", "OKActions"} {
-				if got := Strings(p[actions]); !slices.Equal(got, wantActions) {
-					t.Errorf("AlarmTopicArn %q: %s %s = %v, want %v", topic, id, actions, got, wantActions)
-				}
-			}
+		} else if _, ok := res["AlarmTopic"]; ok {
+			t.Errorf("AlarmTopicArn %q, AlarmEmail %q: the stack makes an alarm topic", to.topic, to.email)
 		}
-		for w, threshold := range map[watch]float64{
-			{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + dlq + ".QueueName"}: 0,
-			// Fires again for a message left 3 days, at least 4 before the DLQ's 14-day
-			// retention, counted from its first send, deletes it.
-			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + dlq + ".QueueName"}:   3 * 24 * 3600,
-			{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}: 900,
-			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                               0,
-			{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                            0,
-			{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                    0,
-			{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                0,
-		} {
+		alarms := watched(t, res, to.want)
+		for w, threshold := range expectedAlarms(t, res) {
 			p, ok := alarms[w]
 			if !ok {
 				t.Errorf("no alarm on %s %s of %s", w.namespace, w.metric, w.dimensions)
@@ -644,7 +600,82 @@ func TestAlarmsWatchTheFailures(t *testing.T) {
 	}
 }
 
-// dimensions renders an alarm's dimensions as "Name=Value" pairs, sorted by name.
+// watch is one metric an alarm watches, alone or in its math.
+type watch struct{ namespace, metric, dimensions string }
+
+// watched is every metric the alarms of res watch, each with its alarm's properties;
+// t fails for an alarm whose actions are not [want] (none when want is "") or that
+// treats missing data oddly.
+func watched(t *testing.T, res map[string]Resource, want string) map[watch]map[string]any {
+	t.Helper()
+	wantActions := []string(nil)
+	if want != "" {
+		wantActions = []string{want}
+	}
+	alarms := map[watch]map[string]any{}
+	for _, id := range ofType(res, "AWS::CloudWatch::Alarm") {
+		p := res[id].Properties
+		alarms[watch{fmt.Sprint(p["Namespace"]), fmt.Sprint(p["MetricName"]), dimensions(p["Dimensions"])}] = p
+		for _, m := range asList(p["Metrics"]) {
+			if stat := get(m, "MetricStat", "Metric"); stat != nil {
+				alarms[watch{fmt.Sprint(get(stat, "Namespace")), fmt.Sprint(get(stat, "MetricName")), dimensions(get(stat, "Dimensions"))}] = p
+			}
+		}
+		if m := p["TreatMissingData"]; !slices.Contains([]any{"notBreaching", "breaching", "ignore", "missing"}, m) {
+			t.Errorf("%s: TreatMissingData %v", id, m)
+		}
+		for _, actions := range []string{"AlarmActions", "OKActions"} {
+			if got := Strings(p[actions]); !slices.Equal(got, wantActions) {
+				t.Errorf("%s %s = %v, want %v", id, actions, got, wantActions)
+			}
+		}
+	}
+	return alarms
+}
+
+// expectedAlarms is every metric of res that must have an alarm, with its threshold.
+func expectedAlarms(t *testing.T, res map[string]Resource) map[watch]float64 {
+	t.Helper()
+	consumerID, fn := function(t, res, consumerCode)
+	apiID, _ := function(t, res, apiCode)
+	queue := target(sqsEvent(t, fn)["Queue"])
+	dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
+	httpAPIs := ofType(res, "AWS::Serverless::HttpApi")
+	if len(httpAPIs) != 1 {
+		t.Fatalf("HTTP APIs = %v, want one", httpAPIs)
+	}
+	stage := "$default" // SAM's stage when the API names none
+	if name, ok := res[httpAPIs[0]].Properties["StageName"]; ok {
+		stage = fmt.Sprint(name)
+	}
+	want := map[watch]float64{
+		{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + dlq + ".QueueName"}: 0,
+		// Fires again for a message left 3 days, at least 4 before the DLQ's 14-day
+		// retention, counted from its first send, deletes it.
+		{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + dlq + ".QueueName"}:     3 * 24 * 3600,
+		{"AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName=!GetAtt " + queue + ".QueueName"}:   900,
+		{"AWS/Lambda", "Errors", "FunctionName=!Ref " + consumerID}:                                 0,
+		{"AWS/Lambda", "Throttles", "FunctionName=!Ref " + consumerID}:                              0,
+		{"AWS/Lambda", "Errors", "FunctionName=!Ref " + apiID}:                                      0,
+		{"AWS/ApiGateway", "5xx", "ApiId=!Ref " + httpAPIs[0] + " Stage=" + stage}:                  0,
+		{"Ledger", "FailedPermanent", "Function=!Ref " + consumerID + " Strategy=transaction"}:      0,
+		{"Ledger", "ConflictingDuplicate", "Function=!Ref " + consumerID + " Strategy=transaction"}: 0,
+		{"AWS/SNS", "NumberOfNotificationsFailed", "TopicName=!GetAtt MovementsTopic.TopicName"}:    0,
+		{"AWS/Events", "FailedInvocations", "RuleName=!Sub ${AWS::StackName}-movements"}:            0,
+	}
+	for _, op := range []string{"TransactWriteItems", "GetItem", "Query"} {
+		for _, m := range []string{"ThrottledRequests", "SystemErrors"} {
+			want[watch{"AWS/DynamoDB", m, "Operation=" + op + " TableName=!Ref LedgerTable"}] = 0
+		}
+	}
+	for _, ix := range []string{"por_seq", "por_aplicado"} {
+		for _, m := range []string{"ReadThrottleEvents", "WriteThrottleEvents"} {
+			want[watch{"AWS/DynamoDB", m, "GlobalSecondaryIndexName=" + ix + " TableName=!Ref LedgerTable"}] = 0
+		}
+	}
+	return want
+}
+
 func dimensions(v any) string {
 	var pairs []string
 	for _, d := range asList(v) {

@@ -43,6 +43,8 @@ type Report struct {
 	Movements  int      `json:"movements"`
 	Broken     []Broken `json:"broken"`
 	Unverified []Broken `json:"unverified"`
+	// Remitentes counts the records by who sent them, most first.
+	Remitentes []Remitente `json:"remitentes"`
 }
 
 // Broken is one account that breaks the audit invariants, or could not be verified.
@@ -124,6 +126,7 @@ func Run(ctx context.Context, db Client, table string, opts Options) (Report, er
 	slices.SortFunc(report.Broken, byCuenta)
 	slices.SortFunc(report.Unverified, byCuenta)
 	report.OK = len(report.Broken) == 0
+	report.Remitentes = remitentes(accounts)
 	return report, nil
 }
 

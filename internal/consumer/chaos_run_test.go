@@ -130,12 +130,12 @@ type runner struct {
 
 // locking is store.DefaultLocking's attempts with its back-off compressed tenfold,
 // as the SDK's is: the races are the same, the waits shorter.
-var locking = store.Locking{MaxAttempts: store.DefaultLocking.MaxAttempts, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
+var budget = store.Budget{Retries: store.DefaultBudget.Retries, Time: store.DefaultBudget.Time, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
 
 // process is a new Lambda instance: a handler and the ledger behind it, with its own
 // account cache.
 func (r *runner) process() (*consumer.Handler, error) {
-	svc, err := store.New(r.db, store.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Locking: locking, Now: r.clock.Now})
+	svc, err := store.New(r.db, store.Config{Table: r.table, InsufficientFunds: r.sc.Policy, Budget: budget, Now: r.clock.Now})
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,19 @@ const Namespace = "Ledger"
 // The metric names, one counter per outcome plus the retries: MetricRetries sums the
 // transactions each message took beyond its first (a version conflict, or a
 // cancellation for a concurrent transaction or throttling on an item; not the SDK's own
-// retries of a request).
+// retries of a request). MetricFailedPermanent counts the failures among MetricFailed
+// that can never succeed: each is parked, and one is reason enough to alarm.
 const (
 	MetricApplied              = "Applied"
 	MetricDuplicate            = "Duplicate"
 	MetricConflictingDuplicate = "ConflictingDuplicate"
 	MetricRejected             = "Rejected"
 	MetricFailed               = "Failed"
+	MetricFailedPermanent      = "FailedPermanent"
 	MetricRetries              = "VersionConflictRetries"
 )
 
-var metricNames = []string{MetricApplied, MetricDuplicate, MetricConflictingDuplicate, MetricRejected, MetricFailed, MetricRetries}
+var metricNames = []string{MetricApplied, MetricDuplicate, MetricConflictingDuplicate, MetricRejected, MetricFailed, MetricFailedPermanent, MetricRetries}
 
 // metricOf is the counter of each outcome; anything else counts as failed.
 var metricOf = map[store.Outcome]string{store.Applied: MetricApplied, store.Duplicate: MetricDuplicate,
@@ -38,6 +40,9 @@ func (h *Handler) emit(recs []Record) {
 	counts := map[string]int{}
 	for _, r := range recs {
 		counts[metricOf[r.Result.Outcome]]++ // every kind of failure counts as Failed
+		if r.Result.Outcome == store.Failed && permanent(r.Result) {
+			counts[MetricFailedPermanent]++
+		}
 		counts[MetricRetries] += max(r.Result.Attempts-1, 0)
 	}
 	defs := make([]map[string]string, len(metricNames))

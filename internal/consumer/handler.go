@@ -11,7 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -187,14 +191,17 @@ func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []R
 	for i, msg := range msgs {
 		recs[i].Msg = msg
 		t0 := h.opts.Now()
-		m, err := h.read(ctx, msg.Body)
+		m, env, err := h.read(ctx, msg.Body)
+		if name := reserved(msg); name != "" {
+			err = fmt.Errorf("%w %s: only the ledger sets ledger.* attributes; send the movement without it", ErrReservedAttribute, name)
+		}
 		if err != nil {
 			recs[i].Result = store.Result{Outcome: store.Failed, Err: store.Permanent(err)}
 			recs[i].Duration = h.opts.Now().Sub(t0)
 			continue
 		}
 		recs[i].Mov = m
-		entregas = append(entregas, store.Entrega{Mov: m, Origen: msg.MessageId})
+		entregas = append(entregas, entrega(msg, m, env))
 		valid = append(valid, i)
 	}
 	return recs, entregas, valid
@@ -233,11 +240,51 @@ func (h *Handler) respond(ctx context.Context, recs []Record) events.SQSEventRes
 	return resp
 }
 
-// read is movimiento.Parse, a panic turned into the body's own failure: a body that
-// crashes the parser would crash it on every delivery, so it is parked.
-func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, err error) {
+// ErrReservedAttribute refuses, for good, a message a producer gave an attribute of
+// ReservedPrefix.
+var ErrReservedAttribute = errors.New("consumer: reserved attribute")
+
+// reserved is the first attribute of msg, by name, that only the ledger may set, or "".
+func reserved(msg events.SQSMessage) string {
+	for _, name := range slices.Sorted(maps.Keys(msg.MessageAttributes)) {
+		if strings.HasPrefix(name, ReservedPrefix) {
+			return name
+		}
+	}
+	return ""
+}
+
+// read is movimiento.ParseEnvelope, a panic turned into the body's own failure: a body
+// that crashes the parser would crash it on every delivery, so it is parked.
+func (h *Handler) read(ctx context.Context, body string) (m movimiento.Movimiento, env movimiento.Envelope, err error) {
 	defer h.recovered(ctx, func(p error) { err = p })
-	return movimiento.Parse([]byte(body))
+	return movimiento.ParseEnvelope([]byte(body))
+}
+
+// MaxEsperaSNS bounds how much earlier than SQS an SNS notification's Timestamp may
+// say the topic took it and still count as when it was sent: SNS retries delivery to a
+// queue that refuses or throttles it, but an envelope is also what any sender may
+// write, so a claim beyond the bound is ignored.
+const MaxEsperaSNS = time.Hour
+
+// entrega is the delivery of m by msg, with where it came from as SQS states it (its
+// message id, its sender, when it took it) and what m's envelope (env) claims. It was
+// sent when SQS took it, or when its SNS envelope says the topic did, if that is
+// earlier by at most MaxEsperaSNS.
+func entrega(msg events.SQSMessage, m movimiento.Movimiento, env movimiento.Envelope) store.Entrega {
+	e := store.Entrega{Mov: m, Origen: msg.MessageId, Remitente: msg.Attributes["SenderId"]}
+	if env.Kind != "" {
+		e.Via = env.Kind + ":" + env.Sender
+	}
+	ms, err := strconv.ParseInt(msg.Attributes["SentTimestamp"], 10, 64)
+	if err != nil {
+		return e // unknown: judged when applied
+	}
+	e.Enviado = time.UnixMilli(ms).UTC()
+	if early := e.Enviado.Sub(env.Sent); !env.Sent.IsZero() && early > 0 && early <= MaxEsperaSNS {
+		e.Enviado = env.Sent.UTC()
+	}
+	return e
 }
 
 // cutoff is ctx ended reserve before its deadline, if it has one.

@@ -272,7 +272,7 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 					t.Errorf("metric %s declared but has no numeric value in %v", name, l)
 				}
 			}
-			counts := map[string]float64{consumer.MetricApplied: 5, consumer.MetricDuplicate: 2, consumer.MetricConflictingDuplicate: 1, consumer.MetricFailed: 2}
+			counts := map[string]float64{consumer.MetricApplied: 5, consumer.MetricDuplicate: 2, consumer.MetricConflictingDuplicate: 1, consumer.MetricFailed: 2, consumer.MetricFailedPermanent: 1}
 			for name, want := range counts {
 				if l[name] != want {
 					t.Errorf("metric %s = %v, want %v", name, l[name], want)
@@ -285,23 +285,40 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 	}
 }
 
-// A movement rejected under the reject policy is logged with the reason it was
-// recorded with, as a failure is with its error.
+// A movement rejected under the reject policy is logged with the rule it broke, as a
+// failure is with its error; neither says an amount or a balance, nor the account
+// outside its own field, which the log group masks.
 func TestARejectionIsLoggedWithItsReason(t *testing.T) {
 	f := newFixture(t, cuenta.Reject, true)
-	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", body("c1", "A", "cargo", "5.00"))}}); err != nil {
+	batch := []events.SQSMessage{msg("m1", body("c1", "ES76LEAK", "cargo", "5.00")),
+		msg("m2", `{"id":"c2","cuenta":"ES76LEAK","tipo":"cargo","importe":"12,50","moneda":"EUR"}`),
+		msg("m3", `{"id":"c3","cuenta":"ES76LEAK","tipo":"abono","importe":"7.00","moneda":"USD"}`),
+		msg("m4", `{"id":"c4","cuenta":"ES76LEAK","tipo":"reparto","importe":"50.00","moneda":"EUR","partes":[{"cuenta":"B","importe":"10.00"},{"cuenta":"C","importe":"20.00"}]}`)}
+	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m0", body("a0", "ES76LEAK", "abono", "3.00"))}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range lines(f.out) {
-		if l["msg"] != "movement" {
-			continue
-		}
-		if motivo, _ := l["motivo"].(string); l["outcome"] != "rejected" || !strings.Contains(motivo, "insufficient funds") {
-			t.Errorf("log line %v, want outcome rejected with its motivo", l)
-		}
-		return
+	if _, err := f.handler.Handle(context.Background(), events.SQSEvent{Records: batch}); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no movement line in %s", f.out.String())
+	seen := map[string]map[string]any{}
+	for _, l := range lines(f.out) {
+		if l["msg"] == "movement" {
+			seen[l["message_id"].(string)] = l
+		}
+		for k, v := range l {
+			if s, _ := v.(string); k != "cuenta" && (strings.Contains(s, "ES76LEAK") || strings.Contains(s, "3.00") || strings.Contains(s, "5.00") || strings.Contains(s, "12,50") || strings.Contains(s, "50.00") || strings.Contains(s, "30.00")) {
+				t.Errorf("log line %v says an account, amount or balance in %s", l, k)
+			}
+		}
+	}
+	if l := seen["m1"]; l["outcome"] != "rejected" || l["rule"] != string(cuenta.SaldoInsuficiente) {
+		t.Errorf("log line %v, want outcome rejected with its rule", l)
+	}
+	for _, id := range []string{"m2", "m3", "m4"} {
+		if e, _ := seen[id]["error"].(string); !strings.Contains(e, "importe") && !strings.Contains(e, "partes") && !strings.Contains(e, string(cuenta.MonedaDistinta)) {
+			t.Errorf("log line %v, want the field or the rule named", seen[id])
+		}
+	}
 }
 
 func TestInvalidMessagesAreRejectedWithTheirReasonAndWriteNothing(t *testing.T) {

@@ -32,7 +32,9 @@ func (h *Handler) decide(ctx context.Context, r Record) Action {
 }
 
 // log writes the record's one structured line: message id, cuenta, id, outcome,
-// attempts, duration, what happens next, and the reason of a rejection or failure.
+// attempts, duration, what happens next, and the reason of a rejection or failure,
+// without amounts or balances (withheld). The account id is in its own field, which the
+// log group's data-protection policy masks.
 func (h *Handler) log(ctx context.Context, r *Record) {
 	attrs := []slog.Attr{
 		slog.String("message_id", r.Msg.MessageId),
@@ -49,12 +51,12 @@ func (h *Handler) log(ctx context.Context, r *Record) {
 	if r.Result.Seq > 0 {
 		attrs = append(attrs, slog.Int64("seq", r.Result.Seq))
 	}
-	if r.Result.Motivo != "" { // why a rejected movement was recorded rejected
-		attrs = append(attrs, slog.String("motivo", r.Result.Motivo))
+	if r.Result.Rechazo != "" { // why a rejected movement was recorded rejected
+		attrs = append(attrs, slog.String("rule", string(r.Result.Rechazo)))
 	}
 	level := slog.LevelInfo
 	if r.Result.Err != nil {
-		attrs = append(attrs, slog.String("error", r.Result.Err.Error()))
+		attrs = append(attrs, slog.String("error", withheld(r.Result.Err)))
 		level = slog.LevelWarn
 		if permanent(r.Result) {
 			level = slog.LevelError

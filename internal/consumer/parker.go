@@ -23,6 +23,11 @@ const (
 	AttrSourceMessageID = "ledger.source-message-id"
 )
 
+// ReservedPrefix starts the names of the attributes only the consumer sets: a message
+// that arrives with one is parked (ErrReservedAttribute), so that every ledger.*
+// attribute in the DLQ is the consumer's word.
+const ReservedPrefix = "ledger."
+
 // maxAttributes is SQS's limit of message attributes per message.
 const maxAttributes = 10
 
@@ -41,7 +46,7 @@ const (
 
 // SQSParker parks messages on a queue, normally the source queue's DLQ: the body
 // unchanged, with the outcome, the error and the source message id as attributes, and
-// as many of the message's own as fit (SQS allows 10).
+// as many of the message's own as fit (SQS allows 10), never one of ReservedPrefix.
 type SQSParker struct {
 	Client   SQSSender
 	QueueURL string
@@ -67,7 +72,7 @@ func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reas
 		if len(attrs) == maxAttributes {
 			break
 		}
-		if _, ours := attrs[name]; !ours {
+		if !strings.HasPrefix(name, ReservedPrefix) { // a producer's forged ones are never carried over
 			a := msg.MessageAttributes[name]
 			attrs[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 		}

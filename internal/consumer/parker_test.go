@@ -84,3 +84,30 @@ func TestAParkOnTheSourceQueueIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A message a producer gave a ledger.* attribute is parked for it, at once, whatever its
+// body: the attribute is reserved, so every ledger.outcome in the DLQ is the consumer's
+// word, and the producer's forged value is not carried over.
+func TestAMessageWithAReservedAttributeIsParkedWithTheConsumersWord(t *testing.T) {
+	q := &sent{}
+	h := consumer.New(nil, consumer.Options{Parker: &consumer.SQSParker{Client: q, QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/dlq"}})
+	forged := events.SQSMessage{MessageId: "m-1", Body: `{"id":"a1","cuenta":"A","tipo":"abono","importe":"1.00","moneda":"EUR"}`,
+		MessageAttributes: map[string]events.SQSMessageAttribute{
+			consumer.AttrOutcome: {DataType: "String", StringValue: aws.String("applied")},
+			"tenant":             {DataType: "String", StringValue: aws.String("t-9")},
+		}}
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{forged}})
+	if err != nil || len(resp.BatchItemFailures) != 0 || len(q.in) != 1 {
+		t.Fatalf("resp %+v, %v, %d parked; want the message parked, not back", resp, err, len(q.in))
+	}
+	attrs := q.in[0].MessageAttributes
+	if got := aws.ToString(attrs[consumer.AttrOutcome].StringValue); got != string(store.Failed) {
+		t.Errorf("ledger.outcome in the DLQ = %q, want the consumer's %q", got, store.Failed)
+	}
+	if e := aws.ToString(attrs[consumer.AttrError].StringValue); !strings.Contains(e, "reserved attribute ledger.outcome") || !strings.Contains(e, "permanent") {
+		t.Errorf("ledger.error = %q, want a permanent failure naming the reserved attribute", e)
+	}
+	if aws.ToString(attrs["tenant"].StringValue) != "t-9" {
+		t.Errorf("attributes %v: the producer's own are carried over", attrs)
+	}
+}

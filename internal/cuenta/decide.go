@@ -12,8 +12,13 @@ import (
 
 // Input is everything Decide decides a movement against; it reads nothing else.
 type Input struct {
-	Mov    movimiento.Movimiento
-	Origen string // the id of the message that carried it, recorded for tracing
+	Mov movimiento.Movimiento
+	// Origen, Remitente and Via are where the delivery came from, recorded with the
+	// movement (store.Entrega says what each is).
+	Origen, Remitente, Via string
+	// Enviado is when the first transport took the message (zero: unknown, Now): a
+	// capture is judged against it, not against when it is applied.
+	Enviado time.Time
 	// Cuentas are the accounts the movement touches, as stored now, by id: its own, a
 	// transfer's destino, a reparto's parts, the accounts a reversal takes a transfer or
 	// reparto back from. An account without an entry has none yet: a movement opens it
@@ -38,7 +43,10 @@ type Decision struct {
 	// Marca is Referido as it must read once the movement is applied: refunded,
 	// captured or released; nil for other movements.
 	Marca *movimiento.Apunte
-	Err   error
+	// Rechazo is the rule a movement recorded rejected broke ("" otherwise): the
+	// record's motivo says it with the amounts, which logs must not carry.
+	Rechazo Rule
+	Err     error
 }
 
 // Decide decides the movement in against its accounts, the record it refers to and
@@ -53,7 +61,7 @@ func Decide(in Input) Decision {
 // decide is Decide before its records are stamped.
 func decide(in Input) Decision {
 	m := in.Mov
-	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen}
+	rec := movimiento.Apunte{Movimiento: m, Huella: m.Huella(), Aplicado: in.Now, Origen: in.Origen, Remitente: in.Remitente, Via: in.Via}
 	c := in.cuenta(m.Cuenta, m.Moneda)
 	switch m.Tipo {
 	case movimiento.Abono, movimiento.Cargo:
@@ -107,7 +115,7 @@ func (in Input) refused(rec movimiento.Apunte, err error) Decision {
 	var re *RuleError
 	if errors.As(err, &re) && re.Rule.debit() && in.Funds == Reject {
 		rec.Estado, rec.Motivo = movimiento.Rechazado, err.Error()
-		return Decision{Apuntes: []movimiento.Apunte{rec}}
+		return Decision{Apuntes: []movimiento.Apunte{rec}, Rechazo: re.Rule}
 	}
 	return Decision{Err: err}
 }

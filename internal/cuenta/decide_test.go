@@ -129,7 +129,7 @@ func TestDecideHoldsCapturesAndReleases(t *testing.T) {
 		{"a capture over the hold", settle(movimiento.Captura, "40.01", ""), hold, now, CapturaExcesiva, ""},
 		{"a capture finer than the currency", settle(movimiento.Captura, "1.001", ""), hold, now, "", ""},
 		{"a capture in another currency", settle(movimiento.Captura, "", "USD"), hold, now, MonedaRetencion, ""},
-		{"a capture at expira", settle(movimiento.Captura, "", ""), hold, expira, Vencida, ""},
+		{"a capture at the clock tolerance after expira", settle(movimiento.Captura, "", ""), hold, expira.Add(ToleranciaReloj), Vencida, ""},
 		{"a release at expira frees nothing", settle(movimiento.Liberacion, "", ""), hold, expira, "", "100"},
 		{"a release", settle(movimiento.Liberacion, "", ""), hold, now, "", "100"},
 		{"a capture of a captured hold", settle(movimiento.Captura, "", ""), &captured, now, YaCapturada, ""},
@@ -156,6 +156,46 @@ func TestDecideHoldsCapturesAndReleases(t *testing.T) {
 		case tc.rule == "" && tc.saldo != "" && (d.Err != nil || !d.Cuentas[0].Saldo.Equal(dec(tc.saldo)) || d.Cuentas[0].Retenido().Sign() != 0 || d.Marca == nil || d.Marca.Estado == movimiento.Retenida):
 			t.Errorf("%s: %+v, want saldo %s, nothing held, the hold marked settled", tc.name, d, tc.saldo)
 		}
+	}
+}
+
+// A capture is judged at when the transport took it: one sent before expira is honoured
+// however many redeliveries later, up to GraciaCaptura; the hold has lapsed by then, so
+// its amount is a debit that meets the debit rules.
+func TestACaptureIsJudgedAtWhenItWasSent(t *testing.T) {
+	expira := now.Add(time.Hour)
+	retencion := movD(t, movimiento.Datos{ID: "aut", Cuenta: "A", Tipo: movimiento.Retencion, Importe: "40.00", Moneda: "EUR", Expira: expira.Format(time.RFC3339)})
+	hold := record(t, Input{Mov: retencion, Cuentas: on(account(t, "A", "100", "", now)), Now: now})
+	capture := movD(t, movimiento.Datos{ID: "cap", Cuenta: "A", Tipo: movimiento.Captura, Retencion: "aut", Importe: "30.00"})
+	before := expira.Add(-time.Minute)
+	for _, tc := range []struct {
+		name       string
+		saldo      string // of the account, which held 40 of it until expira
+		sent, at   time.Time
+		funds      FundsPolicy
+		rule       Rule   // "": posted
+		saldoAfter string // when posted
+	}{
+		{"sent and applied before expira", "100", before, before, Retry, "", "70"},
+		{"sent before expira, applied an hour after", "100", before, expira.Add(time.Hour), Retry, "", "70"},
+		{"sent unknown, applied at expira (sent then)", "100", time.Time{}, expira, Retry, "", "70"},
+		{"stamped within the clock tolerance of expira", "100", expira.Add(ToleranciaReloj - time.Millisecond), expira.Add(time.Minute), Retry, "", "70"},
+		{"stamped at the clock tolerance after expira", "100", expira.Add(ToleranciaReloj), expira.Add(time.Minute), Retry, Vencida, ""},
+		{"stamped later than it is applied: judged at when it is applied", "100", expira.Add(time.Hour), before, Retry, "", "70"},
+		{"sent before expira, applied the grace after", "100", before, expira.Add(GraciaCaptura), Retry, Vencida, ""},
+		{"late, beyond the funds the lapse freed, under retry", "29.99", before, expira.Add(time.Hour), Retry, SaldoInsuficiente, ""},
+	} {
+		d := Decide(Input{Mov: capture, Cuentas: on(account(t, "A", tc.saldo, "40", expira)), Referido: hold, Enviado: tc.sent, Now: tc.at, Funds: tc.funds})
+		switch {
+		case tc.rule != "" && (!errors.Is(d.Err, tc.rule) || len(d.Apuntes) > 0):
+			t.Errorf("%s: %+v, want %s, nothing recorded", tc.name, d, tc.rule)
+		case tc.rule == "" && (d.Err != nil || !d.Cuentas[0].Saldo.Equal(dec(tc.saldoAfter)) || d.Cuentas[0].Retenido().Sign() != 0 || d.Marca == nil || d.Marca.Estado != movimiento.Capturada):
+			t.Errorf("%s: %+v, want saldo %s, nothing held, the hold captured", tc.name, d, tc.saldoAfter)
+		}
+	}
+	d := Decide(Input{Mov: capture, Cuentas: on(account(t, "A", "29.99", "40", expira)), Referido: hold, Enviado: before, Now: expira.Add(time.Hour), Funds: Reject})
+	if d.Err != nil || len(d.Apuntes) != 1 || d.Apuntes[0].Estado != movimiento.Rechazado || d.Marca != nil {
+		t.Errorf("late, beyond the funds, under reject: %+v, want recorded rejected, the hold left as it was", d)
 	}
 }
 

@@ -46,7 +46,7 @@ const (
 	NoRetenida            Rule = "no-retenida"            // the hold was refused, so never held
 	YaCapturada           Rule = "ya-capturada"
 	YaLiberada            Rule = "ya-liberada"
-	Vencida               Rule = "vencida" // a capture sent at or after the hold's expira
+	Vencida               Rule = "vencida" // a capture sent after the hold's expira (give or take ToleranciaReloj), or applied GraciaCaptura after it
 	CapturaExcesiva       Rule = "captura-excesiva"
 	MonedaRetencion       Rule = "moneda-retencion" // the settlement names another currency
 	DecimalesRetencion    Rule = "decimales-retencion"

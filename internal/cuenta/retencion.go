@@ -1,6 +1,7 @@
 package cuenta
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"time"
@@ -15,6 +16,16 @@ import (
 const (
 	MaxRetenciones = 200
 	MaxExpira      = 30 * 24 * time.Hour
+)
+
+// A capture is judged at when it was sent (Input.Enviado), not when it is applied: a
+// capture sent before expira and delayed by retries is honoured. ToleranciaReloj is how
+// far the transport's clock and the ledger's may differ: a capture stamped less than
+// that after expira was sent in time. GraciaCaptura is how late is too late: a capture
+// applied GraciaCaptura or more after expira is refused, however early it was sent.
+const (
+	ToleranciaReloj = 5 * time.Second
+	GraciaCaptura   = 24 * time.Hour
 )
 
 // Retencion is an active hold: funds reserved until Expira.
@@ -84,13 +95,47 @@ func (c Cuenta) Capturar(id string, held, importe decimal.Decimal) (Cuenta, erro
 	if _, active := c.Retenciones[id]; !active {
 		return c, broke(RetencionInactiva, c.ID, "does not hold %s, although its record holds it: settled since it was read, or lapsed by another writer's clock", id)
 	}
-	switch {
-	case importe.GreaterThan(held):
-		return c, broke(CapturaExcesiva, c.ID, "hold %s holds %s; a capture of %s is more", id, held, importe)
-	case tooPrecise(importe, c.Moneda):
-		return c, broke(DecimalesRetencion, c.ID, "hold %s is in %s, which has fewer decimals than the capture's %s", id, c.Moneda, importe)
+	if err := c.capturable(id, held, importe); err != nil {
+		return c, err
 	}
 	return c.Liberar(id).post(importe.Neg())
+}
+
+// CapturarVencida returns the account with a capture of the lapsed hold id, of held,
+// posted as a debit of importe. The hold no longer reserves anything, so the debit's
+// rules apply (a freeze, the funds); importe may be at most held (CapturaExcesiva), in
+// the account's currency's decimals (DecimalesRetencion).
+func (c Cuenta) CapturarVencida(id string, held, importe decimal.Decimal) (Cuenta, error) {
+	if err := c.capturable(id, held, importe); err != nil {
+		return c, err
+	}
+	if err := c.debitable(importe); err != nil {
+		return c, err
+	}
+	return c.post(importe.Neg())
+}
+
+// capturable checks a capture of importe from the hold id, of held: at most held, in
+// the account's currency's decimals.
+func (c Cuenta) capturable(id string, held, importe decimal.Decimal) error {
+	switch {
+	case importe.GreaterThan(held):
+		return broke(CapturaExcesiva, c.ID, "hold %s holds %s; a capture of %s is more", id, held, importe)
+	case tooPrecise(importe, c.Moneda):
+		return broke(DecimalesRetencion, c.ID, "hold %s is in %s, which has fewer decimals than the capture's %s", id, c.Moneda, importe)
+	}
+	return nil
+}
+
+// enTiempo reports whether a capture of a hold that lapses at expira, sent at enviado
+// (zero: unknown, now) and applied at now, is in time: sent before expira (give or take
+// ToleranciaReloj) and applied before expira + GraciaCaptura. A transport's time after
+// now reads as now.
+func enTiempo(expira, enviado, now time.Time) bool {
+	if enviado.IsZero() || enviado.After(now) {
+		enviado = now
+	}
+	return enviado.Before(expira.Add(ToleranciaReloj)) && now.Before(expira.Add(GraciaCaptura))
 }
 
 // Liberar returns the account without the active hold id, if it has it.
@@ -103,14 +148,15 @@ func (c Cuenta) Liberar(id string) Cuenta {
 }
 
 // settleHold decides a captura or a liberacion of the hold its record names. A capture
-// posts a cargo of its importe (all the hold when it names none) and frees the rest; a
-// release frees it all and records the importe it freed. The hold's record is marked
-// settled by it, so a hold is settled at most once.
+// posts a cargo of its importe (all the hold when it names none) and frees the rest; one
+// sent in time but applied after expira, when the hold has lapsed, posts it by a
+// debit's rules. A release frees it all and records the importe it freed. The hold's
+// record is marked settled by it, so a hold is settled at most once.
 func (in Input) settleHold(rec movimiento.Apunte, c Cuenta) Decision {
 	m := in.Mov
 	hold, err := in.referido("hold", "settles")
 	if err == nil {
-		err = checkSettlement(m, hold, in.Now)
+		err = in.checkSettlement(hold)
 	}
 	if err != nil {
 		return Decision{Err: err}
@@ -128,7 +174,11 @@ func (in Input) settleHold(rec movimiento.Apunte, c Cuenta) Decision {
 			importe = h.Importe
 		}
 		rec.Movimiento.Tipo, rec.Movimiento.Importe = movimiento.Cargo, importe
-		next, err = c.Capturar(h.ID, h.Importe, importe)
+		if h.Expira.After(in.Now) {
+			next, err = c.Capturar(h.ID, h.Importe, importe)
+		} else { // lapsed: nothing is reserved for it any more
+			next, err = c.CapturarVencida(h.ID, h.Importe, importe)
+		}
 		hold.Estado, hold.CapturadaPor = movimiento.Capturada, m.ID
 	}
 	d := in.settle(rec, next, err)
@@ -138,12 +188,13 @@ func (in Input) settleHold(rec movimiento.Apunte, c Cuenta) Decision {
 	return d
 }
 
-// checkSettlement checks that m (a captura or a liberacion) may settle hold, as
-// recorded: a hold still held, in the moneda m names (if any), and for a capture sent
-// before it expires. An expired hold may be released (it frees nothing). When hold names
-// m as its settlement, m is recorded already and its record answers: nothing is checked.
-func checkSettlement(m movimiento.Movimiento, hold movimiento.Apunte, now time.Time) error {
-	h := hold.Movimiento
+// checkSettlement checks that in's movement (a captura or a liberacion) may settle
+// hold, as recorded: a hold still held, in the moneda the movement names (if any), and
+// for a capture in time (enTiempo). An expired hold may be released (it frees nothing).
+// When hold names the movement as its settlement, it is recorded already and its record
+// answers: nothing is checked.
+func (in Input) checkSettlement(hold movimiento.Apunte) error {
+	m, h := in.Mov, hold.Movimiento
 	var rule Rule
 	var why string
 	switch {
@@ -157,12 +208,22 @@ func checkSettlement(m movimiento.Movimiento, hold movimiento.Apunte, now time.T
 		rule, why = YaLiberada, "is already released by "+hold.LiberadaPor
 	case hold.Estado != movimiento.Retenida:
 		rule, why = NoRetenida, "was not held (estado "+string(hold.Estado)+")"
-	case m.Tipo == movimiento.Captura && !h.Expira.After(now):
-		rule, why = Vencida, "expired at "+h.Expira.UTC().Format(time.RFC3339)+"; it can no longer be captured"
+	case m.Tipo == movimiento.Captura && !enTiempo(h.Expira, in.Enviado, in.Now):
+		rule, why = Vencida, late(h.Expira, in.Enviado, in.Now)
 	case m.Moneda != "" && m.Moneda != h.Moneda:
 		rule, why = MonedaRetencion, fmt.Sprintf("is in %s, not the %s the %s says", h.Moneda, m.Moneda, m.Tipo)
 	default: // an importe without its moneda is in the hold's
 		return movimiento.CheckDecimals(m.Importe, h.Moneda)
 	}
 	return broke(rule, m.Cuenta, "hold %s %s", h.ID, why)
+}
+
+// late says why a capture sent at enviado and applied at now is too late for a hold
+// that lapsed at expira.
+func late(expira, enviado, now time.Time) string {
+	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	if now.Before(expira.Add(GraciaCaptura)) {
+		return "expired at " + at(expira) + "; a capture sent at " + at(cmp.Or(enviado, now)) + " is too late"
+	}
+	return fmt.Sprintf("expired at %s; a capture applied %d hours or more after it is too late, whenever it was sent", at(expira), GraciaCaptura/time.Hour)
 }

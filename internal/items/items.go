@@ -39,11 +39,14 @@ const (
 	attrImporte   = "importe"
 	attrExpira    = "expira"
 	AttrEstado    = "estado"
-	// attrCreada, attrAplicado and attrOrigen are informational: when an account was
-	// opened, when and from which message a movement was recorded.
-	attrCreada   = "creada"
-	attrAplicado = "aplicado"
-	attrOrigen   = "origen"
+	// attrCreada, attrAplicado, attrOrigen, attrRemitente and attrVia are informational:
+	// when an account was opened, when, from which message, from which sender and by
+	// which envelope a movement was recorded.
+	attrCreada    = "creada"
+	attrAplicado  = "aplicado"
+	attrOrigen    = "origen"
+	attrRemitente = "remitente"
+	attrVia       = "via"
 	// attrRetenciones is the account's map of active holds, by hold id.
 	attrRetenciones = "retenciones"
 	// AttrAnuladoPor, AttrCapturadaPor and AttrLiberadaPor mark a record with the
@@ -110,6 +113,8 @@ type movItem struct {
 	Motivo        string            `dynamodbav:"motivo,omitempty"`
 	Aplicado      time.Time         `dynamodbav:"aplicado"`
 	Origen        string            `dynamodbav:"origen,omitempty"`
+	Remitente     string            `dynamodbav:"remitente,omitempty"`
+	Via           string            `dynamodbav:"via,omitempty"`
 	Anula         string            `dynamodbav:"anula,omitempty"`
 	AnuladoPor    string            `dynamodbav:"anulado_por,omitempty"`
 	Reembolsado   *versioned.Number `dynamodbav:"reembolsado,omitempty"`
@@ -167,12 +172,12 @@ func isNull(av types.AttributeValue) bool {
 }
 
 // informational are the attributes read leniently: when an account was opened, when
-// and from which message a movement was recorded, and a movement's account version
-// (an account's own is checked first, by checkVersion). A value of another type or
-// spelling (another writer, a hand edit) reads as zero, rather than making its whole
-// account or movement unreadable. Money, counts and the clocks holds run by are never
-// read so.
-var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, AttrVersion: true}
+// and from which message, from which sender and by which envelope a movement was
+// recorded, and a movement's account version (an account's own is checked first, by
+// checkVersion). A value of another type or spelling (another writer, a hand edit)
+// reads as zero, rather than making its whole account or movement unreadable. Money,
+// counts and the clocks holds run by are never read so.
+var informational = map[string]bool{attrCreada: true, attrAplicado: true, attrOrigen: true, attrRemitente: true, attrVia: true, AttrVersion: true}
 
 // nullable are the optional numbers a NULL may stand for: absent, they read as a known
 // default (limite: no overdraft). Every other number is money or a count, which NULL
@@ -412,6 +417,8 @@ func EncodeApunte(a movimiento.Apunte) (versioned.Item, error) {
 		Motivo:        a.Motivo,
 		Aplicado:      a.Aplicado.UTC(),
 		Origen:        a.Origen,
+		Remitente:     a.Remitente,
+		Via:           a.Via,
 		Anula:         m.Anula,
 		AnuladoPor:    a.AnuladoPor,
 		Contrapartida: a.Contrapartida,
@@ -475,6 +482,8 @@ func DecodeApunte(item versioned.Item) (movimiento.Apunte, error) {
 		Motivo:        it.Motivo,
 		Aplicado:      it.Aplicado,
 		Origen:        it.Origen,
+		Remitente:     it.Remitente,
+		Via:           it.Via,
 		AnuladoPor:    it.AnuladoPor,
 		Contrapartida: it.Contrapartida,
 		CapturadaPor:  it.CapturadaPor,

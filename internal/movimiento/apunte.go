@@ -44,6 +44,8 @@ type Apunte struct {
 	Motivo        string
 	Aplicado      time.Time
 	Origen        string
+	Remitente     string
+	Via           string
 	AnuladoPor    string
 	Reembolsado   decimal.Decimal
 	Anulaciones   []string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -41,8 +42,43 @@ type message struct {
 
 	Type       jsontext.Value `json:"Type"`        // SNS: must be "Notification"
 	Message    jsontext.Value `json:"Message"`     // SNS: the movement as a JSON string
+	TopicArn   jsontext.Value `json:"TopicArn"`    // SNS: the topic it claims to come from
+	Timestamp  jsontext.Value `json:"Timestamp"`   // SNS: when the topic took it
 	DetailType jsontext.Value `json:"detail-type"` // EventBridge: marks an event
 	Detail     jsontext.Value `json:"detail"`      // EventBridge: the movement as an object
+	Source     jsontext.Value `json:"source"`      // EventBridge: the source it claims
+	Account    jsontext.Value `json:"account"`     // EventBridge: the account it claims to come from
+}
+
+// Envelope is what an SNS notification or an EventBridge event says of where a movement
+// came from: claims of the envelope, which the transport's own word (the SQS message's
+// sender and time) goes beside, never replaced by.
+type Envelope struct {
+	Kind   string    // "sns" or "eventbridge"; "" for a plain movement
+	Sender string    // the topic's ARN, or "source@account"
+	Sent   time.Time // when the topic says it took it (SNS only: EventBridge's time is the caller's); zero when unstated
+}
+
+// ParseEnvelope is Parse, with what the body's envelope (if any) says of its origin.
+func ParseEnvelope(body []byte) (Movimiento, Envelope, error) {
+	m, err := Parse(body)
+	if err != nil || len(body) > MaxBody {
+		return m, Envelope{}, err
+	}
+	msg, _ := decode(body) // Parse read it
+	switch msg.envelope() {
+	case "SNS":
+		return m, Envelope{Kind: "sns", Sender: text(msg.TopicArn), Sent: stated(msg.Timestamp)}, nil
+	case "EventBridge":
+		return m, Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account)}, nil
+	}
+	return m, Envelope{}, nil
+}
+
+// stated is the RFC 3339 time raw holds, or zero.
+func stated(raw jsontext.Value) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, text(raw))
+	return t
 }
 
 // Parse reads an SQS message body: a movement, an SNS notification (a "Type") whose
@@ -56,6 +92,9 @@ func Parse(body []byte) (Movimiento, error) {
 	}
 	msg, err := decode(body)
 	if err != nil {
+		return Movimiento{}, err
+	}
+	if err := msg.ambiguous(); err != nil {
 		return Movimiento{}, err
 	}
 	switch msg.envelope() {
@@ -96,6 +135,30 @@ func decode(b []byte) (message, error) {
 	return msg, nil
 }
 
+// ambiguous refuses an envelope that also carries a movement's members at its top
+// level: which movement is meant, the envelope's or the body's, is for no one to guess.
+// The error names the first movement member and the envelope's. An EventBridge event's
+// own id is its envelope's.
+func (msg *message) ambiguous() error {
+	kind := msg.envelope()
+	if kind == "" {
+		return nil
+	}
+	for i, raw := range msg.members() {
+		if raw != nil && !(kind == "EventBridge" && fields[i] == "id") {
+			envelopeMember := map[string]string{"SNS": "Type", "EventBridge": "detail-type"}[kind]
+			return &FieldError{Field: fields[i], Rule: fmt.Sprintf("beside the %s envelope's %s: a body is a movement or an envelope, not both", kind, envelopeMember)}
+		}
+	}
+	return nil
+}
+
+// members are msg's movement members, raw, in the order of fields.
+func (msg *message) members() [len(fields)]jsontext.Value {
+	return [...]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
+		msg.Concepto, msg.Fecha, msg.Destino, msg.Partes, msg.Anula, msg.Retencion, msg.Expira}
+}
+
 // envelope names the envelope msg is, or "" for a plain movement.
 func (msg *message) envelope() string {
 	switch {
@@ -133,8 +196,7 @@ func (msg *message) movimiento() (Movimiento, error) {
 	var d Datos
 	var wrongType *FieldError // the first in field order
 	dst := d.members()
-	for i, raw := range [len(fields)]jsontext.Value{msg.ID, msg.Cuenta, msg.Tipo, msg.Importe, msg.Moneda,
-		msg.Concepto, msg.Fecha, msg.Destino, msg.Partes, msg.Anula, msg.Retencion, msg.Expira} {
+	for i, raw := range msg.members() {
 		if fields[i] == "partes" {
 			var fe *FieldError
 			if d.Partes, fe = parsePartes(raw); fe != nil && wrongType == nil {

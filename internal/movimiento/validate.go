@@ -234,14 +234,26 @@ func checkConcepto(s string) error {
 	if !utf8.ValidString(s) {
 		return &FieldError{"concepto", s, "is not valid UTF-8"}
 	}
-	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+	if i := strings.IndexFunc(s, unshown); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
-		return &FieldError{"concepto", s, fmt.Sprintf("contains the control character %U at position %d", r, utf8.RuneCountInString(s[:i])+1)}
+		what := "control"
+		if !unicode.IsControl(r) {
+			what = "invisible format or separator"
+		}
+		return &FieldError{"concepto", s, fmt.Sprintf("contains the %s character %U at position %d", what, r, utf8.RuneCountInString(s[:i])+1)}
 	}
 	if n := utf8.RuneCountInString(s); n > maxConcepto {
 		return &FieldError{"concepto", s, fmt.Sprintf("is %d characters long; at most %d are allowed", n, maxConcepto)}
 	}
 	return nil
+}
+
+// unshown reports a character that corrupts a statement or a log line, or spoofs how
+// it reads: a control character (Cc), a format character (Cf: bidirectional overrides
+// such as U+202E, zero-width ones such as U+200B, the byte order mark U+FEFF), or a
+// line or paragraph separator (U+2028, U+2029).
+func unshown(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)
 }
 
 // rfc3339 is RFC 3339's date-time in upper case, which readers of the API expect.

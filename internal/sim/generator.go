@@ -186,7 +186,7 @@ func (g *generator) hold(i int) bool {
 	g.holds[c]++
 	if lapse {
 		g.lapsing = append(g.lapsing, m)
-		g.w.Lapse = m.Expira
+		g.w.Lapse = m.Expira.Add(cuenta.ToleranciaReloj)
 	} else {
 		g.open = append(g.open, m)
 	}

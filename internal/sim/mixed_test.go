@@ -105,7 +105,7 @@ func TestAMixedWorkloadAppliesInGenerationOrder(t *testing.T) {
 	if again, _ := Generate(spec); !reflect.DeepEqual(w, again) {
 		t.Fatal("the same spec generated two workloads")
 	}
-	if len(w.Movements) != spec.Movements || w.Tail != 200 || !w.Lapse.Equal(Epoch.Add(24*time.Hour)) {
+	if len(w.Movements) != spec.Movements || w.Tail != 200 || !w.Lapse.Equal(Epoch.Add(24*time.Hour+cuenta.ToleranciaReloj)) {
 		t.Fatalf("%d movements, tail %d, lapse %v", len(w.Movements), w.Tail, w.Lapse)
 	}
 	b := appliesInOrder(t, w)

@@ -53,7 +53,8 @@ type Spec struct {
 // of a lapsed hold, a second reversal of a reversed transfer or reparto, a refund of
 // more than is left of a movement refunded in part.
 //
-// Holds left to lapse expire at Lapse (zero when there are none). The last Tail
+// Holds left to lapse expire by Lapse (zero when there are none), which is their expira
+// plus cuenta.ToleranciaReloj: a capture sent then is too late. The last Tail
 // movements take no such hold, and the first of them writes an account with one: sent
 // once the clock has passed Lapse, they show a lapsed hold dropped by the next write of
 // its account; they apply before Lapse just as well.

@@ -13,8 +13,8 @@ import (
 // change gets the account as stored, without the holds that lapsed, and returns it
 // changed, or an error that stops everything. The write is a versioned update (version
 // + 1), so consumers holding a cached image learn of it from their next version check;
-// after a version conflict change runs again, at most Locking.MaxAttempts times, so it
-// must have no other effect. An unknown account is ErrNotFound; a change that changes
+// after a version conflict change runs again, within the Budget (which the SDK's
+// retries spend too), so it must have no other effect. An unknown account is ErrNotFound; a change that changes
 // nothing writes nothing and returns the account twice.
 func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.Cuenta) (cuenta.Cuenta, error)) (antes, despues cuenta.Cuenta, err error) {
 	if !items.Storable(id, "") {
@@ -23,8 +23,11 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 	// A change that changes nothing sends no request, so it must be judged on the stored
 	// image, not on this instance's cached one.
 	l.forget(id)
-	for attempt := 1; ; attempt++ {
-		s, err := l.account(ctx, id)
+	ctx, cancel := l.budget.bound(ctx)
+	defer cancel()
+	r := newRetries(l.budget.Retries)
+	for attempt := 1; ; attempt++ { // each commit after the first spends a retry of r
+		s, err := l.account(ctx, r, id)
 		switch {
 		case err != nil:
 			return antes, despues, err
@@ -45,7 +48,7 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 			return antes, despues, err
 		}
 		txn := versioned.Txn{Next: []versioned.Item{item}}
-		v := l.commit(ctx, []versioned.Item{items.CuentaKey(id)}, []int64{s.c.Version}, txn)
+		v := l.commit(ctx, r, []versioned.Item{items.CuentaKey(id)}, []int64{s.c.Version}, txn)
 		switch {
 		case v.Kind == versioned.Committed:
 			despues.Version = s.c.Version + 1
@@ -54,8 +57,8 @@ func (l *Ledger) Administrar(ctx context.Context, id string, change func(cuenta.
 		case v.Kind != versioned.Conflict && v.Kind != versioned.Contention:
 			l.forget(id)
 			return antes, despues, v.Err
-		case attempt == l.locking.MaxAttempts:
-			return antes, despues, fmt.Errorf("store: gave up after %d commits: %w", attempt, v.Err)
+		case !r.take():
+			return antes, despues, fmt.Errorf("%w after %d commits: %w", errBudgetSpent, attempt, v.Err)
 		}
 		l.forget(id)
 		if err := l.backoff(ctx, attempt); err != nil {

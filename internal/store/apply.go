@@ -25,6 +25,7 @@ type group struct {
 	reread    map[movKey]bool           // records read again after a capture found its hold inactive; made on first use
 	limit     int                       // the most deliveries a chunk may hold, halved by each refused whole
 	conflicts int                       // commits in a row refused by a version conflict or contention
+	retries   *retries                  // what is left of the budget's retries
 }
 
 func newGroup(es []Entrega, now time.Time) *group {
@@ -48,15 +49,17 @@ func newGroup(es []Entrega, now time.Time) *group {
 // later delivery of a (cuenta, id) follows the first. Each round reads the accounts (a
 // warm one from the cache) and the records the movements refer to, decides each
 // movement by cuenta.Decide, and commits. A version conflict decides again on the fresh
-// state, at most Locking.MaxAttempts times in a row; a duplicate drops out and the rest
-// is retried; a request DynamoDB refuses whole is split until the one movement causing
-// it is found and failed alone.
+// state; a duplicate drops out and the rest is retried; a request DynamoDB refuses whole
+// is split until the one movement causing it is found and failed alone. Its retries,
+// the SDK's and its own, spend one Budget.
 func (l *Ledger) Apply(ctx context.Context, es []Entrega) []Result {
+	ctx, cancel := l.budget.bound(ctx)
+	defer cancel()
 	g := newGroup(es, l.now())
+	g.retries = newRetries(l.budget.Retries)
 	// Every round decides a delivery, halves the chunk, refreshes a record lost in a
-	// race, or counts a conflict (at most MaxAttempts in a row), so this bound only
-	// guards against a bug looping forever.
-	maxRounds := 4*len(es) + l.locking.MaxAttempts + 8
+	// race, or spends a retry, so this bound only guards against a bug looping forever.
+	maxRounds := 4*len(es) + l.budget.Retries + 8
 	for round := 0; len(g.pending) > 0; round++ {
 		if round == maxRounds {
 			g.fail(g.pending, Transient(errors.New("store: no progress applying the group")))
@@ -79,7 +82,7 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 		return
 	}
 	chunk, cuentas := g.nextChunk(g.pending, g.limit)
-	accounts, err := l.accounts(ctx, cuentas)
+	accounts, err := l.accounts(ctx, g.retries, cuentas)
 	if err != nil {
 		g.unreadable(err)
 		return
@@ -89,7 +92,7 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 		g.fail(g.pending, Permanent(err))
 		return
 	}
-	v := l.commit(ctx, p.keys, p.versions, p.txn)
+	v := l.commit(ctx, g.retries, p.keys, p.versions, p.txn)
 	for _, i := range chunk {
 		g.res[i].Attempts++
 	}
@@ -100,7 +103,7 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 	case versioned.Exists:
 		l.answered(ctx, g, p, v)
 	case versioned.Changed:
-		if err := l.fill(ctx, v.Found, func(i int) versioned.Item { return p.txn.Replaces[i].Item }); err != nil {
+		if err := l.fill(ctx, g.retries, v.Found, func(i int) versioned.Item { return p.txn.Replaces[i].Item }); err != nil {
 			g.fail(g.pending, Transient(err))
 			return
 		}
@@ -149,7 +152,7 @@ func (l *Ledger) committed(g *group, chunk []int, cuentas []string, p plan) {
 // (or transfer leg) is there is answered by it; the rest is decided again.
 func (l *Ledger) answered(ctx context.Context, g *group, p plan, v versioned.Verdict) {
 	g.conflicts = 0
-	if err := l.fill(ctx, v.Found, p.txn.Guarded); err != nil {
+	if err := l.fill(ctx, g.retries, v.Found, p.txn.Guarded); err != nil {
 		g.fail(g.pending, Transient(err))
 		return
 	}
@@ -179,11 +182,11 @@ func (g *group) recorded(i int, item versioned.Item) Result {
 }
 
 // conflicted backs off before the chunk is decided again on the fresh state, or gives
-// up after Locking.MaxAttempts commits in a row, or when the deadline leaves no time.
+// up when the budget has no retry left, or the deadline no time.
 func (l *Ledger) conflicted(ctx context.Context, g *group, v versioned.Verdict) {
 	g.conflicts++
-	if g.conflicts >= l.locking.MaxAttempts {
-		g.fail(g.pending, Transient(fmt.Errorf("store: gave up after %d commits: %w", g.conflicts, v.Err)))
+	if !g.retries.take() {
+		g.fail(g.pending, Transient(fmt.Errorf("%w after %d commits in a row: %w", errBudgetSpent, g.conflicts, v.Err)))
 		return
 	}
 	if err := l.backoff(ctx, g.conflicts); err != nil {

@@ -152,8 +152,8 @@ func TestHoldRulesAndExpiry(t *testing.T) {
 }
 
 // A writer whose clock is past a hold's expira drops the hold and spends the funds it
-// freed; a capture planned by a writer whose clock is not there yet waits (transient)
-// until its clock says expired, never taking the account past its limit.
+// freed; a capture planned by a writer whose clock is not there yet waits (transient),
+// never taking the account past its limit: after expira it is a debit, until too late.
 func TestACaptureOfAHoldAnotherWriterDroppedIsRefused(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	early, late := newClock(), newClock()
@@ -174,9 +174,16 @@ func TestACaptureOfAHoldAnotherWriterDroppedIsRefused(t *testing.T) {
 	if r.Attempts < 2 {
 		t.Errorf("the capture tried %d transactions, want its hold's record read again and the capture decided again", r.Attempts)
 	}
-	early.AdvanceTo(expira)
-	if r := apply(t, behind, capture); !refusedFor(r, cuenta.Vencida) {
-		t.Errorf("the capture redelivered at expira = %+v, want refused: expired", r)
+	// Sent before expira, redelivered after it: in time, but the hold has lapsed and its
+	// funds are spent, so it is a debit that waits for funds, until too late.
+	sent := store.Entrega{Mov: capture, Enviado: expira.Add(-time.Millisecond)}
+	early.AdvanceTo(expira.Add(time.Minute))
+	if r := behind.Apply(context.Background(), []store.Entrega{sent})[0]; !r.Retry() || !errors.Is(r.Err, cuenta.SaldoInsuficiente) {
+		t.Errorf("the capture redelivered after expira = %+v, want transient: a debit beyond the funds", r)
+	}
+	early.AdvanceTo(expira.Add(cuenta.GraciaCaptura))
+	if r := behind.Apply(context.Background(), []store.Entrega{sent})[0]; !refusedFor(r, cuenta.Vencida) {
+		t.Errorf("the capture redelivered %v after expira = %+v, want refused: expired", cuenta.GraciaCaptura, r)
 	}
 	if s, h := retenido(t, env, "Y"); s != "10.01" || h != "0" {
 		t.Errorf("saldo %s retenido %s, want 10.01 and 0: the capture moved nothing", s, h)

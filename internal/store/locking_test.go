@@ -17,10 +17,10 @@ import (
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// lockedLedger is a Ledger on env through rt, with the locking bounds given.
-func lockedLedger(t *testing.T, env *testenv.DynamoDB, rt http.RoundTripper, locking store.Locking) *store.Ledger {
+// lockedLedger is a Ledger on env through rt, with the retry budget given.
+func lockedLedger(t *testing.T, env *testenv.DynamoDB, rt http.RoundTripper, budget store.Budget) *store.Ledger {
 	t.Helper()
-	l, err := store.New(env.ClientVia(rt), store.Config{Table: env.Table(), Locking: locking, Now: func() time.Time { return fixedNow }})
+	l, err := store.New(env.ClientVia(rt), store.Config{Table: env.Table(), Budget: budget, Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +35,11 @@ func alwaysConflict(op string) sim.Fault {
 }
 
 // Contention (a concurrent transaction on the account) is retried after a back-off, up
-// to Locking.MaxAttempts commits, then given up as transient: nothing is written.
+// to the budget's retries, then given up as transient: nothing is written.
 func TestContentionIsRetriedThenGivenUp(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ft := sim.NewTransport(nil)
-	l := lockedLedger(t, env, ft, store.Locking{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
+	l := lockedLedger(t, env, ft, store.Budget{Retries: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
 	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
 	if r := apply(t, l, mov(t, "a", "C", movimiento.Abono, "1.00")); r.Outcome != store.Applied || r.Attempts != 3 {
 		t.Fatalf("two conflicts then success: %+v; want applied on the third commit", r)
@@ -62,13 +62,13 @@ func TestBackoffIsCappedAndNeverOutlivesTheDeadline(t *testing.T) {
 	ft := sim.NewTransport(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	capped := lockedLedger(t, env, ft, store.Locking{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: time.Millisecond})
+	capped := lockedLedger(t, env, ft, store.Budget{Retries: 3, BaseDelay: time.Hour, MaxDelay: time.Millisecond})
 	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
 	if r := capped.Apply(ctx, []store.Entrega{{Mov: mov(t, "a", "D", movimiento.Abono, "1.00")}})[0]; r.Outcome != store.Applied || r.Attempts != 3 {
 		t.Fatalf("two conflicts then success: %+v; want applied after waits of at most 1 ms", r)
 	}
 	ft.SetChooser(alwaysConflict)
-	patient := lockedLedger(t, env, ft, store.Locking{MaxAttempts: 100, BaseDelay: time.Hour, MaxDelay: time.Hour})
+	patient := lockedLedger(t, env, ft, store.Budget{Retries: 99, BaseDelay: time.Hour, MaxDelay: time.Hour})
 	short, cancelShort := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancelShort()
 	r := patient.Apply(short, []store.Entrega{{Mov: mov(t, "b", "D", movimiento.Abono, "1.00")}})[0]
@@ -82,7 +82,7 @@ func TestBackoffIsCappedAndNeverOutlivesTheDeadline(t *testing.T) {
 func TestAWarmAccountCostsOneCallAndAStaleOneAConflict(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ours, theirs := sim.NewTransport(nil), sim.NewTransport(nil)
-	a, b := lockedLedger(t, env, ours, store.Locking{}), lockedLedger(t, env, theirs, store.Locking{})
+	a, b := lockedLedger(t, env, ours, store.Budget{}), lockedLedger(t, env, theirs, store.Budget{})
 	apply(t, a, mov(t, "a1", "W", movimiento.Abono, "1.00"))
 	ours.ResetCounts()
 	for _, id := range []string{"a2", "a3", "a4"} {
@@ -130,7 +130,7 @@ func (r *refusing) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestARequestRefusedWholeFailsOnlyItsCause(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	rt := &refusing{next: http.DefaultTransport, culprit: "MOV#culpable"}
-	l := lockedLedger(t, env, rt, store.Locking{})
+	l := lockedLedger(t, env, rt, store.Budget{})
 	var es []store.Entrega
 	for _, id := range []string{"a1", "a2", "culpable", "a3", "a4", "a5"} {
 		es = append(es, store.Entrega{Mov: mov(t, id, "V", movimiento.Abono, "1.00")})

@@ -128,7 +128,8 @@ func (p *plan) images(cuentas []string, accounts []stored, state map[string]*cue
 // be read fails it for good.
 func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
 	e := g.es[i]
-	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Cuentas: map[string]*cuenta.Cuenta{}, Now: g.now, Funds: funds}
+	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Remitente: e.Remitente, Via: e.Via, Enviado: e.Enviado,
+		Cuentas: map[string]*cuenta.Cuenta{}, Now: g.now, Funds: funds}
 	for _, c := range g.footprint(i).cuentas {
 		if state[c] != nil {
 			in.Cuentas[c] = state[c]

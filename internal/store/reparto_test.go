@@ -31,7 +31,7 @@ func audits(t *testing.T, env *testenv.DynamoDB) {
 func TestARepartoWritesEveryLegOrNone(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ft := sim.NewTransport(nil)
-	svc := lockedLedger(t, env, ft, store.Locking{})
+	svc := lockedLedger(t, env, ft, store.Budget{})
 	apply(t, svc, mov(t, "a", "COMPRADOR", movimiento.Abono, "150.00"))
 	pago := reparto(t, "pedido-77", "COMPRADOR", "100.00", "VENDEDOR:90.00", "PLATAFORMA:8.50", "IMPUESTOS:1.50")
 	ft.ResetCounts()
@@ -85,7 +85,7 @@ func TestARepartoWhoseLegIsTakenIsAConflict(t *testing.T) {
 func TestTheLargestRepartoAndItsReversalAreOneTransactionEach(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ft := sim.NewTransport(nil)
-	svc := lockedLedger(t, env, ft, store.Locking{})
+	svc := lockedLedger(t, env, ft, store.Budget{})
 	apply(t, svc, mov(t, "a", "PAGADOR", movimiento.Abono, "1000.00"))
 	var partes []string
 	for i := range movimiento.MaxPartes {

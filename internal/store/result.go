@@ -2,17 +2,26 @@ package store
 
 import (
 	"errors"
+	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Entrega is one delivery of a movement, with the id of the message that carried it
-// (recorded as origen, for tracing; never part of the key).
+// Entrega is one delivery of a movement and where it came from, as the transports
+// stated it, all recorded with the movement (never part of its key): the id of the SQS
+// message that carried it (origen), the SQS sender (remitente: SenderId, the transport's
+// own word), what an SNS or EventBridge envelope claims of its origin (via), and when
+// the first transport took it (enviado: SQS's SentTimestamp, or the envelope's time if
+// earlier; zero when unknown), which a capture is judged at.
 type Entrega struct {
-	Mov    movimiento.Movimiento
-	Origen string
+	Mov       movimiento.Movimiento
+	Origen    string
+	Remitente string
+	Via       string
+	Enviado   time.Time
 }
 
 // Outcome is what became of one delivery of a movement.
@@ -37,8 +46,11 @@ type Result struct {
 	Seq       int64
 	SaldoTras decimal.Decimal
 	Motivo    string
-	Attempts  int
-	Err       error
+	// Rechazo is the rule a movement rejected by this delivery broke; "" when it was
+	// not, or was rejected by an earlier one (its Motivo says why).
+	Rechazo  cuenta.Rule
+	Attempts int
+	Err      error
 }
 
 // Retry reports whether the delivery must come back (a transient failure).
@@ -57,7 +69,7 @@ func decided(d decision, attempts int) Result {
 	a := d.Apuntes[0]
 	r := Result{Outcome: Applied, Estado: a.Estado, Seq: a.Seq, SaldoTras: a.SaldoTras, Attempts: attempts}
 	if a.Estado == movimiento.Rechazado {
-		r.Outcome, r.Motivo = Rejected, a.Motivo
+		r.Outcome, r.Motivo, r.Rechazo = Rejected, a.Motivo, d.Rechazo
 	}
 	return r
 }

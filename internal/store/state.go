@@ -28,8 +28,8 @@ func (e *unreadableError) Error() string {
 func (e *unreadableError) Unwrap() error { return e.err }
 
 // accounts reads what a chunk is decided against: its accounts, from the cache or read
-// strongly consistent (at most maxParallelReads at once).
-func (l *Ledger) accounts(ctx context.Context, cuentas []string) ([]stored, error) {
+// strongly consistent (at most maxParallelReads at once); the SDK's retries spend r.
+func (l *Ledger) accounts(ctx context.Context, r *retries, cuentas []string) ([]stored, error) {
 	accounts := make([]stored, len(cuentas))
 	eg, egctx := errgroup.WithContext(ctx)
 	eg.SetLimit(maxParallelReads)
@@ -39,7 +39,7 @@ func (l *Ledger) accounts(ctx context.Context, cuentas []string) ([]stored, erro
 			continue
 		}
 		eg.Go(func() (err error) {
-			accounts[i], err = l.account(egctx, id)
+			accounts[i], err = l.account(egctx, r, id)
 			return err
 		})
 	}
@@ -58,7 +58,7 @@ func (l *Ledger) referredRecords(ctx context.Context, g *group, idx []int) error
 		if _, seen := g.records[k]; k.id == "" || seen {
 			continue
 		}
-		item, err := l.get(ctx, items.MovKey(k.cuenta, k.id))
+		item, err := l.get(ctx, g.retries, items.MovKey(k.cuenta, k.id))
 		if err != nil {
 			return err
 		}
@@ -70,9 +70,10 @@ func (l *Ledger) referredRecords(ctx context.Context, g *group, idx []int) error
 	return nil
 }
 
-// account reads account id strongly consistently and keeps it in the cache.
-func (l *Ledger) account(ctx context.Context, id string) (stored, error) {
-	item, err := l.get(ctx, items.CuentaKey(id))
+// account reads account id strongly consistently and keeps it in the cache; the SDK's
+// retries spend r.
+func (l *Ledger) account(ctx context.Context, r *retries, id string) (stored, error) {
+	item, err := l.get(ctx, r, items.CuentaKey(id))
 	if err != nil {
 		return stored{}, err
 	}
@@ -93,9 +94,9 @@ func decoded(id string, item versioned.Item) (stored, error) {
 }
 
 // get reads the item at key strongly consistently: a decision must see the last write.
-// It is nil when there is none.
-func (l *Ledger) get(ctx context.Context, key versioned.Item) (versioned.Item, error) {
-	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table.Name, key))
+// It is nil when there is none. The SDK's retries spend r.
+func (l *Ledger) get(ctx context.Context, r *retries, key versioned.Item) (versioned.Item, error) {
+	out, err := l.db.GetItem(ctx, versioned.GetInput(l.table.Name, key), r.sdk)
 	if err != nil {
 		return nil, fmt.Errorf("store: read: %w", err)
 	}
@@ -106,11 +107,11 @@ func (l *Ledger) get(ctx context.Context, key versioned.Item) (versioned.Item, e
 }
 
 // fill reads the stored item of each record an answer named without one (the embedded
-// store returns none); key gives a record's key by its index.
-func (l *Ledger) fill(ctx context.Context, found []versioned.Found, key func(int) versioned.Item) error {
+// store returns none); key gives a record's key by its index. The SDK's retries spend r.
+func (l *Ledger) fill(ctx context.Context, r *retries, found []versioned.Found, key func(int) versioned.Item) error {
 	for i, f := range found {
 		if f.Item == nil {
-			item, err := l.get(ctx, l.table.KeyOf(key(f.Index)))
+			item, err := l.get(ctx, r, l.table.KeyOf(key(f.Index)))
 			if err != nil {
 				return err
 			}
@@ -122,21 +123,22 @@ func (l *Ledger) fill(ctx context.Context, found []versioned.Found, key func(int
 
 // commit sends txn over the accounts at keys, at versions, in one TransactWriteItems
 // and classifies the answer; a transaction DynamoDB would refuse is Rejected unsent.
-func (l *Ledger) commit(ctx context.Context, keys []versioned.Item, versions []int64, txn versioned.Txn) versioned.Verdict {
+// The SDK's retries spend r.
+func (l *Ledger) commit(ctx context.Context, r *retries, keys []versioned.Item, versions []int64, txn versioned.Txn) versioned.Verdict {
 	in, err := versioned.BuildInput(l.table, keys, versions, txn)
 	if err != nil {
 		return versioned.Verdict{Kind: versioned.Rejected, Err: err}
 	}
-	_, err = l.db.TransactWriteItems(ctx, in)
+	_, err = l.db.TransactWriteItems(ctx, in, r.sdk)
 	return versioned.Classify(err, txn)
 }
 
 // backoff waits before commit attempt+1 with full jitter; it refuses a wait that would
 // outlast ctx's deadline, so the caller can still report in time.
 func (l *Ledger) backoff(ctx context.Context, attempt int) error {
-	ceiling := l.locking.BaseDelay << min(attempt-1, 20)
-	if ceiling > l.locking.MaxDelay || ceiling <= 0 {
-		ceiling = l.locking.MaxDelay
+	ceiling := l.budget.BaseDelay << min(attempt-1, 20)
+	if ceiling > l.budget.MaxDelay || ceiling <= 0 {
+		ceiling = l.budget.MaxDelay
 	}
 	d := time.Duration(rand.Int64N(int64(ceiling) + 1))
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {

@@ -25,20 +25,6 @@ type Client interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
-// Locking bounds the optimistic-locking retries of one transaction. MaxAttempts counts
-// the commits tried in a row after version conflicts or contention; the wait before
-// retry n is drawn uniformly from [0, min(MaxDelay, BaseDelay·2^(n-1))] (full jitter,
-// so racing writers spread out), never past the context's deadline.
-type Locking struct {
-	MaxAttempts int
-	BaseDelay   time.Duration
-	MaxDelay    time.Duration
-}
-
-// DefaultLocking suits a Lambda consumer: 8 commits in well under a second of
-// back-off, enough for a handful of concurrent writers on one account.
-var DefaultLocking = Locking{MaxAttempts: 8, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond}
-
 // DefaultCacheSize keeps the state of the 10,000 most recently used accounts: about
 // 10 MB, a small part of a Lambda's memory.
 const DefaultCacheSize = 10_000
@@ -47,7 +33,7 @@ const DefaultCacheSize = 10_000
 type Config struct {
 	Table             string             // the ledger table's name
 	InsufficientFunds cuenta.FundsPolicy // what becomes of a debit an account refuses [cuenta.Retry]
-	Locking           Locking            // [DefaultLocking]
+	Budget            Budget             // the retries of one Apply [DefaultBudget]
 	// CacheSize is how many accounts' last known state is kept, so a warm account costs
 	// one call per transaction [DefaultCacheSize; negative: none].
 	CacheSize int
@@ -62,8 +48,8 @@ func (c Config) Validate() error {
 	if _, err := cuenta.ParseFundsPolicy(string(c.InsufficientFunds)); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	if c.Locking.MaxAttempts < 0 || c.Locking.BaseDelay < 0 || c.Locking.MaxDelay < 0 {
-		return fmt.Errorf("store: locking %+v: no negative values", c.Locking)
+	if b := c.Budget; b.Retries < 0 || b.Time < 0 || b.BaseDelay < 0 || b.MaxDelay < 0 {
+		return fmt.Errorf("store: budget %+v: no negative values", b)
 	}
 	return nil
 }
@@ -72,11 +58,11 @@ func (c Config) Validate() error {
 // account are serialised by its version, not by a lock, so several Ledgers (Lambda
 // instances) may share a table.
 type Ledger struct {
-	db      Client
-	table   versioned.Table
-	funds   cuenta.FundsPolicy
-	locking Locking
-	now     func() time.Time
+	db     Client
+	table  versioned.Table
+	funds  cuenta.FundsPolicy
+	budget Budget
+	now    func() time.Time
 	// cache keeps the accounts' last known states, decoded and as stored: a warm
 	// account costs no read, and a stale one one version conflict (nil: no cache).
 	cache *lru.Cache[string, stored]
@@ -88,12 +74,12 @@ func New(db Client, cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	funds, _ := cuenta.ParseFundsPolicy(string(cfg.InsufficientFunds))
-	l := &Ledger{db: db, table: items.Table(cfg.Table), funds: funds, locking: cfg.Locking, now: cfg.Now}
+	l := &Ledger{db: db, table: items.Table(cfg.Table), funds: funds, budget: cfg.Budget, now: cfg.Now}
 	if l.now == nil {
 		l.now = time.Now
 	}
-	if l.locking.MaxAttempts == 0 {
-		l.locking = DefaultLocking
+	if l.budget == (Budget{}) {
+		l.budget = DefaultBudget
 	}
 	if size := cmp.Or(cfg.CacheSize, DefaultCacheSize); size > 0 {
 		l.cache, _ = lru.New[string, stored](size) // fails only for a size under 1
