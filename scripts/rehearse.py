@@ -431,7 +431,7 @@ def report_plan(p):
 
 
 def named(needs):
-    """"A (B, C), D (E)": each name with what it refers to."""
+    """Each name with what it refers to: "A (B, C), D (E)"."""
     return ", ".join(f"{name} ({', '.join(sorted(n))})" for name, n in sorted(needs.items()))
 
 
