@@ -32,7 +32,7 @@ lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -t
 PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
 CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
-.PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction build-EventsFunction
+.PHONY: test lint readme-check test-minidyn test-moto tools report soak rehearse build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction build-EventsFunction
 
 test: lint readme-check test-minidyn test-moto
 
@@ -100,6 +100,17 @@ report:
 		--user-data-dir="$$profile" --screenshot=$(REPORT)/compare.png --window-size=1280,1600 \
 		file://$(REPORT)/compare.html
 	@echo "report: $(REPORT)/compare.html, screenshot $(REPORT)/compare.png"
+
+# make rehearse: the deploy rehearsal (docs/deploy.md), without AWS: template.yaml
+# transformed by the SAM translator and created as a stack on a moto server of its own,
+# then movements sent through the stack's queue and read back through its table
+# (scripts/rehearse.py says how). REHEARSE_ARGS adds template parameters (KEY=VALUE)
+# and the script's flags, such as REHEARSE_ARGS='CreateTopic=true --movements 500'.
+REHEARSE_ARGS ?=
+
+rehearse:
+	$(GO) build -o $(BIN)/ledger ./cmd/ledger
+	PYTHON=$(PY) ./scripts/with-moto sh -c '"$$0" scripts/rehearse.py --endpoint "$$LEDGER_TEST_MOTO_ENDPOINT" --ledger "$$1" $(REHEARSE_ARGS)' $(PY) $(BIN)/ledger
 
 # make soak: not part of `make test` or CI. SOAK_MOVEMENTS movements (100,000 by default;
 # set fewer for a quick run) through the consumer with every kind of fault, on a moto
