@@ -13,6 +13,13 @@ are identical and one serves them all. A ten-action transaction then copies the 
 once, not ten times, which is what keeps the reliability suites and the soak (tables of
 thousands of items) fast.
 
+It mends two faults of moto's FIFO queues, which SQS never shows, by running each
+ReceiveMessage alone and clearing first the in-flight state of the messages whose
+visibility timeout has passed. Without that, two receives at once can both hand out one
+message group (each reads which groups are in flight before the other marks its own),
+and when several messages of a group come back together moto hands out the last first
+(each earlier one still counts as in flight while the loop reaches it).
+
 Usage: python3 moto_server.py PORT  (listens on 127.0.0.1 only)
 """
 
@@ -21,6 +28,7 @@ import sys
 import threading
 
 import moto.dynamodb.models as dynamodb_models
+import moto.sqs.models as sqs_models
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
 
@@ -57,6 +65,21 @@ def transact_write_items_snapshotting_once(self, transact_items):
 
 
 dynamodb_models.DynamoDBBackend.transact_write_items = transact_write_items_snapshotting_once
+
+receive_message = sqs_models.SQSBackend.receive_message
+receiving = threading.Lock()
+
+
+def receive_message_alone(self, queue_name, *args, **kwargs):
+    with receiving:
+        queue = self.get_queue(queue_name)
+        for message in list(queue.pending_messages):
+            if message.visible:  # its visibility timeout passed: no longer in flight
+                queue.pending_messages.remove(message)
+        return receive_message(self, queue_name, *args, **kwargs)
+
+
+sqs_models.SQSBackend.receive_message = receive_message_alone
 
 app = DomainDispatcherApplication(create_backend_app)
 dynamodb = threading.Lock()
