@@ -153,3 +153,25 @@ func TestARequestRefusedWholeFailsOnlyItsCause(t *testing.T) {
 		t.Errorf("the culprit where DynamoDB takes it: %+v, want applied: it was never recorded", r)
 	}
 }
+
+// A back-off waits through Config.Sleep when one is given: a simulation's clock, not
+// the wall's, takes each wait, within the locking's bounds.
+func TestBackoffWaitsThroughTheGivenSleep(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	var waits []time.Duration
+	l, err := store.New(env.ClientVia(ft), store.Config{Table: env.Table(), Now: func() time.Time { return fixedNow },
+		Locking: store.Locking{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: 2 * time.Hour},
+		Sleep:   func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
+	start := time.Now()
+	if r := apply(t, l, mov(t, "a", "C", movimiento.Abono, "1.00")); r.Outcome != store.Applied || r.Attempts != 3 {
+		t.Fatalf("two conflicts then success: %+v", r)
+	}
+	if len(waits) != 2 || waits[0] > time.Hour || waits[1] > 2*time.Hour || time.Since(start) > time.Minute {
+		t.Errorf("waits %v in %v, want two, within 1 h and 2 h, none taken on the wall clock", waits, time.Since(start))
+	}
+}

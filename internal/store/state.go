@@ -136,6 +136,11 @@ func (l *Ledger) backoff(ctx context.Context, attempt int) error {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return context.DeadlineExceeded
 	}
+	return l.sleep(ctx, d)
+}
+
+// sleep waits d on a timer, or until ctx ends: Config.Sleep's default.
+func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

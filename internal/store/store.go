@@ -52,6 +52,9 @@ type Config struct {
 	// one call per transaction [DefaultCacheSize; negative: none].
 	CacheSize int
 	Now       func() time.Time // the clock of timestamps and hold expiry [time.Now]
+	// Sleep waits out a back-off of d, or returns ctx's error when it ends first [a
+	// timer]. A simulation passes its own clock's.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Validate reports the first problem with c.
@@ -77,6 +80,7 @@ type Ledger struct {
 	funds   cuenta.FundsPolicy
 	locking Locking
 	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
 	// cache keeps the accounts' last known states, decoded and as stored: a warm
 	// account costs no read, and a stale one one version conflict (nil: no cache).
 	cache *lru.Cache[string, stored]
@@ -91,6 +95,9 @@ func New(db Client, cfg Config) (*Ledger, error) {
 	l := &Ledger{db: db, table: items.Table(cfg.Table), funds: funds, locking: cfg.Locking, now: cfg.Now}
 	if l.now == nil {
 		l.now = time.Now
+	}
+	if l.sleep = cfg.Sleep; l.sleep == nil {
+		l.sleep = sleep
 	}
 	if l.locking.MaxAttempts == 0 {
 		l.locking = DefaultLocking
