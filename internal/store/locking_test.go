@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -154,24 +155,25 @@ func TestARequestRefusedWholeFailsOnlyItsCause(t *testing.T) {
 	}
 }
 
-// A back-off waits through Config.Sleep when one is given: a simulation's clock, not
-// the wall's, takes each wait, within the locking's bounds.
-func TestBackoffWaitsThroughTheGivenSleep(t *testing.T) {
+// A back-off waits through Config.Wait when one is given, which draws and waits the
+// jitter up to each ceiling of the locking's: a simulation's seed and clock, not the
+// wall's.
+func TestBackoffWaitsThroughTheGivenWait(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	ft := sim.NewTransport(nil)
-	var waits []time.Duration
+	var ceilings []time.Duration
 	l, err := store.New(env.ClientVia(ft), store.Config{Table: env.Table(), Now: func() time.Time { return fixedNow },
-		Locking: store.Locking{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: 2 * time.Hour},
-		Sleep:   func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+		Locking: store.Locking{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: 90 * time.Minute},
+		Wait:    func(_ context.Context, ceiling time.Duration) error { ceilings = append(ceilings, ceiling); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict)
+	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict, sim.TransactionConflict)
 	start := time.Now()
-	if r := apply(t, l, mov(t, "a", "C", movimiento.Abono, "1.00")); r.Outcome != store.Applied || r.Attempts != 3 {
-		t.Fatalf("two conflicts then success: %+v", r)
+	if r := apply(t, l, mov(t, "a", "C", movimiento.Abono, "1.00")); r.Outcome != store.Applied || r.Attempts != 4 {
+		t.Fatalf("three conflicts then success: %+v", r)
 	}
-	if len(waits) != 2 || waits[0] > time.Hour || waits[1] > 2*time.Hour || time.Since(start) > time.Minute {
-		t.Errorf("waits %v in %v, want two, within 1 h and 2 h, none taken on the wall clock", waits, time.Since(start))
+	if fmt.Sprint(ceilings) != "[1h0m0s 1h30m0s 1h30m0s]" || time.Since(start) > time.Minute {
+		t.Errorf("ceilings %v in %v, want 1 h, then 2 h capped at 90 min twice, none waited on the wall clock", ceilings, time.Since(start))
 	}
 }

@@ -52,9 +52,11 @@ type Config struct {
 	// one call per transaction [DefaultCacheSize; negative: none].
 	CacheSize int
 	Now       func() time.Time // the clock of timestamps and hold expiry [time.Now]
-	// Sleep waits out a back-off of d, or returns ctx's error when it ends first [a
-	// timer]. A simulation passes its own clock's.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Wait waits out a back-off of at most ceiling: a wait drawn from [0, ceiling] (full
+	// jitter), refused with context.DeadlineExceeded when it would outlast ctx's
+	// deadline, cut short with ctx's error [a random draw and a timer]. A simulation
+	// passes its own seeded draws and clock.
+	Wait func(ctx context.Context, ceiling time.Duration) error
 }
 
 // Validate reports the first problem with c.
@@ -80,7 +82,7 @@ type Ledger struct {
 	funds   cuenta.FundsPolicy
 	locking Locking
 	now     func() time.Time
-	sleep   func(ctx context.Context, d time.Duration) error
+	wait    func(ctx context.Context, ceiling time.Duration) error
 	// cache keeps the accounts' last known states, decoded and as stored: a warm
 	// account costs no read, and a stale one one version conflict (nil: no cache).
 	cache *lru.Cache[string, stored]
@@ -96,8 +98,8 @@ func New(db Client, cfg Config) (*Ledger, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	if l.sleep = cfg.Sleep; l.sleep == nil {
-		l.sleep = sleep
+	if l.wait = cfg.Wait; l.wait == nil {
+		l.wait = jitter
 	}
 	if l.locking.MaxAttempts == 0 {
 		l.locking = DefaultLocking
