@@ -32,6 +32,16 @@ func fifoIDs(body string) (group, dedup string) {
 	return m.MessageGroup(), m.DeduplicationID()
 }
 
+// fifoFields is the message group and deduplication id of body sent to the queue or
+// topic name (fifoIDs), or nil for both when name is not FIFO.
+func fifoFields(name, body string) (group, dedup *string) {
+	if !isFIFO(name) {
+		return nil, nil
+	}
+	g, d := fifoIDs(body)
+	return &g, &d
+}
+
 // inOrder is a batch's entry ids ("0", "1", …) in the order of the bodies they carry:
 // the order a FIFO queue keeps within a message group.
 func inOrder(batch map[string]string) []string {

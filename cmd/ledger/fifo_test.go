@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,26 +30,13 @@ func (e *testSQS) NewFIFOQueueWithDLQ(t testing.TB, name string, maxReceive int)
 	t.Helper()
 	fifo := map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false",
 		"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}
-	create := func(name string, attrs map[string]string) testQueue {
-		ctx := context.Background()
-		out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + rand.Text() + ".fifo"), Attributes: attrs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _, _ = e.SQS.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) })
-		a, err := e.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return testQueue{URL: aws.ToString(out.QueueUrl), ARN: a.Attributes["QueueArn"]}
-	}
-	dlq = create(name+"-dlq", fifo)
+	dlq = e.NewQueue(t, name+"-dlq", fifo)
 	attrs := map[string]string{"VisibilityTimeout": "30",
 		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`}
 	for k, v := range fifo {
 		attrs[k] = v
 	}
-	return create(name, attrs), dlq
+	return e.NewQueue(t, name, attrs), dlq
 }
 
 // sendFile runs `ledger send --from` with lines to queue.

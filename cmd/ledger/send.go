@@ -390,17 +390,14 @@ func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[str
 }
 
 // sendSQS sends bodies with SendMessageBatch, each batch's entries in order; to a FIFO
-// queue, each with its message group and deduplication id (fifoIDs).
+// queue, each with its message group and deduplication id (fifoFields).
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
 	return batchSend(ctx, bodies, sqsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
 		for _, id := range inOrder(batch) {
-			e := sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(batch[id])}
-			if isFIFO(queueURL) {
-				group, dedup := fifoIDs(batch[id])
-				e.MessageGroupId, e.MessageDeduplicationId = aws.String(group), aws.String(dedup)
-			}
-			entries = append(entries, e)
+			group, dedup := fifoFields(queueURL, batch[id])
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(batch[id]),
+				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
@@ -419,17 +416,14 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 }
 
 // publishSNS publishes bodies with PublishBatch, each batch's entries in order; to a
-// FIFO topic, each with its message group and deduplication id (fifoIDs).
+// FIFO topic, each with its message group and deduplication id (fifoFields).
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
 	return batchSend(ctx, bodies, snsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
 		for _, id := range inOrder(batch) {
-			e := snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(batch[id])}
-			if isFIFO(topicARN) {
-				group, dedup := fifoIDs(batch[id])
-				e.MessageGroupId, e.MessageDeduplicationId = aws.String(group), aws.String(dedup)
-			}
-			entries = append(entries, e)
+			group, dedup := fifoFields(topicARN, batch[id])
+			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(batch[id]),
+				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()

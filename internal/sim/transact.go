@@ -47,13 +47,8 @@ type transactRequest struct {
 }
 
 func (h transactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
-		h.next.ServeHTTP(w, r)
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	body, mine := request(w, r, "TransactWriteItems", h.next)
+	if !mine {
 		return
 	}
 	h.mu.Lock()
