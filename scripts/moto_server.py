@@ -29,6 +29,13 @@ parser for every path of every event for every rule target, about 35 ms each, so
 one PutEvents of ten entries to a bus with two rules took seconds. The compiled paths
 are the same objects moto would build, kept.
 
+It mends two faults of moto's FIFO queues, which SQS never shows, by running each
+ReceiveMessage alone and clearing first the in-flight state of the messages whose
+visibility timeout has passed. Without that, two receives at once can both hand out one
+message group (each reads which groups are in flight before the other marks its own),
+and when several messages of a group come back together moto hands out the last first
+(each earlier one still counts as in flight while the loop reaches it).
+
 Usage: python3 moto_server.py PORT  (listens on 127.0.0.1 only)
 """
 
@@ -40,6 +47,7 @@ import threading
 import jsonpath_ng.ext
 
 import moto.dynamodb.models as dynamodb_models
+import moto.sqs.models as sqs_models
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
 
@@ -90,6 +98,21 @@ dynamodb_models.DynamoDBBackend.transact_write_items = transact_write_items_snap
 # moto.events imports jsonpath_ng.ext.parse when it renders an event for a target: the
 # module attribute, cached here, is what it finds.
 jsonpath_ng.ext.parse = functools.lru_cache(maxsize=256)(jsonpath_ng.ext.parse)
+
+receive_message = sqs_models.SQSBackend.receive_message
+receiving = threading.Lock()
+
+
+def receive_message_alone(self, queue_name, *args, **kwargs):
+    with receiving:
+        queue = self.get_queue(queue_name)
+        for message in list(queue.pending_messages):
+            if message.visible:  # its visibility timeout passed: no longer in flight
+                queue.pending_messages.remove(message)
+        return receive_message(self, queue_name, *args, **kwargs)
+
+
+sqs_models.SQSBackend.receive_message = receive_message_alone
 
 app = DomainDispatcherApplication(create_backend_app)
 dynamodb = threading.Lock()

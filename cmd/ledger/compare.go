@@ -27,13 +27,15 @@ var compareCommand = command{
 const maxRTT = time.Second
 
 // compareHelp is ledger compare's --help.
-var compareHelp = helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--json] [--html FILE] [--endpoint URL]", about: `
+var compareHelp = helpText{synopsis: "[--scenarios a,b] [--seed S] [--rtt D] [--movements N] [--accounts N] [--bench] [--bench-movements N] [--service-time D] [--json] [--html FILE] [--endpoint URL]", about: `
 Runs each scenario's workload, deliveries and faults on this design (the transaction
 strategy) and on the separate-table baseline, and reports what each made of them; it
 exits 1 unless the transaction strategy applied every movement exactly once. Each
 scenario generates --movements on --accounts (hot-account on one). One --seed, one run:
 the same workload, schedule, faults and crash points. DynamoDB is a fresh embedded store
-per run unless --endpoint names one.`, example: `
+per run unless --endpoint names one. The bench runs its consumers on simulated time,
+each call costing --rtt plus --service-time, so one seed gives the same figures on any
+machine (the back-off's random waits aside).`, example: `
 ledger compare --bench --html compare.html
 ledger compare --scenarios crash-after-effect,messageid-key --json
 ledger compare --bench --bench-movements 10000 --scenarios hot-account`}
@@ -45,6 +47,7 @@ type compareCmd struct {
 	names          []string // --scenarios, once validated; nil for all
 	seed           uint64
 	rtt            time.Duration
+	service        time.Duration
 	movements      int
 	accounts       int
 	bench          bool
@@ -59,10 +62,11 @@ func newCompareCmd(stdout, stderr io.Writer) *compareCmd {
 	c := &compareCmd{flags: newFlags("compare", compareHelp, stdout, stderr)}
 	c.StringVar(&c.scenarios, "scenarios", "", "comma-separated scenarios (default: all): "+strings.Join(compare.Names(), ","))
 	c.seedVar(&c.seed)
-	c.DurationVar(&c.rtt, "rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it)")
+	c.DurationVar(&c.rtt, "rtt", 5*time.Millisecond, "simulated round trip: every DynamoDB call takes at least this long (the store's own time counts toward it); in the bench, each call's network time on its simulated clock")
+	c.DurationVar(&c.service, "service-time", time.Millisecond, "the bench's modelled DynamoDB time per call, beside --rtt, on its simulated clock")
 	c.movementsVar(&c.movements, 100)
 	c.accountsVar(&c.accounts, 8)
-	c.BoolVar(&c.bench, "bench", false, "also measure throughput: unbatched and hot-account, 1 and 10 consumers, both strategies")
+	c.BoolVar(&c.bench, "bench", false, "also measure throughput on simulated time: unbatched, hot-account and transfers, 1 and 10 consumers, standard and FIFO queues, both strategies")
 	c.IntVar(&c.benchMovements, "bench-movements", 400, "movements per benchmark run, its warm-up included: the table counts those after it (10000 shows the steady state; it takes minutes)")
 	c.jsonVar(&c.asJSON)
 	c.StringVar(&c.htmlFile, "html", "", "also write a self-contained HTML report to this file")
@@ -90,6 +94,10 @@ func (c *compareCmd) validate() error {
 		return errors.New("--seed must be at least 1")
 	case c.rtt < 0 || c.rtt > maxRTT:
 		return fmt.Errorf("--rtt must be within 0–%v, not %v", maxRTT, c.rtt)
+	case c.service < 0 || c.service > maxRTT:
+		return fmt.Errorf("--service-time must be within 0–%v, not %v", maxRTT, c.service)
+	case c.bench && c.rtt+c.service <= 0:
+		return errors.New("--rtt and --service-time are both 0: the bench's calls would take no time, and throughput would have no measure")
 	}
 	if c.scenarios != "" {
 		c.names = strings.Split(c.scenarios, ",")
@@ -127,7 +135,7 @@ func (c *compareCmd) run(ctx context.Context) error {
 		defer html.close()
 	}
 	rep, err := compare.Run(ctx, compare.Options{
-		Scenarios: c.names, Seed: c.seed, RTT: c.rtt, Movements: c.movements, Accounts: c.accounts,
+		Scenarios: c.names, Seed: c.seed, RTT: c.rtt, ServiceTime: c.service, Movements: c.movements, Accounts: c.accounts,
 		Endpoint: c.endpoint, Bench: c.bench, BenchMovements: c.benchMovements,
 		Progress: func(format string, args ...any) { fmt.Fprintf(c.stderr, "ledger compare: "+format, args...) },
 	})

@@ -24,8 +24,9 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var doc struct {
-		RTTms   float64 `json:"rtt_ms"`
-		Results []struct {
+		RTTms     float64 `json:"rtt_ms"`
+		ServiceMs float64 `json:"service_ms"`
+		Results   []struct {
 			Scenario         string  `json:"scenario"`
 			Strategy         string  `json:"strategy"`
 			Movements        int     `json:"movements"`
@@ -45,10 +46,15 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 			Case             string  `json:"case"`
 			Strategy         string  `json:"strategy"`
 			Consumers        int     `json:"consumers"`
+			Queue            string  `json:"queue"`
 			Movements        int     `json:"movements"`
 			CallsPerMovement float64 `json:"calls_per_movement"`
 			WCUPerMovement   float64 `json:"wcu_per_movement"`
+			RetriedShare     float64 `json:"retried_share"`
+			Transfers        int     `json:"transfers"`
+			TransfersRetried int     `json:"transfers_retried"`
 			ThroughputPerS   float64 `json:"throughput_per_s"`
+			StoreMsPerCall   float64 `json:"store_ms_per_call"`
 		} `json:"bench"`
 	}
 	raw := stdout.Bytes()
@@ -57,8 +63,8 @@ func TestCompareCommandPrintsTheDocumentedJSON(t *testing.T) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("stdout is not the documented document: %v\n%s", err, raw)
 	}
-	if len(doc.Results) != 4 || len(doc.Bench) != 8 {
-		t.Fatalf("%d results and %d bench rows, want 4 and 8", len(doc.Results), len(doc.Bench))
+	if len(doc.Results) != 4 || len(doc.Bench) != 16 || doc.ServiceMs != 1 {
+		t.Fatalf("%d results and %d bench rows, service %v ms; want 4 and 16, and the default 1 ms", len(doc.Results), len(doc.Bench), doc.ServiceMs)
 	}
 	for _, r := range doc.Results {
 		if r.Scenario == "messageid-key" && r.Strategy == "separate-table" && r.DoubleApplied != 12 {
@@ -147,6 +153,9 @@ func TestCompareValidate(t *testing.T) {
 		{[]string{"--bench-movements", "10", "--seed", "0"}, "--bench-movements must be within 11–1000000, not 10"},
 		{[]string{"--seed", "0", "--rtt", "-1ms"}, "--seed must be at least 1"},
 		{[]string{"--rtt", "1001ms", "--scenarios", "nonsense"}, "--rtt must be within 0–1s, not 1.001s"},
+		{[]string{"--service-time", "-1ms", "--scenarios", "nonsense"}, "--service-time must be within 0–1s, not -1ms"},
+		{[]string{"--bench", "--rtt", "0s", "--service-time", "0s", "--scenarios", "nonsense"}, "--rtt and --service-time are both 0"},
+		{[]string{"--rtt", "0s", "--service-time", "0s", "--movements", "3"}, ""},
 		{[]string{"--scenarios", "duplicates,", "--movements", "2"}, `unknown scenario "": want some of duplicates,`},
 		{[]string{"--movements", "2", "--endpoint", "x"}, "--movements must be at least 3 for crash-between-legs, not 2"},
 		{[]string{"--endpoint", "x"}, `--endpoint: awsconf: endpoint "x"`},

@@ -60,7 +60,11 @@ Sends movements to the SQS queue --queue-url, or publishes them to the SNS topic
 --topic-arn, in batches: the lines of --from as they are, or the seeded workload of
 --generate. SQS and SNS are called at --endpoint. One --seed sends the same movements
 all UTC day, another seed new ones; on a later day one seed's holds expire later, so
-they would be conflicting duplicates: take another seed.`, example: `
+they would be conflicting duplicates: take another seed. To a FIFO queue or topic (its
+name ends in .fifo) each movement goes in its account's message group, with a hash of
+its (cuenta, id) as deduplication id, and a generated workload goes in the order it
+was generated; an entry SQS or SNS refuses and takes on a retry lands behind the rest
+of its batch.`, example: `
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --duplicates 0.2
 ledger send --queue-url http://127.0.0.1:5000/123456789012/movimientos --endpoint http://127.0.0.1:5000 --generate 500 --transfers 0.2 --repartos 0.05 --reversals 0.05 --refunds 0.05 --holds 0.1
 ledger send --topic-arn arn:aws:sns:eu-west-1:123456789012:movimientos --from examples/movimientos.jsonl`}
@@ -172,7 +176,7 @@ func (c *sendCmd) run(ctx context.Context) error {
 	}
 	spec := sim.Spec{Accounts: c.accounts, Movements: c.generate, Seed: c.seed, Transfers: c.transfers, Repartos: c.repartos,
 		Reversals: c.reversals, Refunds: c.refunds, Holds: c.holds, Now: time.Now()}
-	bodies, err := sendBodies(c.from, spec, c.duplicates)
+	bodies, err := sendBodies(c.from, spec, c.duplicates, isFIFO(dest.name))
 	if err != nil {
 		return err
 	}
@@ -255,11 +259,12 @@ func checkFile(name string) error {
 }
 
 // sendBodies reads the message bodies from a JSON-lines file or, when spec has
-// movements, generates those meant to apply with their duplicates. Holds expire counted
-// from the start of the UTC day after spec.Now's, so a day's runs of one seed send the
-// very same movements (a run again is duplicates, never conflicting ones), and each
-// hold has at least a day to be taken.
-func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error) {
+// movements, generates those meant to apply with their duplicates: shuffled, or for a
+// FIFO destination (ordered) in the workload's order. Holds expire counted from the
+// start of the UTC day after spec.Now's, so a day's runs of one seed send the very same
+// movements (a run again is duplicates, never conflicting ones), and each hold has at
+// least a day to be taken.
+func sendBodies(from string, spec sim.Spec, duplicates float64, ordered bool) ([]string, error) {
 	if spec.Movements > 0 {
 		spec.Now = spec.Now.UTC().Truncate(day).Add(day)
 		w, err := sim.Generate(spec)
@@ -267,8 +272,12 @@ func sendBodies(from string, spec sim.Spec, duplicates float64) ([]string, error
 			return nil, err
 		}
 		schedule := sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, spec.Seed)
+		msgs := append(schedule.Deliveries, schedule.Tail...)
+		if ordered {
+			msgs = byWorkload(w, msgs)
+		}
 		var out []string
-		for _, d := range append(schedule.Deliveries, schedule.Tail...) {
+		for _, d := range msgs {
 			out = append(out, d.Body)
 		}
 		return out, nil
@@ -385,12 +394,15 @@ func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[str
 	return out
 }
 
-// sendSQS sends bodies with SendMessageBatch.
+// sendSQS sends bodies with SendMessageBatch, each batch's entries in order; to a FIFO
+// queue, each with its message group and deduplication id (fifoFields).
 func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
 	return batchSend(ctx, bodies, sqsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
-		for id, b := range batch {
-			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
+		for _, id := range inOrder(batch) {
+			group, dedup := fifoFields(queueURL, batch[id])
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(batch[id]),
+				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
@@ -408,12 +420,15 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 	})
 }
 
-// publishSNS publishes bodies with PublishBatch.
+// publishSNS publishes bodies with PublishBatch, each batch's entries in order; to a
+// FIFO topic, each with its message group and deduplication id (fifoFields).
 func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
 	return batchSend(ctx, bodies, snsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
-		for id, b := range batch {
-			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(b)})
+		for _, id := range inOrder(batch) {
+			group, dedup := fifoFields(topicARN, batch[id])
+			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(batch[id]),
+				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()

@@ -141,7 +141,7 @@ func TestSendRefusesAmbiguousFlags(t *testing.T) {
 // holds expire from now on, and those built to be refused stay home.
 func TestSendGeneratesEveryKind(t *testing.T) {
 	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.2, Now: time.Now()}
-	bodies, err := sendBodies("", spec, 0.25)
+	bodies, err := sendBodies("", spec, 0.25, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestSendGeneratesTheSameMovementsAllDay(t *testing.T) {
 	var runs [2][]string
 	for i, at := range []time.Time{midnight.Add(5 * time.Minute), late} {
 		spec.Now = at
-		bodies, err := sendBodies("", spec, 0)
+		bodies, err := sendBodies("", spec, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}

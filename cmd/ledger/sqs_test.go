@@ -53,12 +53,16 @@ type testQueue struct {
 	ARN string
 }
 
-// NewQueue creates a queue with a unique name and the given attributes; it is deleted
-// when t ends.
+// NewQueue creates a queue with a unique name (ending in .fifo for a FIFO queue) and
+// the given attributes; it is deleted when t ends.
 func (e *testSQS) NewQueue(t testing.TB, name string, attrs map[string]string) testQueue {
 	t.Helper()
 	ctx := context.Background()
-	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-" + rand.Text()), Attributes: attrs})
+	name += "-" + rand.Text()
+	if attrs["FifoQueue"] == "true" {
+		name += ".fifo"
+	}
+	out, err := e.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
 	if err != nil {
 		t.Fatal(err)
 	}

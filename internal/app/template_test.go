@@ -29,10 +29,18 @@ func TestConsumerReportsBatchItemFailures(t *testing.T) {
 	if got := Strings(ev["FunctionResponseTypes"]); !slices.Contains(got, "ReportBatchItemFailures") {
 		t.Errorf("FunctionResponseTypes = %v, want ReportBatchItemFailures", got)
 	}
-	for _, knob := range [][]string{{"BatchSize"}, {"MaximumBatchingWindowInSeconds"}, {"ScalingConfig", "MaximumConcurrency"}} {
+	for _, knob := range [][]string{{"BatchSize"}, {"ScalingConfig", "MaximumConcurrency"}} {
 		v := get(ev, knob...)
 		if _, isParam := tpl.Parameters[target(v)]; !isParam {
 			t.Errorf("%s = %v, want a Ref to a parameter", strings.Join(knob, "."), Symbol(v))
+		}
+	}
+	// The batching window is the parameter's on a standard queue; Lambda takes none from a FIFO queue.
+	for kind, want := range map[string]any{"standard": 7, "fifo": nil} {
+		_, res := deployed(t, tpl, map[string]any{"QueueType": kind, "MaximumBatchingWindowInSeconds": 7})
+		_, fn := function(t, res, consumerCode)
+		if got := sqsEvent(t, fn)["MaximumBatchingWindowInSeconds"]; got != want {
+			t.Errorf("QueueType=%s: MaximumBatchingWindowInSeconds = %v, want %v", kind, got, want)
 		}
 	}
 }
@@ -42,20 +50,27 @@ func TestConsumerReportsBatchItemFailures(t *testing.T) {
 // invisible. Checked for the largest values the parameters allow.
 func TestQueueVisibilityCoversTheConsumer(t *testing.T) {
 	tpl := load(t)
-	_, fn := function(t, tpl.Resources, consumerCode)
-	ev := sqsEvent(t, fn)
-	queue, ok := tpl.Resources[target(ev["Queue"])]
-	if !ok || queue.Type != "AWS::SQS::Queue" {
-		t.Fatalf("the SQS event's Queue %v is not a queue of the template", Symbol(ev["Queue"]))
+	longest := tpl.Parameters["MaximumBatchingWindowInSeconds"].MaxValue
+	if longest == nil {
+		t.Fatal("MaximumBatchingWindowInSeconds has no MaxValue: the visibility timeout cannot cover it")
 	}
-	timeout := worstCase(t, tpl, "consumer Timeout", fn.Properties["Timeout"])
-	window := 0.0
-	if w, ok := ev["MaximumBatchingWindowInSeconds"]; ok {
-		window = worstCase(t, tpl, "MaximumBatchingWindowInSeconds", w)
-	}
-	visibility := number(t, "VisibilityTimeout", queue.Properties["VisibilityTimeout"])
-	if visibility < 6*timeout+window {
-		t.Errorf("VisibilityTimeout %v < 6 × Timeout %v + batching window %v: a batch Lambda retries could come back while still being processed", visibility, timeout, window)
+	for _, kind := range []string{"standard", "fifo"} {
+		_, res := deployed(t, tpl, map[string]any{"QueueType": kind, "MaximumBatchingWindowInSeconds": *longest})
+		_, fn := function(t, res, consumerCode)
+		ev := sqsEvent(t, fn)
+		queue, ok := res[target(ev["Queue"])]
+		if !ok || queue.Type != "AWS::SQS::Queue" {
+			t.Fatalf("the SQS event's Queue %v is not a queue of the template", Symbol(ev["Queue"]))
+		}
+		timeout := worstCase(t, tpl, "consumer Timeout", fn.Properties["Timeout"])
+		window := 0.0
+		if w, ok := ev["MaximumBatchingWindowInSeconds"]; ok {
+			window = number(t, "MaximumBatchingWindowInSeconds", w)
+		}
+		visibility := number(t, "VisibilityTimeout", queue.Properties["VisibilityTimeout"])
+		if visibility < 6*timeout+window {
+			t.Errorf("QueueType=%s: VisibilityTimeout %v < 6 × Timeout %v + batching window %v: a batch Lambda retries could come back while still being processed", kind, visibility, timeout, window)
+		}
 	}
 }
 
@@ -522,8 +537,9 @@ func TestApiRoutesRequireIAM(t *testing.T) {
 // the policies that let it). Without CreateTopic, none of that exists.
 func TestTopicFeedsTheQueue(t *testing.T) {
 	tpl := load(t)
-	for _, raw := range []string{"true", "false"} {
-		e, res := deployed(t, tpl, map[string]any{"CreateTopic": "true", "RawMessageDelivery": raw})
+	for _, c := range []struct{ raw, kind string }{{"true", "standard"}, {"false", "standard"}, {"true", "fifo"}, {"false", "fifo"}} {
+		raw := c.raw
+		e, res := deployed(t, tpl, map[string]any{"CreateTopic": "true", "RawMessageDelivery": raw, "QueueType": c.kind})
 		_, fn := function(t, res, consumerCode)
 		queue := target(sqsEvent(t, fn)["Queue"])
 		topics := ofType(res, "AWS::SNS::Topic")

@@ -16,7 +16,8 @@ import (
 type Options struct {
 	Scenarios      []string                         // [all, in Names() order]
 	Seed           uint64                           // workload, delivery schedule, faults and crash points
-	RTT            time.Duration                    // every DynamoDB call takes at least this long
+	RTT            time.Duration                    // every DynamoDB call takes at least this long; in the bench, its network round trip
+	ServiceTime    time.Duration                    // the bench's DynamoDB time per call, beside RTT
 	Movements      int                              // movements per scenario, at least 1
 	Accounts       int                              // accounts per scenario, hot-account excepted, at least 1
 	Endpoint       string                           // DynamoDB endpoint, each run on tables of its own [a fresh embedded store per run]
@@ -81,20 +82,29 @@ func (r Result) Verdict() Verdict {
 }
 
 // BenchResult is one strategy on one benchmark case (docs/compare.md, `compare --bench`).
+// ThroughputPerS is on the simulated clock (Options.RTT and ServiceTime per call);
+// StoreMsPerCall is the store's own wall time per call, in none of the other figures.
+// RetriedShare is the share of movements one of whose writes was retried because
+// another writer's got in first; TransfersRetried counts the transfers among them.
 type BenchResult struct {
 	Case             string   `json:"case"`
 	Strategy         Strategy `json:"strategy"`
 	Consumers        int      `json:"consumers"`
+	Queue            string   `json:"queue"` // standard or fifo
 	Movements        int      `json:"movements"`
 	CallsPerMovement float64  `json:"calls_per_movement"`
 	WCUPerMovement   float64  `json:"wcu_per_movement"`
+	RetriedShare     float64  `json:"retried_share"`
+	Transfers        int      `json:"transfers"`
+	TransfersRetried int      `json:"transfers_retried"`
 	ThroughputPerS   float64  `json:"throughput_per_s"`
-	StoreMsPerCall   float64  `json:"-"` // the store's own time per call, the RTT excluded
+	StoreMsPerCall   float64  `json:"store_ms_per_call"`
 }
 
 // Report is a whole comparison: the `compare --json` document (docs/compare.md) and more.
 type Report struct {
 	RTTms     float64       `json:"rtt_ms"`
+	ServiceMs float64       `json:"service_ms"`
 	Results   []Result      `json:"results"`
 	Bench     []BenchResult `json:"bench,omitempty"`
 	Seed      uint64        `json:"-"`

@@ -85,6 +85,9 @@ type probe struct {
 
 // Apply implements consumer.Applier.
 func (p *probe) Apply(ctx context.Context, es []store.Entrega) []store.Result {
+	if consumer := procOf(ctx); consumer != nil { // a group of a simulated consumer's batch
+		return p.group(ctx, consumer, es)
+	}
 	inv := ctx.Value(invocationKey{}).(*invocation)
 	if inv.dead.Load() || (p.around && p.plan.fire(idempotencia.AfterReserve, es...)) {
 		inv.dead.Store(true)
@@ -96,4 +99,15 @@ func (p *probe) Apply(ctx context.Context, es []store.Entrega) []store.Result {
 		inv.dead.Store(true)
 	}
 	return rs
+}
+
+// group applies es as one process of the scheduler, started when its consumer's
+// handler has a slot for it; a run the scheduler aborted applies nothing.
+func (p *probe) group(ctx context.Context, consumer *proc, es []store.Entrega) []store.Result {
+	g, err := consumer.arrive(es[0].Origen)
+	if err != nil {
+		return slices.Repeat([]store.Result{{Outcome: store.Failed, Err: store.Transient(err)}}, len(es))
+	}
+	defer consumer.exit(g)
+	return p.inner.Apply(withProc(ctx, g), es)
 }

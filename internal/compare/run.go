@@ -38,7 +38,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{RTTms: ms(opts.RTT), Seed: opts.Seed, Movements: opts.Movements, Accounts: opts.Accounts,
+	rep := Report{RTTms: ms(opts.RTT), ServiceMs: ms(opts.ServiceTime), Seed: opts.Seed, Movements: opts.Movements, Accounts: opts.Accounts,
 		Backend: cmp.Or(opts.Endpoint, "embedded (minidyn)")}
 	for _, name := range opts.Scenarios {
 		sc, _ := scenarioNamed(name)
@@ -92,15 +92,23 @@ func (r *rig) Park(_ context.Context, _ events.SQSMessage, reason consumer.Reaso
 func newRig(s *backend, strategy Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
 	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
 	ft := sim.NewTransport(m)
-	ft.SetRoundTrip(rtt)
-	db := s.client(ft)
+	var db *dynamodb.Client
+	// The store's back-off (nil: a timer). Simulated, each call takes its turn on the
+	// scheduler's time and costs what it says.
+	var wait func(context.Context, time.Duration) error
+	if sc.simulated {
+		db, wait = s.client(turns{base: ft}), backoff
+	} else {
+		ft.SetRoundTrip(rtt)
+		db = s.client(ft)
+	}
 	qo.Clock = sim.NewClock()
 	r := &rig{store: s, strategy: strategy, faults: ft, meter: m, clock: qo.Clock, queue: sim.NewQueue(qo), last: map[string]string{}, parked: map[string]int{}}
 	r.handler = consumer.Options{Concurrency: cmp.Or(sc.concurrency, 1), Logger: slog.New(slog.DiscardHandler), Parker: r, Strategy: string(strategy)}
 	now := qo.Clock.Now
 	if strategy == Transaction {
 		r.instance = func() (*probe, error) {
-			svc, err := store.New(db, store.Config{Table: s.tables[migrations.Ledger], Now: now})
+			svc, err := store.New(db, store.Config{Table: s.tables[migrations.Ledger], Now: now, Wait: wait})
 			return &probe{inner: svc, plan: plan, around: true}, err
 		}
 		reader := store.NewReader(s.admin, s.tables[migrations.Ledger])

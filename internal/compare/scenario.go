@@ -41,6 +41,9 @@ type scenario struct {
 	lostResponses    float64 // share of write calls whose answer is lost after they committed
 	late             float64 // share of movements delivered again lateBy after the run
 	keyFromMessageID bool    // the baseline keys its records on the SQS message id
+	// simulated runs every call and back-off on the scheduler's simulated time (the
+	// benchmark) rather than at the round trip on the wall clock.
+	simulated bool
 }
 
 var scenarios = []scenario{

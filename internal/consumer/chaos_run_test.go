@@ -128,7 +128,7 @@ type runner struct {
 	stats Stats
 }
 
-// locking is store.DefaultLocking's attempts with its back-off compressed tenfold,
+// budget is store.DefaultBudget with its back-off compressed tenfold,
 // as the SDK's is: the races are the same, the waits shorter.
 var budget = store.Budget{Retries: store.DefaultBudget.Retries, Time: store.DefaultBudget.Time, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}
 

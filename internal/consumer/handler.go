@@ -158,6 +158,7 @@ func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[stri
 // not be parked. The error is non-nil only with ErrNothingProcessed.
 func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	recs, entregas, valid := h.parse(ctx, ev.Records)
+	entregas, valid = inGroups(recs, entregas, valid)
 	work, cancel := h.cutoff(ctx, h.opts.Reserve/2)
 	defer cancel()
 	var g errgroup.Group

@@ -135,6 +135,7 @@ func TestCheckedInEventsAreApplied(t *testing.T) {
 		{"sqs-raw.json", map[string]string{"ES9121000418450200051332": "1250", "US-ACME-01": "1999.99"}},
 		{"sqs-sns.json", map[string]string{"ES7620770024003102575766": "50"}},
 		{"sqs-eventbridge.json", map[string]string{"ES1000492352082414205416": "25.5", "JP-TOKYO-7": "5000"}},
+		{"sqs-fifo.json", map[string]string{"ES9121000418450200051332": "100", "ES7620770024003102575766": "0.01"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {

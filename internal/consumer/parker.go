@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,10 +79,27 @@ func (p *SQSParker) Park(ctx context.Context, msg events.SQSMessage, reason Reas
 		}
 	}
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(p.QueueURL), MessageBody: aws.String(msg.Body), MessageAttributes: attrs}
+	fifoParked(in, msg)
 	if _, err := p.Client.SendMessage(ctx, in); err != nil {
 		return fmt.Errorf("consumer: park message %s: %w", msg.MessageId, err)
 	}
 	return nil
+}
+
+// parkedGroup is the message group, on a FIFO DLQ, of a message parked without one of
+// its own (from a standard queue).
+const parkedGroup = "parked"
+
+// fifoParked gives a park on a FIFO DLQ (its URL ends in .fifo) what such a queue
+// requires: the message group msg came in, and its message id as the deduplication id,
+// so that a message parked twice within five minutes (its delete failed, say) is kept
+// once.
+func fifoParked(in *sqs.SendMessageInput, msg events.SQSMessage) {
+	if !strings.HasSuffix(aws.ToString(in.QueueUrl), ".fifo") {
+		return
+	}
+	in.MessageGroupId = aws.String(cmp.Or(msg.Attributes[attrMessageGroupID], parkedGroup))
+	in.MessageDeduplicationId = aws.String(msg.MessageId)
 }
 
 // sameQueue reports whether the queue at url (…/ACCOUNT/NAME) is the one arn names

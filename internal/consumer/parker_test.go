@@ -111,3 +111,28 @@ func TestAMessageWithAReservedAttributeIsParkedWithTheConsumersWord(t *testing.T
 		t.Errorf("attributes %v: the producer's own are carried over", attrs)
 	}
 }
+
+// A FIFO DLQ takes a message only with a group and a deduplication id: a park keeps the
+// message's own group, and its message id makes a second park of it a duplicate.
+func TestAParkOnAFIFODLQKeepsTheMessageGroup(t *testing.T) {
+	for _, tc := range []struct {
+		dlq, group, wantGroup, wantDedup string
+	}{
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq.fifo", "ES76", "ES76", "m-1"},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq.fifo", "", "parked", "m-1"},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/movimientos-dlq", "ES76", "", ""},
+	} {
+		q := &sent{}
+		p := &consumer.SQSParker{Client: q, QueueURL: tc.dlq}
+		msg := events.SQSMessage{MessageId: "m-1", Body: `{"id":"x"}`, Attributes: map[string]string{}}
+		if tc.group != "" {
+			msg.Attributes["MessageGroupId"] = tc.group
+		}
+		if err := p.Park(context.Background(), msg, consumer.Reason{Outcome: store.Failed, Error: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if g, d := aws.ToString(q.in[0].MessageGroupId), aws.ToString(q.in[0].MessageDeduplicationId); g != tc.wantGroup || d != tc.wantDedup {
+			t.Errorf("park on %s of a message in group %q: group %q, deduplication id %q; want %q, %q", tc.dlq, tc.group, g, d, tc.wantGroup, tc.wantDedup)
+		}
+	}
+}

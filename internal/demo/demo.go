@@ -28,9 +28,9 @@ import (
 
 // MaxConsumers bounds Options.Consumers: each is a goroutine polling the simulated
 // queue, and beyond a few dozen they only wait on each other. MaxMovements bounds
-// Options.Movements: the embedded store copies its table for every transaction, so a
-// run's time grows with the square of its movements (1,000 take seconds, 5,000 about
-// two minutes, 10,000 about ten).
+// Options.Movements: a run holds its workload, the embedded table and the audit's copy
+// of it in memory, and its time grows about in proportion to its movements (4,000 take
+// about 15 s on two cores).
 const (
 	MaxConsumers = 64
 	MaxMovements = 10_000

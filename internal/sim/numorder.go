@@ -42,13 +42,8 @@ type query struct {
 type attr map[string]json.RawMessage
 
 func (h numericOrder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".Query") {
-		h.next.ServeHTTP(w, r)
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	body, mine := request(w, r, "Query", h.next)
+	if !mine {
 		return
 	}
 	page, ok := h.page(r, body)
@@ -104,6 +99,22 @@ func (h numericOrder) page(r *http.Request, body []byte) (map[string]any, bool) 
 	}
 	resp["Items"], resp["Count"], resp["ScannedCount"] = page, len(page), len(page)
 	return resp, true
+}
+
+// request is the body of r when it calls DynamoDB's op, read whole (at most
+// maxRequest bytes); any other request it hands to next, and one it cannot read it
+// answers 400. mine is false when it answered.
+func request(w http.ResponseWriter, r *http.Request, op string, next http.Handler) (body []byte, mine bool) {
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "."+op) {
+		next.ServeHTTP(w, r)
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }
 
 // forward sends r to minidyn with body.

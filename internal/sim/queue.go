@@ -46,7 +46,7 @@ type QueueOptions struct {
 type Queue struct {
 	opts     QueueOptions
 	mu       sync.Mutex
-	pending  []Message // in (re-)enqueue order among those visible at once: roughly FIFO
+	pending  []Message // by when each is visible, in (re-)enqueue order among those visible at once: roughly FIFO
 	inflight int
 	sent     int // every message sent is pending, in flight, or settled (deleted or dead)
 	dead     []Message
@@ -75,8 +75,23 @@ func (q *Queue) Send(msgs ...Message) {
 	for _, m := range msgs {
 		q.sent++
 		m.Receives, m.visibleAt = 0, now
-		q.pending = append(q.pending, m)
+		q.enqueue(m)
 	}
+}
+
+// enqueue puts m among the pending after every message visible no later than it, so
+// that they stay ordered by when each is visible, and in enqueue order among equals.
+func (q *Queue) enqueue(m Message) {
+	i := len(q.pending)
+	if i > 0 && q.pending[i-1].visibleAt.After(m.visibleAt) { // not at the tail, as it mostly is
+		i, _ = slices.BinarySearchFunc(q.pending, m.visibleAt, func(p Message, at time.Time) int {
+			if p.visibleAt.After(at) {
+				return 1
+			}
+			return -1 // equal ones stay before m
+		})
+	}
+	q.pending = slices.Insert(q.pending, i, m)
 }
 
 // Receive takes up to n visible messages (at most consumer.MaxBatch), oldest first, and
@@ -90,7 +105,6 @@ func (q *Queue) Receive(n int) (batch []Message, open bool) {
 	if len(q.pending) == 0 {
 		return nil, q.inflight > 0
 	}
-	slices.SortStableFunc(q.pending, func(a, b Message) int { return a.visibleAt.Compare(b.visibleAt) })
 	if first := q.pending[0].visibleAt; first.After(clock.Now()) {
 		if q.inflight > 0 {
 			return nil, true
@@ -124,7 +138,7 @@ func (q *Queue) Settle(batch []Message, back map[string]bool) {
 		case m.Receives >= q.opts.MaxReceive:
 			q.dead = append(q.dead, m)
 		default: // back at the tail of those visible at the same time
-			q.pending = append(q.pending, m)
+			q.enqueue(m)
 		}
 	}
 }

@@ -77,6 +77,9 @@ func (l *Ledger) Apply(ctx context.Context, es []Entrega) []Result {
 // round decides the next chunk of pending deliveries and commits it, then settles what
 // the answer means for each.
 func (l *Ledger) round(ctx context.Context, g *group) {
+	if g.halt(); len(g.pending) == 0 {
+		return
+	}
 	if err := l.referredRecords(ctx, g, g.pending[:min(len(g.pending), g.limit, versioned.MaxActions)]); err != nil {
 		g.fail(g.pending, Transient(err))
 		return
@@ -88,6 +91,10 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 		return
 	}
 	p, err := g.plan(chunk, cuentas, accounts, l.funds)
+	if cut := g.stopAt(p); err == nil && cut < len(chunk) { // the chunk's prefix touches a prefix of its accounts
+		chunk, cuentas = g.nextChunk(chunk[:cut], cut)
+		p, err = g.plan(chunk, cuentas, accounts[:len(cuentas)], l.funds)
+	}
 	if err != nil {
 		g.fail(g.pending, Permanent(err))
 		return
@@ -205,6 +212,48 @@ func (g *group) rejected(chunk []int, err error) {
 	}
 	g.res[chunk[0]] = failed(Permanent(err), g.res[chunk[0]].Attempts)
 	g.pending, g.limit = g.pending[1:], len(g.es)
+}
+
+// stopAt is where chunk p must end so that no delivery follows a failed one of its
+// FIFO message group: just after the first failed decision with a later delivery of
+// its group in the chunk, or at its end. That failure is committed alone; halt then
+// fails the rest of its group untried.
+func (g *group) stopAt(p plan) int {
+	for n, d := range p.decisions {
+		grupo := g.es[d.entrega].Grupo
+		if d.Err == nil || grupo == "" {
+			continue
+		}
+		for _, later := range p.decisions[n+1:] {
+			if g.es[later.entrega].Grupo == grupo {
+				return n + 1
+			}
+		}
+	}
+	return len(p.decisions)
+}
+
+// halt fails, untried, every pending delivery that follows a failed delivery of its FIFO
+// message group (ErrNotAttempted): a group is applied in order and stops at its first
+// failure, so the later ones come back after it.
+func (g *group) halt() {
+	first := map[string]int{} // message group → its first failed delivery
+	for i, e := range g.es {
+		if _, seen := first[e.Grupo]; e.Grupo != "" && g.res[i].Err != nil && !seen {
+			first[e.Grupo] = i
+		}
+	}
+	if len(first) == 0 {
+		return
+	}
+	g.pending = slices.DeleteFunc(g.pending, func(i int) bool {
+		f, stopped := first[g.es[i].Grupo]
+		if !stopped || f > i {
+			return false
+		}
+		g.res[i] = failed(Transient(fmt.Errorf("%w: message group %s", ErrNotAttempted, g.es[i].Grupo)), g.res[i].Attempts)
+		return true
+	})
 }
 
 // fail fails the deliveries idx with err and leaves none pending: nothing after a

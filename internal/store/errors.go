@@ -69,3 +69,8 @@ func (e *ConflictingDuplicateError) Is(target error) bool { return target == Err
 // errDecidedOnRedelivery fails a later delivery of a key whose first delivery left it
 // undecided: its redelivery reads what is recorded.
 var errDecidedOnRedelivery = errors.New("store: a movement with this key is decided on redelivery")
+
+// ErrNotAttempted is matched by the transient failure of a delivery that follows a
+// failed delivery of its FIFO message group (Entrega.Grupo): it was not tried, so that
+// it comes back after the one that failed, in order.
+var ErrNotAttempted = errors.New("store: not attempted: an earlier delivery of its message group failed")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -151,5 +152,28 @@ func TestARequestRefusedWholeFailsOnlyItsCause(t *testing.T) {
 	}
 	if r := testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, nil), es[2].Mov); r.Outcome != store.Applied {
 		t.Errorf("the culprit where DynamoDB takes it: %+v, want applied: it was never recorded", r)
+	}
+}
+
+// A back-off waits through Config.Wait when one is given, which draws and waits the
+// jitter up to each ceiling of the budget's: a simulation's seed and clock, not the
+// wall's.
+func TestBackoffWaitsThroughTheGivenWait(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ft := sim.NewTransport(nil)
+	var ceilings []time.Duration
+	l, err := store.New(env.ClientVia(ft), store.Config{Table: env.Table(), Now: func() time.Time { return fixedNow },
+		Budget: store.Budget{Retries: 3, BaseDelay: time.Hour, MaxDelay: 90 * time.Minute},
+		Wait:   func(_ context.Context, ceiling time.Duration) error { ceilings = append(ceilings, ceiling); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.Inject("TransactWriteItems", sim.TransactionConflict, sim.TransactionConflict, sim.TransactionConflict)
+	start := time.Now()
+	if r := apply(t, l, mov(t, "a", "C", movimiento.Abono, "1.00")); r.Outcome != store.Applied || r.Attempts != 4 {
+		t.Fatalf("three conflicts then success: %+v", r)
+	}
+	if fmt.Sprint(ceilings) != "[1h0m0s 1h30m0s 1h30m0s]" || time.Since(start) > time.Minute {
+		t.Errorf("ceilings %v in %v, want 1 h, then 2 h capped at 90 min twice, none waited on the wall clock", ceilings, time.Since(start))
 	}
 }

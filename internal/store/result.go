@@ -22,6 +22,10 @@ type Entrega struct {
 	Remitente string
 	Via       string
 	Enviado   time.Time
+	// Grupo is the FIFO message group the delivery came in; "" from a standard queue.
+	// Apply keeps a group's deliveries in arrival order and stops the group at its first
+	// failure: the later ones fail with ErrNotAttempted, untried.
+	Grupo string
 }
 
 // Outcome is what became of one delivery of a movement.

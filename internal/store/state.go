@@ -133,13 +133,19 @@ func (l *Ledger) commit(ctx context.Context, r *retries, keys []versioned.Item, 
 	return versioned.Classify(err, txn)
 }
 
-// backoff waits before commit attempt+1 with full jitter; it refuses a wait that would
-// outlast ctx's deadline, so the caller can still report in time.
+// backoff waits before commit attempt+1 with full jitter (Config.Wait); it refuses a
+// wait that would outlast ctx's deadline, so the caller can still report in time.
 func (l *Ledger) backoff(ctx context.Context, attempt int) error {
 	ceiling := l.budget.BaseDelay << min(attempt-1, 20)
 	if ceiling > l.budget.MaxDelay || ceiling <= 0 {
 		ceiling = l.budget.MaxDelay
 	}
+	return l.wait(ctx, ceiling)
+}
+
+// jitter waits a random time in [0, ceiling] on a timer, unless that would outlast
+// ctx's deadline, or until ctx ends: Config.Wait's default.
+func jitter(ctx context.Context, ceiling time.Duration) error {
 	d := time.Duration(rand.Int64N(int64(ceiling) + 1))
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 		return context.DeadlineExceeded

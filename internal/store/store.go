@@ -38,6 +38,11 @@ type Config struct {
 	// one call per transaction [DefaultCacheSize; negative: none].
 	CacheSize int
 	Now       func() time.Time // the clock of timestamps and hold expiry [time.Now]
+	// Wait waits out a back-off of at most ceiling: a wait drawn from [0, ceiling] (full
+	// jitter), refused with context.DeadlineExceeded when it would outlast ctx's
+	// deadline, cut short with ctx's error [a random draw and a timer]. A simulation
+	// passes its own seeded draws and clock.
+	Wait func(ctx context.Context, ceiling time.Duration) error
 }
 
 // Validate reports the first problem with c.
@@ -63,6 +68,7 @@ type Ledger struct {
 	funds  cuenta.FundsPolicy
 	budget Budget
 	now    func() time.Time
+	wait   func(ctx context.Context, ceiling time.Duration) error
 	// cache keeps the accounts' last known states, decoded and as stored: a warm
 	// account costs no read, and a stale one one version conflict (nil: no cache).
 	cache *lru.Cache[string, stored]
@@ -77,6 +83,9 @@ func New(db Client, cfg Config) (*Ledger, error) {
 	l := &Ledger{db: db, table: items.Table(cfg.Table), funds: funds, budget: cfg.Budget, now: cfg.Now}
 	if l.now == nil {
 		l.now = time.Now
+	}
+	if l.wait = cfg.Wait; l.wait == nil {
+		l.wait = jitter
 	}
 	if l.budget == (Budget{}) {
 		l.budget = DefaultBudget

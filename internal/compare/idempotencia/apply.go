@@ -14,16 +14,25 @@ import (
 
 // Apply applies deliveries one after the other, each with at least three calls
 // (reserve, effect, mark): every movement needs its own reservation. After Config.Hook
-// stops one, the rest fail transiently, as if the process had died.
+// stops one, the rest fail transiently, as if the process had died. A FIFO message
+// group (store.Entrega.Grupo) stops at its first failure, as the ledger's does.
 func (s *Service) Apply(ctx context.Context, entregas []store.Entrega) []store.Result {
 	results := make([]store.Result, len(entregas))
 	var stop error
+	stopped := map[string]bool{} // message groups with a failure so far
 	for i, e := range entregas {
-		if stop != nil {
+		switch {
+		case stop != nil:
 			results[i] = transient(stop)
+			continue
+		case stopped[e.Grupo]:
+			results[i] = transient(fmt.Errorf("%w: message group %s", store.ErrNotAttempted, e.Grupo))
 			continue
 		}
 		results[i], stop = s.apply(ctx, e)
+		if results[i].Err != nil && e.Grupo != "" {
+			stopped[e.Grupo] = true
+		}
 	}
 	return results
 }

@@ -366,3 +366,21 @@ func baselineEnv(t *testing.T) *testenv.DynamoDB {
 	}
 	return testenv.NewDynamoDBWith(t, m)
 }
+
+// A FIFO message group stops at its first failure in the baseline too: the comparison
+// gives both designs one delivery contract.
+func TestAFIFOGroupStopsAtItsFirstFailure(t *testing.T) {
+	env := baselineEnv(t)
+	f := newFixture(t, env.Client, env, idempotencia.Config{})
+	rs := f.svc.Apply(context.Background(), []store.Entrega{
+		{Mov: mov(t, "c1", "ES01", "cargo", "5.00"), Grupo: "ES01"}, // nothing to debit
+		{Mov: mov(t, "b1", "ES02", "abono", "1.00"), Grupo: "ES02"},
+		{Mov: mov(t, "a1", "ES01", "abono", "9.00"), Grupo: "ES01"},
+	})
+	if rs[0].Outcome != store.Failed || rs[1].Outcome != store.Applied || !errors.Is(rs[2].Err, store.ErrNotAttempted) {
+		t.Fatalf("results %+v, want c1 failed, b1 applied, a1 not attempted", rs)
+	}
+	if got := f.saldo(t, "ES01"); got != "none" {
+		t.Errorf("ES01 = %s, want no account: a1 untried", got)
+	}
+}
