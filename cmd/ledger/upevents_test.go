@@ -130,21 +130,21 @@ func TestTheEventsFileStandsForEventBridge(t *testing.T) {
 	}
 }
 
-// The README's event is one that up writes for the tour's file: the same envelope and
-// detail, but for the values written "…" (a publication's id, the times).
-func TestTheReadmesEventIsReal(t *testing.T) {
-	raw, err := os.ReadFile(testenv.ModuleFile(t, "README.md"))
+// The event docs/events.md shows is one that up writes for the tour's file: the same
+// envelope and detail, but for the values written "…" (a publication's id, the times).
+func TestTheDocumentedEventIsReal(t *testing.T) {
+	raw, err := os.ReadFile(testenv.ModuleFile(t, "docs", "events.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, found := strings.Cut(string(raw), "<!-- readme-event -->\n```json\n")
+	_, after, found := strings.Cut(string(raw), "<!-- docs-event -->\n```json\n")
 	block, _, closed := strings.Cut(after, "\n```")
 	if !found || !closed {
-		t.Fatal("README.md has no event after <!-- readme-event -->")
+		t.Fatal("docs/events.md has no event after <!-- docs-event -->")
 	}
 	var want map[string]any
 	if err := json.Unmarshal([]byte(block), &want); err != nil {
-		t.Fatalf("the README's event: %v", err)
+		t.Fatalf("the event in docs/events.md: %v", err)
 	}
 	eventsPath := filepath.Join(t.TempDir(), "events.jsonl")
 	up := startUp(t, &strings.Builder{}, "--from", testenv.ModuleFile(t, "examples", "movimientos.jsonl"), "--events", eventsPath)
@@ -164,7 +164,7 @@ func TestTheReadmesEventIsReal(t *testing.T) {
 			continue
 		}
 		if !sameBut(got, want) {
-			t.Errorf("up wrote\n%s\nthe README shows\n%s", line, block)
+			t.Errorf("up wrote\n%s\ndocs/events.md shows\n%s", line, block)
 		}
 		return
 	}

@@ -75,7 +75,7 @@ func partes(from, n int) []movimiento.ParteDatos {
 // TestCostPerMovement measures what each kind of movement costs on warm accounts, one
 // delivery per transaction: the calls that reached DynamoDB, and the write units the
 // comparison's meter computes from each request's items by DynamoDB's sizing rules. It
-// holds the cost table of docs/design.md and of the README to those figures.
+// holds the cost table of docs/design.md and of docs/movements.md to those figures.
 func TestCostPerMovement(t *testing.T) {
 	r := newCostRig(t)
 	payer, eur := iban(0), "EUR"
