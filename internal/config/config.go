@@ -14,7 +14,7 @@ import (
 	"github.com/ledger-dev/ledger/internal/cuenta"
 )
 
-// The environment variables the binaries read (README, "Configuration").
+// The environment variables the binaries read (docs/operations.md, "Configuration").
 const (
 	EnvTable             = "LEDGER_TABLE"
 	EnvInsufficientFunds = "LEDGER_INSUFFICIENT_FUNDS"
