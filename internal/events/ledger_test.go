@@ -22,7 +22,8 @@ import (
 
 // The ledger's own writes, through the store on the embedded DynamoDB's stream, are
 // announced as a subscriber needs them, in each account's order: every kind of
-// movement, rejections (a debit, and the reversal of a credit already spent), a hold
+// movement, rejections (a debit, the reversal of a credit already spent, and the
+// reversal of a transfer whose credited account has spent it), a hold
 // captured, one released, one that lapses and is dropped by the account's next write,
 // and an operator's change; each event carrying its account's version once its write
 // committed.
@@ -55,6 +56,8 @@ func TestTheLedgersWritesAreAnnounced(t *testing.T) {
 	apply(testenv.Hold(t, "aut-3", "ES76", "30.00", soon))
 	clock.AdvanceTo(soon.Add(time.Minute))
 	apply(testenv.Mov(t, "bizum", "ES76", movimiento.Abono, "5.00"), testenv.Anulacion(t, "dev-nomina", "ES76", "nomina", "", ""))
+	apply(testenv.Mov(t, "gasto", "ES91", movimiento.Cargo, "700.00"))
+	apply(testenv.Anulacion(t, "dev-alquiler", "ES76", "alquiler", "", ""))
 	if _, _, err := l.Administrar(ctx, "ES76", func(c cuenta.Cuenta) (cuenta.Cuenta, error) { return c.ConLimite(decimal.RequireFromString("50")) }); err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +68,9 @@ func TestTheLedgersWritesAreAnnounced(t *testing.T) {
 		"ES76 v2 aplicado alquiler seq 2 300.00", "ES76 v2 retenida aut-1",
 		"ES76 v3 aplicado cap-1 seq 3 235.10", "ES76 v3 capturada aut-1", "ES76 v3 retenida aut-2",
 		"ES76 v4 liberada aut-2", "ES76 v5 retenida aut-3",
-		"ES76 v6 expirada aut-3", "ES76 v6 aplicado bizum seq 4 240.10", "ES76 v6 rechazado dev-nomina",
+		"ES76 v6 expirada aut-3", "ES76 v6 aplicado bizum seq 4 240.10", "ES76 v6 rechazado dev-alquiler", "ES76 v6 rechazado dev-nomina",
 		"ES76 v7 administrada ",
-		"ES91 v1 aplicado alquiler seq 1 700.00",
+		"ES91 v1 aplicado alquiler seq 1 700.00", "ES91 v2 aplicado gasto seq 2 0.00",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("announced, in order:\n%q\nwant\n%q", got, want)
