@@ -28,8 +28,9 @@ lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -t
 # PY: the path of a python that can run moto's server and cfn-lint — $(PYTHON) itself
 # when it can, else .venv/bin/python, installed from scripts/requirements.txt (pinned
 # versions) the first time. Found once per make run, by the first recipe that needs it;
-# if neither works, make stops after scripts/python-tools's one-line reason.
-PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
+# if neither works, make stops after scripts/python-tools's one-line reason, and says
+# what runs without Python.
+PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above). Without Python, `make readme-check test-minidyn` runs the README's examples and every Go test on the embedded DynamoDB))
 CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
 .PHONY: test lint readme-check test-minidyn test-moto tools report soak build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction build-EventsFunction
