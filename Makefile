@@ -2,8 +2,9 @@
 # template, the OpenAPI linter on api/openapi.yaml (scripts/openapi-lint, built from
 # go.mod's pinned module; its rules in scripts/openapi-lint/lint.yaml), the README's
 # checked examples (make readme-check), the race-enabled suite on
-# the embedded DynamoDB (minidyn), then the suites again on a moto server started on a
-# free 127.0.0.1 port and always stopped. The Lambda
+# the embedded DynamoDB (minidyn), and the suites again on a moto server started on a
+# free 127.0.0.1 port and always stopped. The four parts run at once (see test below).
+# The Lambda
 # Runtime Interface Emulator is installed into bin/ for the test that runs the real
 # bootstrap under it. moto and cfn-lint come from $(PYTHON) when it has them, else from
 # .venv, which scripts/python-tools makes on first use (see PY below).
@@ -28,13 +29,21 @@ lambda = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -t
 # PY: the path of a python that can run moto's server and cfn-lint — $(PYTHON) itself
 # when it can, else .venv/bin/python, installed from scripts/requirements.txt (pinned
 # versions) the first time. Found once per make run, by the first recipe that needs it;
-# if neither works, make stops after scripts/python-tools's one-line reason.
-PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above)))
+# if neither works, make stops after scripts/python-tools's one-line reason, and says
+# what runs without Python.
+PY = $(eval PY := $(shell ./scripts/python-tools $(PYTHON)))$(or $(PY),$(error no python with moto and cfn-lint (see above). Without Python, `make readme-check test-minidyn` runs the README's examples and every Go test on the embedded DynamoDB))
 CFN_LINT = $(PY) -c 'import sys; from cfnlint.runner import main; sys.argv[0] = "cfn-lint"; sys.exit(main())'
 
 .PHONY: test lint readme-check test-minidyn test-moto tools report soak rehearse build $(LAMBDAS:%=build-%) build-ConsumerFunction build-ApiFunction build-EventsFunction
 
-test: lint readme-check test-minidyn test-moto
+# test runs its four parts at once, as one make with four jobs, and prints each part's
+# output whole when it ends: on two cores the parts' waits (the moto server is one
+# Python thread; a property case waits on its simulated faults) leave room for the
+# others' work. PY is found first, so that a missing moto stops make before any part
+# starts.
+test:
+	@echo "make test: lint, readme-check, test-minidyn and test-moto run at once; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j4 --output-sync=target PY=$(PY) lint readme-check test-minidyn test-moto
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \

@@ -21,11 +21,15 @@ var demoCommand = command{
 	run:     runDemo,
 }
 
-// demoJSON is the document `ledger demo --json` prints.
+// demoJSON is the document `ledger demo --json` prints: everything the text summary
+// shows. Deliveries counts the messages sent; Handled, their deliveries to the consumer,
+// every retry and redelivery included.
 type demoJSON struct {
+	Seed        uint64          `json:"seed"`
 	Accounts    int             `json:"accounts"`
 	Movements   int             `json:"movements"`
 	Deliveries  int             `json:"deliveries"`
+	Handled     int             `json:"handled"`
 	Outcomes    worker.Outcomes `json:"outcomes"`
 	Audit       audit.Report    `json:"audit"`
 	Transfers   int             `json:"transfers"`
@@ -35,9 +39,20 @@ type demoJSON struct {
 	Reversed    reversedJSON    `json:"reversed"`
 	Holds       holdsJSON       `json:"holds"`
 	Refused     int             `json:"refused"`
+	RefusedWhat []string        `json:"refused_what"` // each movement refused by design, in a few words
 	Freeze      freezeJSON      `json:"freeze"`
+	Balances    []balanceJSON   `json:"balances"`
 	ExactlyOnce bool            `json:"exactly_once"`
 	Wrong       []string        `json:"wrong,omitempty"` // what the ledger recorded otherwise than the workload
+	DurationS   float64         `json:"duration_s"`
+}
+
+// balanceJSON is one account's balance as the ledger holds it and as the workload
+// says it must be, in decimal text.
+type balanceJSON struct {
+	Cuenta   string `json:"cuenta"`
+	Saldo    string `json:"saldo"`
+	Expected string `json:"expected"`
 }
 
 // repartosJSON counts the demo's repartos, the accounts they credit (their legs) and
@@ -72,23 +87,30 @@ type holdsJSON struct {
 	Expired        int `json:"expired"`
 }
 
-// freezeJSON is the demo's freeze: the account ("" for none) and how many of its
-// debits waited while it was frozen.
+// freezeJSON is the demo's freeze: the account ("" for none), for how long it was
+// frozen in simulated seconds, and how many of its debits waited meanwhile.
 type freezeJSON struct {
-	Cuenta       string `json:"cuenta"`
-	DebitsWaited int    `json:"debits_waited"`
+	Cuenta       string  `json:"cuenta"`
+	FrozenS      float64 `json:"frozen_s"`
+	DebitsWaited int     `json:"debits_waited"`
 }
 
+// newDemoJSON is s as `ledger demo --json` prints it.
 func newDemoJSON(s demo.Summary) demoJSON {
 	k := s.Kinds
+	balances := make([]balanceJSON, len(s.Balances))
+	for i, b := range s.Balances {
+		balances[i] = balanceJSON{Cuenta: b.Cuenta, Saldo: b.Saldo.StringFixed(2), Expected: b.Expected.StringFixed(2)}
+	}
 	return demoJSON{
-		Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Outcomes: s.Outcomes, Audit: s.Audit,
+		Seed: s.Seed, Accounts: s.Accounts, Movements: s.Movements, Deliveries: s.Deliveries, Handled: s.Handled, Outcomes: s.Outcomes, Audit: s.Audit,
 		Transfers: k.Transfers, Repartos: repartosJSON{Count: k.Repartos, Legs: k.Partes, Widest: k.MostPartes},
 		Reversals: k.Reversals, Refunds: refundsJSON{Partial: k.Refunds, RefundedInFull: k.RefundedInFull},
 		Reversed: reversedJSON{Transfers: k.ReversedTransfers, Repartos: k.ReversedRepartos, Legs: k.ReversedTransfers + k.ReversedPartes},
 		Holds:    holdsJSON{Taken: k.Holds, Captured: k.Captured, PartlyCaptured: k.PartlyCaptured, Released: k.Released, Expired: k.Lapsed},
-		Refused:  len(s.Refused), Freeze: freezeJSON{Cuenta: s.Freeze.Cuenta, DebitsWaited: s.Freeze.Waited},
-		ExactlyOnce: s.ExactlyOnce, Wrong: s.Wrong,
+		Refused:  len(s.Refused), RefusedWhat: s.Refused,
+		Freeze:   freezeJSON{Cuenta: s.Freeze.Cuenta, FrozenS: s.Freeze.Frozen.Seconds(), DebitsWaited: s.Freeze.Waited},
+		Balances: balances, ExactlyOnce: s.ExactlyOnce, Wrong: s.Wrong, DurationS: s.Elapsed.Seconds(),
 	}
 }
 
@@ -99,7 +121,9 @@ least once as SQS delivers (duplicates under new message ids, SNS envelopes,
 redeliveries, shuffled order), applied in concurrent batches, then audited. It exits 1
 unless every movement was applied exactly once. One --seed gives the same movements,
 messages and outcomes; how often each is handled varies. Time grows about in
-proportion to --movements: 4000 take about 15 s on two cores.`, example: `
+proportion to --movements: 4000 take about 15 s on two cores. --json prints what the
+text shows as one document: the seed and sizes, the outcomes, what the movements did,
+every account's balance beside the expected one, the audit and the duration.`, example: `
 ledger demo --accounts 50 --movements 2000 --seed 7`}
 
 // demoCmd is ledger demo's command line.
@@ -167,8 +191,8 @@ func (c *demoCmd) run(ctx context.Context) error {
 // printDemo writes the demo's summary for people.
 func printDemo(w io.Writer, s demo.Summary) {
 	o, k := s.Outcomes, s.Kinds
-	fmt.Fprintf(w, "%d movements on %d accounts, sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Deliveries)
-	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order; %d handled in concurrent batches (this count varies from run to run).\n\n", s.Handled)
+	fmt.Fprintf(w, "%d movements on %d accounts (seed %d), sent as %d messages: duplicates under new message ids,\n", s.Movements, s.Accounts, s.Seed, s.Deliveries)
+	fmt.Fprintf(w, "SNS envelopes, redeliveries, shuffled order. The consumer received messages %d times in all,\ncounting every retry and redelivery (this count varies from run to run).\n\n", s.Handled)
 	fmt.Fprintf(w, "  applied                %6d", o.Applied)
 	if lost := s.Movements - o.Applied; lost > 0 && s.ExactlyOnce { // else Wrong says what became of them
 		fmt.Fprintf(w, "   and %d whose answer was lost after the commit: recognised when they came back", lost)

@@ -14,9 +14,10 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var doc struct {
-		Accounts, Movements, Deliveries int
-		Outcomes                        map[string]int
-		Audit                           struct {
+		Seed                                     uint64
+		Accounts, Movements, Deliveries, Handled int
+		Outcomes                                 map[string]int
+		Audit                                    struct {
 			OK                  bool
 			Accounts, Movements int
 			Broken, Unverified  []any
@@ -26,6 +27,7 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 			}
 		}
 		Transfers, Reversals, Refused int
+		RefusedWhat                   []string `json:"refused_what"`
 		Repartos                      struct{ Count, Legs, Widest int }
 		Refunds                       struct {
 			Partial        int
@@ -38,9 +40,12 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 		}
 		Freeze struct {
 			Cuenta       *string
-			DebitsWaited int `json:"debits_waited"`
+			FrozenS      float64 `json:"frozen_s"`
+			DebitsWaited int     `json:"debits_waited"`
 		}
-		ExactlyOnce bool `json:"exactly_once"`
+		Balances    []struct{ Cuenta, Saldo, Expected string }
+		ExactlyOnce bool    `json:"exactly_once"`
+		DurationS   float64 `json:"duration_s"`
 	}
 	dec := json.NewDecoder(&stdout)
 	dec.DisallowUnknownFields()
@@ -55,6 +60,19 @@ func TestDemoCommandPrintsTheDocumentedJSON(t *testing.T) {
 	}
 	if r := doc.Repartos; r.Count == 0 || r.Legs < 2*r.Count || r.Widest < 2 || doc.Refunds.Partial == 0 || doc.Reversed.Transfers == 0 || doc.Reversed.Repartos == 0 || doc.Reversed.Legs < doc.Reversed.Transfers+2*doc.Reversed.Repartos {
 		t.Errorf("demo --json counts repartos %+v, refunds %+v, reversed %+v: want repartos, refunds in parts and a reversed transfer", r, doc.Refunds, doc.Reversed)
+	}
+	// What the text summary shows besides the counts: the seed, how often messages were
+	// received, what was refused, how long the freeze held, each balance, the duration.
+	if doc.Seed != 1 || doc.Handled < doc.Deliveries || len(doc.RefusedWhat) != doc.Refused || doc.Freeze.FrozenS <= 0 || doc.DurationS <= 0 {
+		t.Errorf("demo --json: seed %d, handled %d of %d messages, refused %v of %d, frozen %gs, duration %gs", doc.Seed, doc.Handled, doc.Deliveries, doc.RefusedWhat, doc.Refused, doc.Freeze.FrozenS, doc.DurationS)
+	}
+	if len(doc.Balances) != doc.Accounts {
+		t.Errorf("demo --json has %d balances for %d accounts", len(doc.Balances), doc.Accounts)
+	}
+	for _, b := range doc.Balances {
+		if b.Cuenta == "" || b.Saldo == "" || b.Saldo != b.Expected {
+			t.Errorf("demo --json balance %+v, want an account's saldo as expected", b)
+		}
 	}
 	sum := 0
 	for _, k := range []string{"applied", "duplicate", "conflicting_duplicate", "rejected", "failed"} {

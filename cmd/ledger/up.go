@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -499,8 +500,10 @@ type feedBatch struct {
 	attempts map[string]int
 }
 
-// add puts m in the batch, delivered attempts times before.
+// add puts m in the batch, delivered attempts times before, with its receive count as
+// SQS gives it (this delivery included), for the consumer's log.
 func (b *feedBatch) add(m events.SQSMessage, attempts int) {
+	m.Attributes = map[string]string{"ApproximateReceiveCount": strconv.Itoa(attempts + 1)}
 	b.msgs, b.attempts[m.MessageId] = append(b.msgs, m), attempts
 }
 
@@ -543,7 +546,7 @@ func (f lineFeed) settle(ctx context.Context, b feedBatch) []redelivery {
 		}
 		a := b.attempts[m.MessageId] + 1
 		if a >= lineAttempts {
-			f.log.Error("gave up on a line after its last attempt", "message_id", m.MessageId, "attempts", a)
+			f.log.Error("gave up on a line after its last delivery", "message_id", m.MessageId, "receives", a)
 			f.drop(m.MessageId)
 			continue
 		}

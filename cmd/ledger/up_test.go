@@ -61,7 +61,7 @@ func TestUpServesTheAPIAndConsumesAFile(t *testing.T) {
 	if !strings.Contains(out, "line 6 is over 262144 bytes") || !strings.Contains(out, "5 lines from "+file+" handled (") || !strings.Contains(out, "), 1 skipped (over 262144 bytes)") {
 		t.Errorf("log = %.2000q, want the long line named, and counted apart from the 5 handled", out)
 	}
-	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed, 1 parked") {
+	if summary := stdout.String(); !strings.Contains(summary, "stopped; messages: 3 applied, 1 duplicate, 0 conflicting, 0 rejected, 1 failed (1 parked)\n") {
 		t.Errorf("stdout = %q, want the outcome summary", summary)
 	}
 }
@@ -206,16 +206,17 @@ func TestOpenInputGivesUpOnAPipeWhenStopped(t *testing.T) {
 }
 
 // A line that keeps failing is delivered lineAttempts times, then dropped: the summary
-// says so, rather than that it is coming back. Lines beyond a batch still all apply.
+// says so, rather than that it is coming back, and each delivery's log line counts the
+// deliveries so far. Lines beyond a batch still all apply.
 func TestALineThatKeepsFailingIsDroppedAfterItsLastAttempt(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	cfg, err := config.FromEnv(func(name string) string { return map[string]string{config.EnvTable: env.Table()}[name] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	tally := &worker.Tally{}
+	tally, logged := &worker.Tally{}, &testenv.Buffer{}
 	h, err := app.Consumer(cfg, env.Config, app.Endpoints{DynamoDB: env.Endpoint},
-		consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, Observer: tally.Observe})
+		consumer.Options{Logger: slog.New(slog.NewJSONHandler(logged, nil)), Parker: consumer.LogParker{Logger: slog.New(slog.DiscardHandler)}, Observer: tally.Observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,11 +233,30 @@ func TestALineThatKeepsFailingIsDroppedAfterItsLastAttempt(t *testing.T) {
 		t.Fatalf("fed %d lines, skipped %d, err %v; want %d, 0, nil", n, skipped, err, len(lines))
 	}
 	got := tally.Outcomes()
-	if got.Applied != len(lines)-1 || got.Failed != 1 || got.Dropped != 1 || got.ComingBack != 0 || tally.Handled() != len(lines)-1+lineAttempts {
+	if got.Applied != len(lines)-1 || got.Failed != 1 || got.FailedFates != (worker.Fates{Dropped: 1}) || tally.Handled() != len(lines)-1+lineAttempts {
 		t.Errorf("outcomes %+v after %d deliveries; want %d applied, the last line dropped after %d deliveries", got, tally.Handled(), len(lines)-1, lineAttempts)
 	}
 	if len(dropped) != 1 || dropped[0] != fmt.Sprintf("line-%d", len(lines)) || len(once) == 0 {
 		t.Errorf("dropped %v (want the last line), told the input was handled %d times", dropped, len(once))
+	}
+	var receives []int
+	for l := range strings.Lines(logged.String()) {
+		var line struct {
+			ID       string `json:"message_id"`
+			Receives int
+		}
+		if err := json.Unmarshal([]byte(l), &line); err == nil && line.ID == dropped[0] {
+			receives = append(receives, line.Receives)
+		}
+	}
+	for i, n := range receives {
+		if n != i+1 || len(receives) != lineAttempts {
+			t.Errorf("the last line's deliveries logged receives %v, want 1 to %d", receives, lineAttempts)
+			break
+		}
+	}
+	if len(receives) == 0 {
+		t.Error("the last line's deliveries logged no receives")
 	}
 }
 

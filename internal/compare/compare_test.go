@@ -108,7 +108,7 @@ func TestReportsRenderEveryScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := page.String()
-	for _, want := range []string{"<svg", "crash-after-effect", "separate-table: wrong money", "transaction: exactly once", "money created", "−25.50", Describe("crash-after-effect")} {
+	for _, want := range []string{`class="bar"`, "crash-after-effect", "separate-table: wrong money", "transaction: exactly once", "money created", "−25.50", Describe("crash-after-effect")} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

@@ -120,6 +120,7 @@ func WriteHTML(w io.Writer, rep Report) error {
 type page struct {
 	Report  Report
 	Summary []summary
+	Titles  []string // the scenario table's chart columns, one per metric
 	Rows    []row
 	Bench   []chart
 	Ratios  []Ratio
@@ -143,14 +144,12 @@ type chart struct {
 
 type bar struct {
 	Label, Class string
-	Width        float64 // of barMax
+	Width        float64 // percent of its track: 0–barMax
 }
 
-// A bar's length at its metric's largest value, in SVG units; throughput's labels are longer.
-const (
-	barMax      = 125.0
-	benchBarMax = 95.0
-)
+// barMax is a bar's length at its chart's largest value, in percent of its track: the
+// page lays every bar out as a share of its column, so no bar runs past the window.
+const barMax = 100.0
 
 // metrics are the bar charts of a scenario row, labelled in format (money when empty).
 var metrics = []struct {
@@ -176,27 +175,12 @@ func money(r Result) string {
 	return s
 }
 
+// newPage lays rep out for the page: the summary cards, a row of charts per scenario,
+// each metric on one scale across scenarios, and the throughput charts.
 func newPage(rep Report) page {
-	p := page{Report: rep, Ratios: Ratios(rep.Bench)}
-	for _, s := range Strategies {
-		sum := summary{Strategy: s}
-		for _, r := range rep.Results {
-			if r.Strategy != s {
-				continue
-			}
-			sum.Result++
-			switch r.Verdict() {
-			case ExactlyOnce:
-				sum.Exact++
-			case Delayed:
-				sum.Delayed++
-			case ParkedInError:
-				sum.Parked++
-			default:
-				sum.Wrong++
-			}
-		}
-		p.Summary = append(p.Summary, sum)
+	p := page{Report: rep, Summary: summarize(rep.Results), Ratios: Ratios(rep.Bench)}
+	for _, m := range metrics {
+		p.Titles = append(p.Titles, m.title)
 	}
 	top := make([]float64, len(metrics)) // each metric's bars share one scale across scenarios
 	for _, r := range rep.Results {
@@ -230,9 +214,35 @@ func newPage(rep Report) page {
 		}
 		c := &p.Bench[len(p.Bench)-1]
 		c.Bars = append(c.Bars, bar{Label: fmt.Sprintf("%.0f/s · %.2f calls · %.2f WCU", b.ThroughputPerS, b.CallsPerMovement, b.WCUPerMovement),
-			Width: scale(b.ThroughputPerS, fastest) * benchBarMax / barMax, Class: strategyClass[b.Strategy]})
+			Width: scale(b.ThroughputPerS, fastest), Class: strategyClass[b.Strategy]})
 	}
 	return p
+}
+
+// summarize counts each strategy's results by verdict.
+func summarize(results []Result) []summary {
+	var out []summary
+	for _, s := range Strategies {
+		sum := summary{Strategy: s}
+		for _, r := range results {
+			if r.Strategy != s {
+				continue
+			}
+			sum.Result++
+			switch r.Verdict() {
+			case ExactlyOnce:
+				sum.Exact++
+			case Delayed:
+				sum.Delayed++
+			case ParkedInError:
+				sum.Parked++
+			default:
+				sum.Wrong++
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
 }
 
 // scale is v's bar length; a value above zero always shows.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,16 +23,34 @@ import (
 // -rapid.checks or RAPID_CHECKS asks for another number.
 const minChecks = 200
 
-func atLeastChecks(t *testing.T, n int) {
+// propertyShards is how many parts the property's cases run in on the embedded store,
+// side by side, each on tables of its own: there a case is bound by the CPU, the race
+// detector's above all, and two parts use two cores. On an external server (moto) the
+// cases run in one part: it takes DynamoDB requests one at a time, so a second part
+// only queues behind the first. A run that names its cases (-rapid.checks,
+// RAPID_CHECKS, -rapid.seed, -rapid.failfile) runs them in one part, as asked: the same
+// seed in two parts would draw the same cases twice.
+const propertyShards = 2
+
+// shardsAndChecks sets rapid's count of cases per part and returns the parts: minChecks
+// in all, in propertyShards parts on the embedded store, unless the run names its cases.
+func shardsAndChecks(t *testing.T) int {
 	t.Helper()
-	explicit := false
-	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
-	if _, env := os.LookupEnv("RAPID_CHECKS"); explicit || env {
-		return
+	named := false
+	flag.Visit(func(f *flag.Flag) {
+		named = named || f.Name == "rapid.checks" || f.Name == "rapid.seed" || f.Name == "rapid.failfile"
+	})
+	if _, env := os.LookupEnv("RAPID_CHECKS"); named || env {
+		return 1
 	}
-	if err := flag.Set("rapid.checks", strconv.Itoa(n)); err != nil {
+	shards := propertyShards
+	if os.Getenv(testenv.DynamoDBEndpointEnv) != "" {
+		shards = 1
+	}
+	if err := flag.Set("rapid.checks", strconv.Itoa((minChecks+shards-1)/shards)); err != nil {
 		t.Fatal(err)
 	}
+	return shards
 }
 
 // drawScenario draws a small case: a few accounts and 5 to 40 movements (one case in
@@ -91,12 +110,12 @@ const casesPerTable = 4
 // design is refused, nothing is lost or recorded twice, no conflicting duplicate is
 // ever applied, every bad message is in the DLQ with its reason, the money adds up
 // (Verify), and every table the cases wrote passes the audit. Cases share tables, each
-// in its own account namespace.
+// in its own account namespace; the parts (propertyShards) have tables of their own.
 func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
-	atLeastChecks(t, minChecks)
+	shards := shardsAndChecks(t)
 	// The cases are bounded by the test binary's own deadline (go test's -timeout, 10
 	// minutes by default), less time to shrink and report (a minute, or a quarter of a
-	// short -timeout): on moto, beside the other packages, they take over three minutes.
+	// short -timeout): on moto, beside the other packages, they take minutes.
 	bound := 5 * time.Minute
 	if d, ok := t.Deadline(); ok {
 		left := time.Until(d)
@@ -104,13 +123,44 @@ func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
+	var total propertyTotals
+	t.Run("cases", func(t *testing.T) {
+		for shard := range shards {
+			t.Run(strconv.Itoa(shard+1), func(t *testing.T) {
+				t.Parallel()
+				total.add(checkProperty(ctx, t))
+			})
+		}
+	})
+	total.log(t)
+}
 
+// propertyTotals sums what the property's parts did, for its closing log.
+type propertyTotals struct {
+	mu                         sync.Mutex
+	backend                    testenv.Backend
+	stats                      Stats
+	applied, rejected, refused int
+	excused, audited           int
+}
+
+// add sums one part's totals in.
+func (p *propertyTotals) add(part *propertyTotals) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.backend = part.backend
+	p.stats.Add(part.stats)
+	p.applied, p.rejected, p.refused = p.applied+part.applied, p.rejected+part.rejected, p.refused+part.refused
+	p.excused, p.audited = p.excused+part.excused, p.audited+part.audited
+}
+
+// checkProperty runs one part of the property's cases, on tables of its own, each
+// table audited once its cases are done, and returns what they did.
+func checkProperty(ctx context.Context, t *testing.T) *propertyTotals {
 	var (
-		env                        *testenv.DynamoDB
-		total                      Stats
-		applied, rejected, refused int
-		excused, audited           int
-		until                      time.Time // the latest end of the cases on the table, by their clocks
+		env   *testenv.DynamoDB
+		part  propertyTotals
+		until time.Time // the latest end of the cases on the table, by their clocks
 	)
 	audit := func() {
 		report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: func() time.Time { return until }})
@@ -120,7 +170,7 @@ func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
 		if !report.OK {
 			t.Errorf("audit of %s: %+v", env.Table(), report.Broken)
 		}
-		audited += report.Accounts
+		part.audited += report.Accounts
 	}
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
@@ -148,20 +198,26 @@ func TestExactlyOnceUnderAdversarialDelivery(t *testing.T) {
 		for _, v := range rep.Unapplied {
 			rt.Errorf("never recorded: %s", v)
 		}
-		total.Add(res.Stats)
-		applied, rejected, refused, excused = applied+rep.Applied, rejected+rep.Rejected, refused+rep.Refused, excused+rep.Excused
+		part.stats.Add(res.Stats)
+		part.applied, part.rejected, part.refused, part.excused = part.applied+rep.Applied, part.rejected+rep.Rejected, part.refused+rep.Refused, part.excused+rep.Excused
 		if res.Now.After(until) {
 			until = res.Now
 		}
 	})
 	audit()
+	part.backend = env.Backend
+	return &part
+}
 
+// log writes what the property's cases did: the movements, their kinds, the faults.
+func (p *propertyTotals) log(t *testing.T) {
+	total := p.stats
 	t.Logf("%s: %d cases in %s; %d movements (%d applied, %d rejected, %d parked after their referent was rejected), %d messages, %d records handled in %d batches, %d DynamoDB calls; %d accounts audited",
-		env.Backend, total.Runs, total.Elapsed.Round(time.Millisecond), total.Movements, applied, rejected, excused, total.Deliveries, total.Handled, total.Batches, total.Calls, audited)
+		p.backend, total.Runs, total.Elapsed.Round(time.Millisecond), total.Movements, p.applied, p.rejected, p.excused, total.Deliveries, total.Handled, total.Batches, total.Calls, p.audited)
 	k := total.Kinds
 	t.Logf("kinds: %d transfers, %d repartos (%d legs, the widest %d parts), %d whole reversals, %d refunds in parts (%d movements refunded in full), %d transfers and %d repartos reversed (%d legs); %d holds (%d captured, %d released, %d lapsed); %d of %d sent refused by design were refused",
 		k.Transfers, k.Repartos, k.Partes, k.MostPartes, k.Reversals, k.Refunds, k.RefundedInFull, k.ReversedTransfers, k.ReversedRepartos, k.ReversedPartes,
-		k.Holds, k.Captured, k.Released, k.Lapsed, refused, total.Refused)
+		k.Holds, k.Captured, k.Released, k.Lapsed, p.refused, total.Refused)
 	t.Logf("faults injected: 5xx %d, throttling %d, transaction-conflict %d, lost-response %d; crashes after the handler %d, mid-batch %d; deadlines mid-way %d (timed out %d); redelivered after success %d; parked %d, dead %d",
 		total.Faults[sim.InternalError], total.Faults[sim.Throttling], total.Faults[sim.TransactionConflict], total.Faults[sim.LostResponse],
 		total.CrashesAfter, total.CrashesMid, total.Deadlines, total.Timeouts, total.Redelivered, total.Parked, total.Dead)

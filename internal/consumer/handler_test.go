@@ -252,7 +252,7 @@ func TestLogLinesAndMetricsAreDocumentedJSON(t *testing.T) {
 		switch {
 		case l["msg"] == "movement":
 			records++
-			for _, field := range []string{"time", "level", "message_id", "cuenta", "id", "outcome", "attempts", "duration_ms", "action"} {
+			for _, field := range []string{"time", "level", "message_id", "cuenta", "id", "outcome", "transactions", "duration_ms", "action"} {
 				if _, ok := l[field]; !ok {
 					t.Errorf("log line %v lacks %q", l, field)
 				}

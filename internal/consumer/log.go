@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"log/slog"
+	"strconv"
 )
 
 // Action is what happens to a message after its batch: the consumer's promise to the
@@ -31,8 +32,9 @@ func (h *Handler) decide(ctx context.Context, r Record) Action {
 	return Delete
 }
 
-// log writes the record's one structured line: message id, cuenta, id, outcome,
-// attempts, duration, what happens next, and the reason of a rejection or failure,
+// log writes the record's one structured line: message id, cuenta, id, outcome, the
+// transactions this delivery took, how many times SQS has delivered the message (when
+// it says), duration, what happens next, and the reason of a rejection or failure,
 // without amounts or balances (withheld). The account id is in its own field, which the
 // log group's data-protection policy masks.
 func (h *Handler) log(ctx context.Context, r *Record) {
@@ -41,9 +43,12 @@ func (h *Handler) log(ctx context.Context, r *Record) {
 		slog.String("cuenta", r.Mov.Cuenta),
 		slog.String("id", r.Mov.ID),
 		slog.String("outcome", string(r.Result.Outcome)),
-		slog.Int("attempts", r.Result.Attempts),
+		slog.Int("transactions", r.Result.Attempts),
 		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000),
 		slog.String("action", string(r.Action)),
+	}
+	if n, err := strconv.Atoi(r.Msg.Attributes["ApproximateReceiveCount"]); err == nil { // this delivery included
+		attrs = append(attrs, slog.Int("receives", n))
 	}
 	if r.Result.Estado != "" {
 		attrs = append(attrs, slog.String("estado", string(r.Result.Estado)))

@@ -50,9 +50,10 @@ type Options struct {
 // Summary is what the demo did and found. Refused describes the movements built to be
 // refused; Wrong says what the ledger recorded otherwise than the workload, if anything.
 type Summary struct {
+	Seed       uint64
 	Accounts   int
 	Movements  int
-	Deliveries int
+	Deliveries int // the messages sent
 	Handled    int // deliveries handled, counting every retry and redelivery
 	Outcomes   worker.Outcomes
 	Kinds      sim.Kinds
@@ -250,7 +251,7 @@ func (r *run) verdict(ctx context.Context, early []string, frozen Freeze) (Summa
 	wrong = slices.Concat(wrong, early, held, checkOutcomes(outcomes, r.w, r.schedule), r.watched.check(r.q.Dead()))
 	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
 	s := Summary{
-		Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: total, Handled: r.counts.Handled(), Outcomes: outcomes,
+		Seed: r.opts.Seed, Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: total, Handled: r.counts.Handled(), Outcomes: outcomes,
 		Kinds: r.w.Kinds(), Refused: describe(r.w), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
 	s.ExactlyOnce = len(wrong) == 0 && report.OK && report.Movements == s.Kinds.Posted()

@@ -10,20 +10,25 @@ import (
 	"github.com/ledger-dev/ledger/internal/consumer"
 )
 
-// Outcomes counts messages by what became of them. A message handled several times
-// counts once, by its first outcome other than a failure (or as failed if it never got
-// another). Parked counts the messages parked in the DLQ, whatever their outcome;
-// ComingBack the failed ones whose last delivery was left to come back, which may yet
-// succeed; Dropped the failed ones given up on after their last attempt (Tally.Drop).
+// Outcomes counts messages by what became of them, each once. A message handled several
+// times counts by its first outcome other than a failure (or as failed if it never got
+// another). The conflicting duplicates and the failures are also counted by their fate,
+// so that a summary says what became of each without counting it twice.
 type Outcomes struct {
-	Applied              int `json:"applied"`
-	Duplicate            int `json:"duplicate"`
-	ConflictingDuplicate int `json:"conflicting_duplicate"`
-	Rejected             int `json:"rejected"`
-	Failed               int `json:"failed"`
-	Parked               int `json:"-"`
-	ComingBack           int `json:"-"`
-	Dropped              int `json:"-"`
+	Applied              int   `json:"applied"`
+	Duplicate            int   `json:"duplicate"`
+	ConflictingDuplicate int   `json:"conflicting_duplicate"`
+	Rejected             int   `json:"rejected"`
+	Failed               int   `json:"failed"`
+	ConflictingFates     Fates `json:"-"`
+	FailedFates          Fates `json:"-"`
+}
+
+// Fates counts messages that did not succeed by where their last delivery left them:
+// parked in the DLQ; left to come back, where they may yet succeed; or dropped, given up
+// on after their last delivery (Tally.Drop).
+type Fates struct {
+	Parked, ComingBack, Dropped int
 }
 
 // Tally counts what a handler decided, message by message; its Observe is an Observer.
@@ -54,7 +59,7 @@ func (t *Tally) Observe(r consumer.Record) {
 }
 
 // Drop notes that a message left to come back never will: its deliverer gave up on it
-// (ledger up drops a line after its last attempt).
+// (ledger up drops a line after its last delivery).
 func (t *Tally) Drop(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -75,18 +80,29 @@ func (t *Tally) Handled() int {
 	return t.handled
 }
 
-// Outcomes counts the messages observed by outcome.
+// Outcomes counts the messages observed by outcome, and those that did not succeed by
+// fate.
 func (t *Tally) Outcomes() Outcomes {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o := Outcomes{Parked: len(t.parked)}
+	var o Outcomes
 	for id, outcome := range t.outcome {
 		o.add(outcome)
-		if outcome == store.Failed && t.back[id] {
-			o.ComingBack++
+		fates := &o.FailedFates
+		switch outcome {
+		case store.Failed:
+		case store.ConflictingDuplicate:
+			fates = &o.ConflictingFates
+		default:
+			continue
 		}
-		if outcome == store.Failed && t.dropped[id] {
-			o.Dropped++
+		switch {
+		case t.dropped[id]:
+			fates.Dropped++
+		case t.parked[id]:
+			fates.Parked++
+		case t.back[id]:
+			fates.ComingBack++
 		}
 	}
 	return o
@@ -108,19 +124,31 @@ func (o *Outcomes) add(outcome store.Outcome) {
 	}
 }
 
-// String is the one-line summary the CLI prints when a consumer stops.
+// String is the one-line summary the CLI prints when a consumer stops: each message
+// counted once, by its outcome, with the fate of those that did not succeed in brackets
+// ("2 failed (1 parked, 1 dropped after its last delivery)").
 func (o Outcomes) String() string {
+	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting%s, %d rejected, %d failed%s",
+		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.ConflictingFates, o.Rejected, o.Failed, o.FailedFates)
+}
+
+// String is f in brackets, its nonzero counts only; empty when all are zero.
+func (f Fates) String() string {
 	var of []string
-	if o.ComingBack > 0 {
-		of = append(of, fmt.Sprintf("%d of them coming back", o.ComingBack))
+	if f.Parked > 0 {
+		of = append(of, fmt.Sprintf("%d parked", f.Parked))
 	}
-	if o.Dropped > 0 {
-		of = append(of, fmt.Sprintf("%d dropped after their last attempt", o.Dropped))
+	if f.ComingBack > 0 {
+		of = append(of, fmt.Sprintf("%d coming back", f.ComingBack))
 	}
-	failed := fmt.Sprintf("%d failed", o.Failed)
-	if len(of) > 0 {
-		failed += " (" + strings.Join(of, ", ") + ")"
+	switch {
+	case f.Dropped == 1:
+		of = append(of, "1 dropped after its last delivery")
+	case f.Dropped > 1:
+		of = append(of, fmt.Sprintf("%d dropped after their last delivery", f.Dropped))
 	}
-	return fmt.Sprintf("%d applied, %d duplicate, %d conflicting, %d rejected, %s, %d parked",
-		o.Applied, o.Duplicate, o.ConflictingDuplicate, o.Rejected, failed, o.Parked)
+	if len(of) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(of, ", ") + ")"
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // A stop summary counts each message once, by what became of it: a message that failed
-// and then applied is applied; one whose last delivery was left to come back is failed
-// but said to be coming back, unlike one parked.
+// and then applied is applied; one that did not succeed is counted once, by its
+// outcome, with its fate in brackets: parked, coming back, or dropped.
 func TestTallyCountsEachMessageByWhatBecameOfIt(t *testing.T) {
 	var tally worker.Tally
 	for _, r := range []struct {
@@ -30,23 +30,25 @@ func TestTallyCountsEachMessageByWhatBecameOfIt(t *testing.T) {
 		{"unparked", store.Failed, consumer.RetryToDLQ},
 		{"again", store.Applied, consumer.Delete},
 		{"again", store.Duplicate, consumer.Delete},
+		{"replay", store.ConflictingDuplicate, consumer.Parked},
 	} {
 		tally.Observe(consumer.Record{Msg: events.SQSMessage{MessageId: r.id}, Result: store.Result{Outcome: r.outcome}, Action: r.action})
 	}
 	got := tally.Outcomes()
-	want := worker.Outcomes{Applied: 2, Failed: 4, Parked: 2, ComingBack: 2}
-	if got != want || tally.Handled() != 10 {
-		t.Errorf("outcomes %+v after %d records, want %+v after 10", got, tally.Handled(), want)
+	want := worker.Outcomes{Applied: 2, ConflictingDuplicate: 1, Failed: 4,
+		ConflictingFates: worker.Fates{Parked: 1}, FailedFates: worker.Fates{Parked: 2, ComingBack: 2}}
+	if got != want || tally.Handled() != 11 {
+		t.Errorf("outcomes %+v after %d records, want %+v after 11", got, tally.Handled(), want)
 	}
-	if s := got.String(); s != "2 applied, 0 duplicate, 0 conflicting, 0 rejected, 4 failed (2 of them coming back), 2 parked" {
+	if s := got.String(); s != "2 applied, 0 duplicate, 1 conflicting (1 parked), 0 rejected, 4 failed (2 parked, 2 coming back)" {
 		t.Errorf("summary %q", s)
 	}
-	// ledger up gives up on a line after its last attempt: it is no longer coming back.
+	// ledger up gives up on a line after its last delivery: it is no longer coming back.
 	tally.Drop("waiting")
-	if got := tally.Outcomes(); got.ComingBack != 1 || got.Dropped != 1 || got.Failed != 4 {
+	if got := tally.Outcomes(); got.FailedFates != (worker.Fates{Parked: 2, ComingBack: 1, Dropped: 1}) || got.Failed != 4 {
 		t.Errorf("after dropping one: %+v", got)
 	}
-	if s := tally.Outcomes().String(); s != "2 applied, 0 duplicate, 0 conflicting, 0 rejected, 4 failed (1 of them coming back, 1 dropped after their last attempt), 2 parked" {
+	if s := tally.Outcomes().String(); s != "2 applied, 0 duplicate, 1 conflicting (1 parked), 0 rejected, 4 failed (2 parked, 1 coming back, 1 dropped after its last delivery)" {
 		t.Errorf("summary after a drop %q", s)
 	}
 }
