@@ -307,7 +307,10 @@ func TestARejectionIsLoggedWithItsReason(t *testing.T) {
 			seen[l["message_id"].(string)] = l
 		}
 		for k, v := range l {
-			if s, _ := v.(string); k != "cuenta" && (strings.Contains(s, "ES76LEAK") || strings.Contains(s, "3.00") || strings.Contains(s, "5.00") || strings.Contains(s, "12,50") || strings.Contains(s, "50.00") || strings.Contains(s, "30.00")) {
+			if k == "cuenta" || k == slog.TimeKey { // the clock's time may read 03:15.00
+				continue
+			}
+			if s, _ := v.(string); strings.Contains(s, "ES76LEAK") || strings.Contains(s, "3.00") || strings.Contains(s, "5.00") || strings.Contains(s, "12,50") || strings.Contains(s, "50.00") || strings.Contains(s, "30.00") {
 				t.Errorf("log line %v says an account, amount or balance in %s", l, k)
 			}
 		}
