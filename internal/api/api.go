@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
+	"github.com/ledger-dev/ledger/internal/items"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
 )
@@ -56,14 +57,14 @@ const (
 const allowed = "GET, HEAD"
 
 // maxCuentaLen and maxIDLen bound the account and the movement id on the API's paths,
-// in characters as api/openapi.yaml's maxLength counts them: the longest ids the
-// table's keys can hold (DynamoDB's 2,048-byte partition key less "CUENTA#", its
-// 1,024-byte sort key less "MOV#"). Ids are not held to the message rules: any id up
-// to these is looked up as stored data is read, so every stored id is found; a longer
-// one can never have been stored and is a 400.
+// in characters as api/openapi.yaml's maxLength counts them: as many characters as the
+// longest ids the table's keys can hold have bytes (items.MaxCuentaBytes, 2,041;
+// items.MaxIDBytes, 1,020). Ids are not held to the message rules: any id up to
+// these is looked up as stored data is read, so every stored id is found; a longer one
+// can never have been stored and is a 400.
 const (
-	maxCuentaLen = 2041
-	maxIDLen     = 1020
+	maxCuentaLen = items.MaxCuentaBytes
+	maxIDLen     = items.MaxIDBytes
 )
 
 // New returns the API's handler, reading through r and logging every unexpected

@@ -28,9 +28,9 @@ type SaldoEnBody struct {
 
 // NewSaldoEnBody is s, the balance at en, as the API answers it.
 func NewSaldoEnBody(s store.SaldoEn, en time.Time) SaldoEnBody {
-	b := SaldoEnBody{Cuenta: s.Cuenta, Moneda: s.Moneda, En: timestamp(en), Saldo: movimiento.Texto(s.Saldo, s.Moneda), Seq: s.Seq, Version: s.Version}
+	b := SaldoEnBody{Cuenta: s.Cuenta, Moneda: s.Moneda, En: movimiento.Timestamp(en), Saldo: movimiento.Texto(s.Saldo, s.Moneda), Seq: s.Seq, Version: s.Version}
 	if !s.Aplicado.IsZero() {
-		b.Aplicado = timestamp(s.Aplicado)
+		b.Aplicado = movimiento.Timestamp(s.Aplicado)
 	}
 	return b
 }
@@ -48,7 +48,7 @@ func (s *server) saldoEn(w http.ResponseWriter, r *http.Request, id string, q ur
 	}
 	saldo, err := s.reader.SaldoEn(r.Context(), id, en)
 	if errors.Is(err, store.ErrNotYetOpen) {
-		writeError(w, http.StatusNotFound, codeNotYetOpen, fmt.Sprintf("account %s was not open yet at %s", id, timestamp(en)))
+		writeError(w, http.StatusNotFound, codeNotYetOpen, fmt.Sprintf("account %s was not open yet at %s", id, movimiento.Timestamp(en)))
 		return
 	}
 	if err != nil {

@@ -81,7 +81,7 @@ func NewCuentaBody(c cuenta.Cuenta, now time.Time) CuentaBody {
 		Disponible:  movimiento.Texto(c.Disponible(), c.Moneda),
 		Version:     c.Version,
 		Movimientos: c.Movimientos,
-		Actualizada: timestamp(c.Actualizada),
+		Actualizada: movimiento.Timestamp(c.Actualizada),
 	}
 }
 
@@ -96,9 +96,9 @@ func newMovimientoBody(a movimiento.Apunte, now time.Time) movimientoBody {
 		Importe:   movimiento.Texto(m.Importe, m.Moneda),
 		Moneda:    m.Moneda,
 		Concepto:  m.Concepto,
-		Fecha:     fecha(m.Fecha),
+		Fecha:     movimiento.ServedFecha(m.Fecha),
 		Estado:    string(a.EstadoAt(now)),
-		Aplicado:  timestamp(a.Aplicado),
+		Aplicado:  movimiento.Timestamp(a.Aplicado),
 		Remitente: a.Remitente,
 		Via:       a.Via,
 
@@ -123,17 +123,7 @@ func newMovimientoBody(a movimiento.Apunte, now time.Time) movimientoBody {
 		b.Motivo = a.Motivo
 	}
 	if !m.Expira.IsZero() {
-		b.Expira = timestamp(m.Expira)
+		b.Expira = movimiento.Timestamp(m.Expira)
 	}
 	return b
-}
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// fecha is a stored fecha as the contract serves it: RFC 3339, else none.
-func fecha(s string) string {
-	if movimiento.IsFecha(s) {
-		return s
-	}
-	return ""
 }

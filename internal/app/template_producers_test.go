@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -47,13 +48,20 @@ type producerCase struct {
 	allowed bool
 }
 
-// judge fails t for each case the policy doc decides otherwise.
+// withoutTLS is c made over plain HTTP.
+func withoutTLS(c Call) Call {
+	c.Context = maps.Clone(c.Context)
+	c.Context["aws:SecureTransport"] = "false"
+	return c
+}
+
+// judge fails t for each case the policy doc decides otherwise; a call is made over
+// TLS unless its case says otherwise (withoutTLS).
 func judge(t *testing.T, what string, doc any, cases []producerCase) {
 	t.Helper()
 	for _, tc := range cases {
-		tc.c.Context["aws:SecureTransport"] = "true"
-		if tc.name == "without TLS" || strings.HasSuffix(tc.name, ", without TLS") {
-			tc.c.Context["aws:SecureTransport"] = "false"
+		if _, set := tc.c.Context["aws:SecureTransport"]; !set {
+			tc.c.Context["aws:SecureTransport"] = "true"
 		}
 		v, err := Judge(doc, tc.c)
 		if err != nil {
@@ -98,7 +106,7 @@ func TestOnlyProducersMoveMoney(t *testing.T) {
 		{"the stack's rule", from("events.amazonaws.com", rule, queue), true},
 		{"another topic", from("sns.amazonaws.com", "arn:aws:sns:eu-west-1:"+stackAccount+":other", queue), false},
 		{"another account's rule", from("events.amazonaws.com", "arn:aws:events:eu-west-1:444455556666:rule/r", queue), false},
-		{"a listed role, without TLS", send(orders), false},
+		{"a listed role, without TLS", withoutTLS(send(orders)), false},
 		{"an administrator managing it", manage, true},
 	})
 	park := func(principal string) Call {
@@ -119,7 +127,7 @@ func TestOnlyProducersMoveMoney(t *testing.T) {
 		{"a listed role", publish(orders), true},
 		{"a listed pattern's role of another account", publish(partner), true},
 		{"another role of the account", publish(reports), false},
-		{"a listed role, without TLS", publish(orders), false},
+		{"a listed role, without TLS", withoutTLS(publish(orders)), false},
 	})
 
 	_, res = deployed(t, tpl, map[string]any{})

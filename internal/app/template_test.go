@@ -585,7 +585,8 @@ func TestTopicFeedsTheQueue(t *testing.T) {
 // The failures someone must hear about each have an alarm, and every alarm notifies
 // someone: AlarmTopicArn when one is given, else a topic the stack makes with AlarmEmail
 // subscribed. The API's 5xx count is watched on its stage, not only the function's
-// Errors: the handler answers a failed read with a 500 and returns normally. The
+// Errors: the handler answers a failed read with a 500 and returns normally. The events
+// function's failure queue and whole failed invocations are watched too. The
 // table's throttling and system errors are watched for every operation the functions
 // call, its indexes' throttling too.
 func TestAlarmsWatchTheFailures(t *testing.T) {
@@ -654,7 +655,9 @@ func expectedAlarms(t *testing.T, res map[string]Resource) map[watch]float64 {
 	t.Helper()
 	consumerID, fn := function(t, res, consumerCode)
 	apiID, _ := function(t, res, apiCode)
+	eventsID, eventsFn := function(t, res, eventsCode)
 	queue := target(sqsEvent(t, fn)["Queue"])
+	eventsFailures := target(get(streamEvent(t, eventsFn), "DestinationConfig", "OnFailure", "Destination"))
 	dlq := target(get(res[queue].Properties, "RedrivePolicy", "deadLetterTargetArn"))
 	httpAPIs := ofType(res, "AWS::Serverless::HttpApi")
 	if len(httpAPIs) != 1 {
@@ -678,6 +681,9 @@ func expectedAlarms(t *testing.T, res map[string]Resource) map[watch]float64 {
 		{"Ledger", "ConflictingDuplicate", "Function=!Ref " + consumerID + " Strategy=transaction"}: 0,
 		{"AWS/SNS", "NumberOfNotificationsFailed", "TopicName=!GetAtt MovementsTopic.TopicName"}:    0,
 		{"AWS/Events", "FailedInvocations", "RuleName=!Sub ${AWS::StackName}-movements"}:            0,
+		// A stream batch given up, and the events function failing whole invocations.
+		{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName=!GetAtt " + eventsFailures + ".QueueName"}: 0,
+		{"AWS/Lambda", "Errors", "FunctionName=!Ref " + eventsID}:                                               0,
 	}
 	for _, op := range []string{"TransactWriteItems", "GetItem", "Query"} {
 		for _, m := range []string{"ThrottledRequests", "SystemErrors"} {

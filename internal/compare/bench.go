@@ -214,25 +214,14 @@ func consume(ctx context.Context, p *proc, h *consumer.Handler) error {
 		for i, m := range batch {
 			evs[i], order[m.ID] = m.event(), i
 		}
-		if n := groupsOf(evs); n > 0 {
+		_, es, _ := h.Deliveries(ctx, evs) // read as the handler reads them, to count its groups
+		if n := len(consumer.Groups(es)); n > 0 {
 			p.fork(n, consumer.DefaultConcurrency, order)
 		}
 		if err := p.settle(batch, h.Settle(withProc(ctx, p), evs)); err != nil {
 			return err
 		}
 	}
-}
-
-// groupsOf is how many groups the handler applies a batch of valid movements in
-// (consumer.Groups), each delivery in its record's FIFO message group.
-func groupsOf(evs []events.SQSMessage) int {
-	var es []store.Entrega
-	for _, ev := range evs {
-		if m, err := movimiento.Parse([]byte(ev.Body)); err == nil {
-			es = append(es, store.Entrega{Mov: m, Origen: ev.MessageId, Grupo: ev.Attributes["MessageGroupId"]})
-		}
-	}
-	return len(consumer.Groups(es))
 }
 
 func btoi(b bool) int {

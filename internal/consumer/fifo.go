@@ -28,33 +28,10 @@ func messageGroup(msg events.SQSMessage) string {
 	return ""
 }
 
-// inGroups gives each delivery its record's FIFO message group, which the ledger
-// applies in order and stops at its first failure (store.Entrega.Grupo). A body that
-// is not a movement is such a failure: the valid records behind it in its group leave
-// the batch untried (store.ErrNotAttempted) and come back after it. valid maps each
-// delivery to its record, as parse returns them.
-func inGroups(recs []Record, entregas []store.Entrega, valid []int) ([]store.Entrega, []int) {
-	stopped := map[string]bool{} // message groups with an invalid body so far
-	var keptE []store.Entrega
-	var keptV []int
-	k := 0 // the next delivery, by record order
-	for i := range recs {
-		grupo := messageGroup(recs[i].Msg)
-		isValid := k < len(valid) && valid[k] == i
-		switch {
-		case !isValid:
-			if grupo != "" {
-				stopped[grupo] = true
-			}
-			continue
-		case stopped[grupo]:
-			recs[i].Result = store.Result{Outcome: store.Failed, Err: store.Transient(fmt.Errorf("%w: message group %s", store.ErrNotAttempted, grupo))}
-		default:
-			e := entregas[k]
-			e.Grupo = grupo
-			keptE, keptV = append(keptE, e), append(keptV, i)
-		}
-		k++
-	}
-	return keptE, keptV
+// notAttempted is the failure of a valid record whose FIFO message group grupo had an
+// invalid body before it: the ledger applies a group in order and stops at its first
+// failure (store.Entrega.Grupo), so the record leaves the batch untried and comes back
+// after it.
+func notAttempted(grupo string) store.Result {
+	return store.Result{Outcome: store.Failed, Err: store.Transient(fmt.Errorf("%w: message group %s", store.ErrNotAttempted, grupo))}
 }

@@ -157,8 +157,7 @@ func (h *Handler) Settle(ctx context.Context, msgs []events.SQSMessage) map[stri
 // failures, records not started before the deadline, and permanent failures that could
 // not be parked. The error is non-nil only with ErrNothingProcessed.
 func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	recs, entregas, valid := h.parse(ctx, ev.Records)
-	entregas, valid = inGroups(recs, entregas, valid)
+	recs, entregas, valid := h.Deliveries(ctx, ev.Records)
 	work, cancel := h.cutoff(ctx, h.opts.Reserve/2)
 	defer cancel()
 	var g errgroup.Group
@@ -185,25 +184,38 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return h.respond(ctx, recs), nothingProcessed(recs)
 }
 
-// parse reads every message's body: a valid one becomes a delivery (valid maps its
-// index to its record's), an invalid one a permanent failure.
-func (h *Handler) parse(ctx context.Context, msgs []events.SQSMessage) (recs []Record, entregas []store.Entrega, valid []int) {
+// Deliveries reads a batch's messages as Handle does before it applies any: recs has
+// one Record per message; entregas are the deliveries Handle applies, in arrival order,
+// each in its record's FIFO message group, and valid maps each to its record. A body
+// that is not a movement, or a message with a reserved attribute, fails for good; the
+// valid records behind it in its message group fail untried (notAttempted).
+// Groups(entregas) are the groups Handle applies concurrently.
+func (h *Handler) Deliveries(ctx context.Context, msgs []events.SQSMessage) (recs []Record, entregas []store.Entrega, valid []int) {
 	recs = make([]Record, len(msgs))
+	stopped := map[string]bool{} // message groups with an invalid body so far
 	for i, msg := range msgs {
 		recs[i].Msg = msg
+		grupo := messageGroup(msg)
 		t0 := h.opts.Now()
 		m, env, err := h.read(ctx, msg.Body)
 		if name := reserved(msg); name != "" {
 			err = fmt.Errorf("%w %s: only the ledger sets ledger.* attributes; send the movement without it", ErrReservedAttribute, name)
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			recs[i].Result = store.Result{Outcome: store.Failed, Err: store.Permanent(err)}
 			recs[i].Duration = h.opts.Now().Sub(t0)
-			continue
+			if grupo != "" {
+				stopped[grupo] = true
+			}
+		case stopped[grupo]:
+			recs[i].Mov, recs[i].Result = m, notAttempted(grupo)
+		default:
+			recs[i].Mov = m
+			e := entrega(msg, m, env)
+			e.Grupo = grupo
+			entregas, valid = append(entregas, e), append(valid, i)
 		}
-		recs[i].Mov = m
-		entregas = append(entregas, entrega(msg, m, env))
-		valid = append(valid, i)
 	}
 	return recs, entregas, valid
 }

@@ -13,10 +13,11 @@ import (
 // the rule's name, the field's. The parked message's ledger.error and the movement's
 // record keep the whole text.
 func withheld(err error) string {
-	kind := "ledger: transient failure: "
+	class := store.ErrTransient
 	if errors.Is(err, store.ErrPermanent) {
-		kind = "ledger: permanent failure: "
+		class = store.ErrPermanent
 	}
+	kind := class.Error() + ": "
 	var re *cuenta.RuleError
 	var fe *movimiento.FieldError
 	var cd *store.ConflictingDuplicateError

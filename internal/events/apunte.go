@@ -39,7 +39,7 @@ func movimientoEvent(a movimiento.Apunte) Event {
 	d := Detail{
 		Cuenta: m.Cuenta, Estado: string(a.Estado), Version: a.Version, Moneda: m.Moneda,
 		ID: m.ID, Tipo: string(m.Tipo), Importe: movimiento.Texto(m.Importe, m.Moneda),
-		Motivo: a.Motivo, Concepto: m.Concepto, Fecha: fecha(m.Fecha),
+		Motivo: a.Motivo, Concepto: m.Concepto, Fecha: movimiento.ServedFecha(m.Fecha),
 		Contrapartida: a.Contrapartida, Anula: m.Anula, Retencion: m.Retencion, Expira: expira(m),
 	}
 	if a.Posted() {
@@ -54,7 +54,7 @@ func heldEvent(a movimiento.Apunte) Event {
 	return newEvent(Detail{
 		Cuenta: m.Cuenta, Estado: string(movimiento.Retenida), Version: a.Version, Moneda: m.Moneda,
 		ID: m.ID, Tipo: string(movimiento.Retencion), Importe: movimiento.Texto(m.Importe, m.Moneda),
-		Concepto: m.Concepto, Fecha: fecha(m.Fecha), Expira: expira(m),
+		Concepto: m.Concepto, Fecha: movimiento.ServedFecha(m.Fecha), Expira: expira(m),
 	}, a.Aplicado)
 }
 
@@ -75,18 +75,10 @@ func settledEvent(a movimiento.Apunte, estado movimiento.Estado) Event {
 	return newEvent(d, a.Aplicado)
 }
 
-// fecha is a stored fecha as events carry it: RFC 3339, else none, as the API serves it.
-func fecha(s string) string {
-	if movimiento.IsFecha(s) {
-		return s
-	}
-	return ""
-}
-
 // expira is a hold's expiry as events carry it, or "" for a movement that has none.
 func expira(m movimiento.Movimiento) string {
 	if m.Expira.IsZero() {
 		return ""
 	}
-	return timestamp(m.Expira)
+	return movimiento.Timestamp(m.Expira)
 }

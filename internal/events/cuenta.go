@@ -53,7 +53,7 @@ func lapsed(before, after cuenta.Cuenta) []Event {
 		evs = append(evs, newEvent(Detail{
 			Cuenta: after.ID, Estado: string(movimiento.Expirada), Version: after.Version, Moneda: after.Moneda,
 			ID: id, Tipo: string(movimiento.Retencion), Importe: movimiento.Texto(r.Importe, after.Moneda),
-			Expira: timestamp(r.Expira),
+			Expira: movimiento.Timestamp(r.Expira),
 		}, after.Actualizada))
 	}
 	return evs

@@ -78,9 +78,6 @@ type Detail struct {
 	Bloqueada *bool  `json:"bloqueada,omitempty"`
 }
 
-// timestamp is t as the detail writes times: RFC 3339 in UTC, as the API does.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
 // detailTypes maps each event's estado to its detail-type.
 var detailTypes = map[string]string{
 	string(movimiento.Aplicado):  DetailMovimiento,
@@ -101,6 +98,6 @@ func newEvent(d Detail, t time.Time) Event {
 		id = strconv.FormatInt(d.Version, 10)
 	}
 	d.EventID = EventID(d.Cuenta, id, d.Estado)
-	d.Aplicado = timestamp(t)
+	d.Aplicado = movimiento.Timestamp(t)
 	return Event{DetailType: detailTypes[d.Estado], Detail: d, Time: t.UTC()}
 }

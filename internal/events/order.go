@@ -2,21 +2,15 @@ package events
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
-// Sort puts events in the order they are published: by account, then by the account's
-// version (the write that recorded them), then within one write the holds it dropped
-// as lapsed first (the write drops them before it decides), then the posted movements
-// by seq, then the rest by id. So each account's events leave in the order its
-// writes happened, and its posted movements in seq order.
-func Sort(evs []Event) {
-	slices.SortStableFunc(evs, func(a, b Event) int { return compare(a.Detail, b.Detail) })
-}
-
-// compare orders two events' details as Sort does.
+// compare orders two events' details as they are published: by account, then by the
+// account's version (the write that recorded them), then within one write the holds it
+// dropped as lapsed first (the write drops them before it decides), then the posted
+// movements by seq, then the rest by id. So each account's events leave in the order
+// its writes happened, and its posted movements in seq order.
 func compare(x, y Detail) int {
 	return cmp.Or(
 		cmp.Compare(x.Cuenta, y.Cuenta),

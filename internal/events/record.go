@@ -20,7 +20,7 @@ const (
 	modify = "MODIFY"
 )
 
-// FromRecord is what one stream record announces, in its account's order (Sort). A
+// FromRecord is what one stream record announces, in the order it is published. A
 // movement's record announces itself once, when it is created: the settling of a hold
 // and the reversal of a movement are announced from the records that settle and
 // reverse, so the rewrite of the record they mark announces nothing. An account's new
@@ -51,7 +51,6 @@ func FromRecord(rec lambdaevents.DynamoDBEventRecord) ([]Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events: %s %s/%s: %w", strings.ToLower(rec.EventName), pk, sk, err)
 	}
-	Sort(evs)
 	return evs, nil
 }
 

@@ -251,13 +251,21 @@ const (
 	maxSortKeyBytes      = 1024
 )
 
+// MaxCuentaBytes and MaxIDBytes are the longest account id and movement id, in UTF-8
+// bytes, that the table's keys can hold: DynamoDB's partition key less CuentaPK, its
+// sort key less MovSK.
+const (
+	MaxCuentaBytes = maxPartitionKeyBytes - len(CuentaPK)
+	MaxIDBytes     = maxSortKeyBytes - len(MovSK)
+)
+
 // Storable reports whether an account id, and a movement id when not "", make a key
 // DynamoDB can hold. Lookups check only this, as stored data is read: an id any writer
 // stored is found, whatever today's message rules say, and one no key can hold names
 // nothing stored.
 func Storable(cuentaID, id string) bool {
 	return cuentaID != "" && utf8.ValidString(cuentaID) && utf8.ValidString(id) &&
-		len(CuentaPK)+len(cuentaID) <= maxPartitionKeyBytes && len(MovSK)+len(id) <= maxSortKeyBytes
+		len(cuentaID) <= MaxCuentaBytes && len(id) <= MaxIDBytes
 }
 
 // keyTable builds the table's keys; its name does not matter to them.

@@ -274,12 +274,19 @@ func checkTime(field, s string) (time.Time, error) {
 	return t, nil
 }
 
-// IsFecha reports whether s is a fecha as the ledger stores and serves it: RFC 3339's
-// upper-case grammar. A stored fecha of any other spelling (a hand edit) is not served.
-func IsFecha(s string) bool {
-	_, err := time.Parse(time.RFC3339, s)
-	return err == nil && rfc3339.MatchString(s)
+// ServedFecha is a stored fecha as the API and events serve it: s itself when it is
+// RFC 3339's upper-case grammar, else "". A stored fecha of any other spelling (a hand
+// edit) is not served.
+func ServedFecha(s string) string {
+	if _, err := time.Parse(time.RFC3339, s); err != nil || !rfc3339.MatchString(s) {
+		return ""
+	}
+	return s
 }
+
+// Timestamp is t as the API and events write times: RFC 3339 in UTC, with fractional
+// seconds only when t has them.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // checkFecha checks fecha as checkTime does and returns it as stored and served: as
 // sent, upper-cased.
