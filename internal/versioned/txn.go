@@ -51,11 +51,6 @@ type Cond struct {
 	Missing bool
 }
 
-// Equals is the condition "attribute name holds the string value".
-func Equals(name, value string) Cond {
-	return Cond{Name: name, Value: &types.AttributeValueMemberS{Value: value}}
-}
-
 // Holds is the condition "attribute name holds v", a scalar (a string or a number).
 func Holds(name string, v types.AttributeValue) Cond { return Cond{Name: name, Value: v} }
 
