@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/ledger-dev/ledger/internal/items"
@@ -15,7 +14,7 @@ type movKey struct{ cuenta, id string }
 // referred is the key of the record m refers to: the movement a reversal undoes, the
 // hold a capture or release settles; id "" for none.
 func referred(m movimiento.Movimiento) movKey {
-	return movKey{m.Cuenta, cmp.Or(m.Anula, m.Retencion)}
+	return movKey{m.Cuenta, m.Referido()}
 }
 
 // footprint is what one delivery touches in a transaction: the records it may write
@@ -70,12 +69,9 @@ func (g *group) legsOf(k movKey) []string {
 	if err != nil || a.Movimiento.Tipo != movimiento.Cargo { // a credit leg reverses nothing
 		return nil
 	}
-	if a.Contrapartida != "" {
-		return []string{a.Contrapartida}
-	}
-	legs := make([]string, len(a.Partes))
-	for i, p := range a.Partes {
-		legs[i] = p.Cuenta
+	var legs []string
+	for _, p := range a.Contrapartidas() {
+		legs = append(legs, p.Cuenta)
 	}
 	return legs
 }
