@@ -252,7 +252,7 @@ func (g *group) halt() {
 		if !stopped || f > i {
 			return false
 		}
-		g.res[i] = failed(Transient(fmt.Errorf("%w: message group %s", ErrNotAttempted, g.es[i].Grupo)), g.res[i].Attempts)
+		g.res[i] = failed(NotAttempted(g.es[i].Grupo), g.res[i].Attempts)
 		return true
 	})
 }
