@@ -345,7 +345,7 @@ func (b *books) audit(ctx context.Context, db Client, table string, seen map[str
 		if len(a.Partes) > 0 && !sumOf(a.Partes).Equal(a.Movimiento.Importe) {
 			v.links = append(v.links, fmt.Sprintf("reparto %s moves %s, but its parts sum to %s", a.Movimiento.ID, a.Movimiento.Importe, sumOf(a.Partes)))
 		}
-		for _, leg := range legsOf(a) {
+		for _, leg := range a.Contrapartidas() {
 			ok, err := b.counterpart(ctx, db, table, seen, a, leg)
 			if err != nil {
 				return verdict{}, err
@@ -372,18 +372,6 @@ func (b *books) counterpart(ctx context.Context, db Client, table string, seen m
 	}
 	y, err := items.DecodeApunte(out.Item)
 	return err == nil && len(out.Item) > 0 && counterparts(x, y, leg.Importe), nil
-}
-
-// legsOf is what record a moves on other accounts: a transfer leg's or a reversal
-// leg's counterpart (Contrapartida, of its importe), or a reparto's parts.
-func legsOf(a movimiento.Apunte) []movimiento.Parte {
-	switch {
-	case len(a.Partes) > 0:
-		return a.Partes
-	case a.Contrapartida != "":
-		return []movimiento.Parte{{Cuenta: a.Contrapartida, Importe: a.Movimiento.Importe}}
-	}
-	return nil
 }
 
 // counterparts reports whether y, with x's id on the account of x's leg of amount,

@@ -21,7 +21,7 @@ import (
 
 func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Reject)
+	svc := testenv.Ledger(t, env, cuenta.Reject, nil)
 	ctx := context.Background()
 	var batch []store.Entrega
 	for _, cta := range []string{"A", "B", "C"} {
@@ -76,7 +76,7 @@ func TestAuditPassesAHealthyLedgerAndNamesBrokenAccounts(t *testing.T) {
 // alarm — and still catch what is really broken.
 func TestAuditOfALiveTableRaisesNoFalseAlarm(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 	ctx := context.Background()
 	cuentas := []string{"L1", "L2", "L3"}
 	const writes = 120
@@ -130,7 +130,7 @@ func TestAuditOfALiveTableRaisesNoFalseAlarm(t *testing.T) {
 
 func TestAuditReportsAnUnknownEstado(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 	ctx := context.Background()
 	if _, err := testenv.One(svc.Apply(ctx, []store.Entrega{{Mov: testenv.Mov(t, "a", "U", movimiento.Abono, "5.00")}})); err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func (m *midWrite) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 func TestAuditJudgesAHoldByTheClockOfItsLastRead(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	c := testenv.Clock()
-	svc := clocked(t, env, cuenta.Retry, c)
+	svc := testenv.Ledger(t, env, cuenta.Retry, c.Now)
 	expira := c.Now().Add(time.Hour)
 	testenv.Apply(t, svc, testenv.Mov(t, "a", "X", movimiento.Abono, "100.00"))
 	testenv.Apply(t, svc, testenv.Hold(t, "aut", "X", "10.00", expira))
@@ -204,10 +204,10 @@ func TestAnAuditWithASlowClockRaisesNoFalseAlarm(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	behind, ahead := testenv.Clock(), testenv.Clock()
 	expira := behind.Now().Add(time.Second)
-	testenv.Apply(t, clocked(t, env, cuenta.Retry, behind), testenv.Mov(t, "a", "S", movimiento.Abono, "100.00"))
-	testenv.Apply(t, clocked(t, env, cuenta.Retry, behind), testenv.Hold(t, "h", "S", "30.00", expira))
+	testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, behind.Now), testenv.Mov(t, "a", "S", movimiento.Abono, "100.00"))
+	testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, behind.Now), testenv.Hold(t, "h", "S", "30.00", expira))
 	ahead.AdvanceTo(expira.Add(time.Second))
-	testenv.Apply(t, clocked(t, env, cuenta.Retry, ahead), testenv.Mov(t, "b", "S", movimiento.Abono, "1.00")) // drops h
+	testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, ahead.Now), testenv.Mov(t, "b", "S", movimiento.Abono, "1.00")) // drops h
 	slow := func() time.Time { return expira.Add(-500 * time.Millisecond) }
 	if report, err := audit.Run(context.Background(), env.Client, env.Table(), audit.Options{Now: slow}); err != nil || !report.OK {
 		t.Fatalf("audit by a clock behind the writer's = %+v, %v; want OK", report, err)
@@ -219,14 +219,43 @@ func TestAnAuditWithASlowClockRaisesNoFalseAlarm(t *testing.T) {
 func TestAnAuditNamesAHoldDroppedByAClockFarAhead(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
 	c, ahead := testenv.Clock(), testenv.Clock()
-	testenv.Apply(t, clocked(t, env, cuenta.Retry, c), testenv.Mov(t, "a", "F", movimiento.Abono, "100.00"))
-	testenv.Apply(t, clocked(t, env, cuenta.Retry, c), testenv.Hold(t, "h", "F", "30.00", c.Now().Add(2*time.Hour)))
+	testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, c.Now), testenv.Mov(t, "a", "F", movimiento.Abono, "100.00"))
+	testenv.Apply(t, testenv.Ledger(t, env, cuenta.Retry, c.Now), testenv.Hold(t, "h", "F", "30.00", c.Now().Add(2*time.Hour)))
 	ahead.AdvanceTo(c.Now().Add(24 * time.Hour))
-	if _, _, err := clocked(t, env, cuenta.Retry, ahead).Administrar(context.Background(), "F", testenv.Bloqueada(true)); err != nil {
+	if _, _, err := testenv.Ledger(t, env, cuenta.Retry, ahead.Now).Administrar(context.Background(), "F", testenv.Bloqueada(true)); err != nil {
 		t.Fatal(err)
 	}
 	report, err := audit.Run(context.Background(), env.Client, env.Table(), audit.Options{Now: c.Now})
 	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold h is held until") {
 		t.Fatalf("audit = %+v, %v; want the early-dropped hold named", report, err)
+	}
+}
+
+func TestAuditChecksTheHolds(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	c := testenv.Clock()
+	svc := testenv.Ledger(t, env, cuenta.Retry, c.Now)
+	ctx := context.Background()
+	testenv.Apply(t, svc, testenv.Mov(t, "a", "AH", movimiento.Abono, "100.00"))
+	testenv.Apply(t, svc, testenv.Hold(t, "aut-1", "AH", "10.00", c.Now().Add(time.Hour)))
+	testenv.Apply(t, svc, testenv.Hold(t, "aut-2", "AH", "5.00", c.Now().Add(time.Hour)))
+	testenv.Apply(t, svc, testenv.SettleHold(t, movimiento.Captura, "cap-2", "AH", "aut-2", "5.00"))
+	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: c.Now}); err != nil || !report.OK {
+		t.Fatalf("healthy holds: %+v, %v", report, err)
+	}
+	_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(env.Table()),
+		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#AH"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
+		UpdateExpression: aws.String("SET retenciones = :other"), ExpressionAttributeValues: item{":other": &types.AttributeValueMemberM{Value: item{
+			"aut-9": &types.AttributeValueMemberM{Value: item{"importe": &types.AttributeValueMemberN{Value: "10"}, "expira": &types.AttributeValueMemberS{Value: c.Now().Add(time.Hour).Format(time.RFC3339)}}},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: c.Now})
+	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold aut-1 is held until") ||
+		!strings.Contains(report.Broken[0].Reason, "active hold aut-9") {
+		t.Fatalf("the account's holds swapped for one that was never taken: %+v, %v", report, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func linkedLedger(t *testing.T) *testenv.DynamoDB {
 	t.Helper()
 	env := testenv.NewDynamoDB(t)
 	c := testenv.Clock()
-	svc := clocked(t, env, cuenta.Reject, c)
+	svc := testenv.Ledger(t, env, cuenta.Reject, c.Now)
 	for _, m := range []movimiento.Movimiento{
 		testenv.Mov(t, "a", "K", movimiento.Abono, "100.00"),
 		testenv.Mov(t, "rj", "K", movimiento.Cargo, "1000.00"),
@@ -66,18 +67,18 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 		says    string
 	}{
 		{"a captured hold released too", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#lib")
+			rec := env.Get(t, "CUENTA#K", "MOV#lib")
 			rec["sk"], rec["retencion"] = s("MOV#lib-2"), s("h1")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "release lib-2 frees hold h1, which does not name it as its release"},
 		{"a hold captured twice", func(t *testing.T, env *testenv.DynamoDB) {
 			// a second capture of h1, posted with the balance, count and running balance kept true
-			k := get(t, env, "CUENTA#K", "CUENTA")
-			capture := get(t, env, "CUENTA#K", "MOV#cap")
+			k := env.Get(t, "CUENTA#K", "CUENTA")
+			capture := env.Get(t, "CUENTA#K", "MOV#cap")
 			capture["sk"], capture["seq"], capture["saldo_tras"] = s("MOV#cap-2"), n("3"), n("60")
-			put(t, env, capture)
+			env.Put(t, capture)
 			k["saldo"], k["movimientos"] = n("60"), n("3")
-			put(t, env, k)
+			env.Put(t, k)
 		}, "capture cap-2 posts against hold h1, which does not name it as its capture"},
 		{"a released hold whose release is gone", func(t *testing.T, env *testenv.DynamoDB) {
 			_, err := env.Client.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(env.Table()), Key: item{"pk": s("CUENTA#K"), "sk": s("MOV#lib")}})
@@ -86,65 +87,65 @@ func TestAuditChecksEveryRecordsLinks(t *testing.T) {
 			}
 		}, "hold h2 is released by lib, which is no recorded release of it"},
 		{"a rejected movement marked reversed", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec := env.Get(t, "CUENTA#K", "MOV#rj")
 			rec["anulado_por"] = s("ghost")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "movement rj (tipo cargo, estado rechazado) is not applied, yet marked reversed by ghost"},
 		{"a rejected movement in the statement", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec := env.Get(t, "CUENTA#K", "MOV#rj")
 			rec["seq"], rec["saldo_tras"] = n("2"), n("-900")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "movement rj (tipo cargo, estado rechazado) is not applied but has a seq or saldo_tras"},
 		{"a hold in an estado not a hold's", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#h2")
+			rec := env.Get(t, "CUENTA#K", "MOV#h2")
 			rec["estado"] = s("aplicado")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "movement h2 of tipo retencion has estado aplicado, which is not one of its tipo's"},
 		{"a lapsed hold a write kept", func(t *testing.T, env *testenv.DynamoDB) {
-			k := get(t, env, "CUENTA#K", "CUENTA")
+			k := env.Get(t, "CUENTA#K", "CUENTA")
 			k["retenciones"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"h9": &types.AttributeValueMemberM{
 				Value: map[string]types.AttributeValue{"importe": n("1"), "expira": s("2020-01-01T00:00:00Z")}}}}
-			put(t, env, k)
+			env.Put(t, k)
 		}, "active hold h9 lapsed at 2020-01-01T00:00:00Z, yet the write at"},
 		{"a record of a tipo the ledger never stores", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec := env.Get(t, "CUENTA#K", "MOV#rj")
 			rec["tipo"] = s("traspaso") // a transfer is stored as its legs, an abono and a cargo
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, `movement rj has tipo "traspaso", which is none the ledger stores`},
 		{"a record in another currency", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#rj")
+			rec := env.Get(t, "CUENTA#K", "MOV#rj")
 			rec["moneda"] = s("USD")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "movement rj is in USD, but the account is in EUR"},
 		{"a gap in the statement", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#cap")
+			rec := env.Get(t, "CUENTA#K", "MOV#cap")
 			rec["seq"] = n("3")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "seq values are not 1..2: position 2 holds seq 3"},
 		{"a wrong running balance", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#a")
+			rec := env.Get(t, "CUENTA#K", "MOV#a")
 			rec["saldo_tras"] = n("90")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "saldo_tras of seq 1 is 90, but the running balance is 100"},
 		{"an active hold for another amount than its record", func(t *testing.T, env *testenv.DynamoDB) {
-			k := get(t, env, "CUENTA#K", "CUENTA")
+			k := env.Get(t, "CUENTA#K", "CUENTA")
 			fields(t, fields(t, k["retenciones"])["h3"])["importe"] = n("6")
-			put(t, env, k)
+			env.Put(t, k)
 		}, "active hold h3 (6 until"},
 		{"a capture over its hold", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#cap")
+			rec := env.Get(t, "CUENTA#K", "MOV#cap")
 			rec["importe"] = n("31")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "hold h1 is captured by cap, which is no posted capture of it"},
 		{"a movement marked reversed by one that does not reverse it", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#a")
+			rec := env.Get(t, "CUENTA#K", "MOV#a")
 			rec["anulado_por"] = s("cap")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "movement a is marked reversed by cap, which is no applied reversal of it"},
 		{"a posted movement without its running balance", func(t *testing.T, env *testenv.DynamoDB) {
-			rec := get(t, env, "CUENTA#K", "MOV#a")
+			rec := env.Get(t, "CUENTA#K", "MOV#a")
 			delete(rec, "saldo_tras")
-			put(t, env, rec)
+			env.Put(t, rec)
 		}, "applied movement K/a has no saldo_tras"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,17 +182,17 @@ func (b *busyWrite) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...
 func TestAuditOfABusyAccountJudgesWhatItsItemCounts(t *testing.T) {
 	for _, wrong := range []string{"", "saldo", "link"} {
 		env := testenv.NewDynamoDB(t)
-		svc := newService(t, env, cuenta.Retry)
+		svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 		testenv.Apply(t, svc, testenv.Mov(t, "a", "B", movimiento.Abono, "100.00"))
 		testenv.Apply(t, svc, testenv.Mov(t, "r", "B", movimiento.Cargo, "10.00"))
 		testenv.Apply(t, svc, testenv.Anulacion(t, "an", "B", "r", "", ""))
 		switch wrong {
 		case "link":
-			r := get(t, env, "CUENTA#B", "MOV#r")
+			r := env.Get(t, "CUENTA#B", "MOV#r")
 			delete(r, "anulado_por")
 			delete(r, "anulaciones")
 			delete(r, "reembolsado")
-			put(t, env, r)
+			env.Put(t, r)
 		case "saldo":
 			_, err := env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 				TableName: aws.String(env.Table()), Key: item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#B"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
@@ -238,4 +239,68 @@ func fields(t *testing.T, v types.AttributeValue) map[string]types.AttributeValu
 		t.Fatalf("%v is not a map", v)
 	}
 	return m.Value
+}
+
+func TestAuditFindsALoneTransferLeg(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
+	ctx := context.Background()
+	testenv.Apply(t, svc, testenv.Mov(t, "a", "L1", movimiento.Abono, "10.00"))
+	testenv.Apply(t, svc, testenv.Traspaso(t, "tr", "L1", "L2", "4.00"))
+	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{}); err != nil || !report.OK {
+		t.Fatalf("healthy transfer: %+v, %v", report, err)
+	}
+	_, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(env.Table()),
+		Key:       item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#L2"}, "sk": &types.AttributeValueMemberS{Value: "MOV#tr"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{})
+	if err != nil || report.OK {
+		t.Fatalf("after losing the credit leg: %+v, %v", report, err)
+	}
+	var l1 string
+	for _, b := range report.Broken {
+		if b.Cuenta == "L1" {
+			l1 = b.Reason
+		}
+	}
+	if !strings.Contains(l1, "transfer leg tr has no counterpart on L2") {
+		t.Errorf("L1's reason = %q, want its lone leg named", l1)
+	}
+}
+
+// gets counts the table's GetItem calls.
+type gets struct {
+	*dynamodb.Client
+	n atomic.Int64
+}
+
+func (g *gets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	g.n.Add(1)
+	return g.Client.GetItem(ctx, in, opts...)
+}
+
+// An account read again (it looked broken) still finds its transfer legs' counterparts
+// in what the scan read: a busy account's thousands of legs are not read one by one.
+func TestAuditReadsNoTransferLegTwice(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
+	testenv.Apply(t, svc, testenv.Mov(t, "a", "H", movimiento.Abono, "100.00"))
+	for i := range 20 {
+		testenv.Apply(t, svc, testenv.Traspaso(t, fmt.Sprintf("tr-%d", i), "H", fmt.Sprintf("X%d", i%3), "1.00"))
+	}
+	k := env.Get(t, "CUENTA#H", "CUENTA")
+	k["saldo"] = &types.AttributeValueMemberN{Value: "1000"}
+	env.Put(t, k)
+	db := &gets{Client: env.Client}
+	report, err := audit.Run(context.Background(), db, env.Table(), audit.Options{})
+	if err != nil || report.OK || len(report.Broken) != 1 || report.Broken[0].Cuenta != "H" {
+		t.Fatalf("audit = %+v, %v; want H broken for its saldo", report, err)
+	}
+	if n := db.n.Load(); n != 1 { // the account's version, once its partition is read again
+		t.Errorf("%d GetItem calls, want 1: the legs were read by the scan", n)
+	}
 }

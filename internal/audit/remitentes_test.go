@@ -16,7 +16,7 @@ import (
 // transfer's two legs are two records of its sender.
 func TestTheAuditCountsTheRecordsBySender(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 	const orders, topic = "AROAORDERS:svc", "sns:arn:aws:sns:eu-west-1:111122223333:movimientos"
 	for _, e := range []store.Entrega{
 		{Mov: testenv.Mov(t, "a", "A", movimiento.Abono, "10.00"), Remitente: orders},

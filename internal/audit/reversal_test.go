@@ -16,7 +16,7 @@ import (
 
 func TestAuditChecksTheReversalLinks(t *testing.T) {
 	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
+	svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 	ctx := context.Background()
 	testenv.Apply(t, svc, testenv.Mov(t, "a", "K", movimiento.Abono, "10.00"))
 	testenv.Apply(t, svc, testenv.Anulacion(t, "an-a", "K", "a", "", ""))
@@ -52,19 +52,19 @@ func TestAuditChecksWhatAReversalUndoes(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			env := testenv.NewDynamoDB(t)
-			svc := newService(t, env, cuenta.Retry)
+			svc := testenv.Ledger(t, env, cuenta.Retry, nil)
 			testenv.Apply(t, svc, testenv.Mov(t, "a", "K", movimiento.Abono, "100.00"))
 			testenv.Apply(t, svc, testenv.Mov(t, "p", "K", movimiento.Cargo, "10.00"))
 			testenv.Apply(t, svc, testenv.Anulacion(t, "an-p", "K", "p", "", ""))
 			if report := audited(t, env); !report.OK {
 				t.Fatalf("healthy reversal: %+v", report)
 			}
-			rev := get(t, env, "CUENTA#K", "MOV#an-p")
+			rev := env.Get(t, "CUENTA#K", "MOV#an-p")
 			rev["tipo"], rev["importe"], rev["saldo_tras"] = s(tc.tipo), n(tc.importe), n(tc.saldo)
-			put(t, env, rev)
-			k := get(t, env, "CUENTA#K", "CUENTA")
+			env.Put(t, rev)
+			k := env.Get(t, "CUENTA#K", "CUENTA")
 			k["saldo"] = n(tc.saldo)
-			put(t, env, k)
+			env.Put(t, k)
 			report := audited(t, env)
 			if report.OK || len(report.Broken) != 1 || !strings.Contains(report.Broken[0].Reason, tc.says) {
 				t.Errorf("audit = %+v, want K broken: the reversal does not undo p", report)

@@ -29,7 +29,7 @@ func (in Input) reverse(rec movimiento.Apunte) Decision {
 	}
 	rec.Movimiento.Importe, rec.Movimiento.Moneda = importe, o.Moneda
 	rec.Contrapartida, rec.Partes = original.Contrapartida, original.Partes
-	d := in.apply(refund(rec, original, importe), o.Moneda)
+	d := in.apply(refund(rec, original), o.Moneda)
 	if len(d.Cuentas) > 0 && !isRecorded(in.Mov, original) { // recorded: its own record answers
 		marked := refunded(original, in.Mov.ID, importe)
 		d.Marca = &marked
@@ -37,36 +37,25 @@ func (in Input) reverse(rec movimiento.Apunte) Decision {
 	return d
 }
 
-// refund is the moves of refunding importe of original, whose refund's record is rec:
-// the opposite of what original did to its account and, for a transfer or reparto,
-// a debit leg on each account it credited, naming the payer.
-func refund(rec movimiento.Apunte, original movimiento.Apunte, importe decimal.Decimal) []move {
-	o := original.Movimiento
+// refund is the records of refunding original, whose refund's record is rec (of the
+// importe refunded): the opposite of what original did to its account and, for a
+// transfer or reparto, a debit leg on each account it credited, naming the payer.
+func refund(rec movimiento.Apunte, original movimiento.Apunte) []movimiento.Apunte {
 	rec.Movimiento.Tipo = movimiento.Cargo
-	delta := importe.Neg()
-	if o.Tipo == movimiento.Cargo {
-		rec.Movimiento.Tipo, delta = movimiento.Abono, importe
+	if original.Movimiento.Tipo == movimiento.Cargo {
+		rec.Movimiento.Tipo = movimiento.Abono
 	}
-	moves := []move{{id: o.Cuenta, delta: delta, rec: rec}}
-	for _, p := range legs(original) {
-		leg := rec
-		leg.Movimiento.Cuenta, leg.Movimiento.Tipo, leg.Movimiento.Importe = p.Cuenta, movimiento.Cargo, p.Importe
-		leg.Contrapartida, leg.Partes = o.Cuenta, nil
-		moves = append(moves, move{id: p.Cuenta, delta: p.Importe.Neg(), rec: leg})
-	}
-	return moves
+	return withLegs(rec, movimiento.Cargo, credited(original))
 }
 
-// legs are the accounts a transfer or reparto, recorded on its payer as original,
-// credited, and what each received; none for other movements.
-func legs(original movimiento.Apunte) []movimiento.Parte {
-	switch o := original.Movimiento; {
-	case len(original.Partes) > 0:
-		return original.Partes
-	case original.Contrapartida != "" && o.Tipo == movimiento.Cargo:
-		return []movimiento.Parte{{Cuenta: original.Contrapartida, Importe: o.Importe}}
+// credited is the accounts a transfer or reparto, recorded on its payer as original,
+// credited, and what each received; none for other movements (a credit leg names its
+// payer, which it did not credit).
+func credited(original movimiento.Apunte) []movimiento.Parte {
+	if len(original.Partes) == 0 && original.Movimiento.Tipo != movimiento.Cargo {
+		return nil
 	}
-	return nil
+	return original.Contrapartidas()
 }
 
 // refunded is original as it reads once refund id gave back importe of it.
@@ -107,7 +96,7 @@ func checkReversal(m movimiento.Movimiento, original movimiento.Apunte) error {
 		rule, why = AnulaTraspaso, "is the credit leg of a transfer or reparto from "+original.Contrapartida+": a reversal names it on that account"
 	case o.Tipo != movimiento.Abono && o.Tipo != movimiento.Cargo:
 		rule, why = TipoNoAnulable, "is a "+string(o.Tipo)+", which a reversal does not undo"
-	case len(legs(original)) > 0 && !m.Importe.IsZero() && !m.Importe.Equal(o.Importe):
+	case len(credited(original)) > 0 && !m.Importe.IsZero() && !m.Importe.Equal(o.Importe):
 		rule, why = ImporteAnulacion, fmt.Sprintf("moves %s between accounts and is reversed whole, not the %s the reversal says", o.Importe, m.Importe)
 	case m.Importe.GreaterThan(left):
 		rule, why = ImporteAnulacion, fmt.Sprintf("has %s left to refund; a refund of %s is more", left, m.Importe)

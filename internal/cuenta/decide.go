@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/ledger-dev/ledger/internal/movimiento"
 )
 
@@ -69,10 +67,10 @@ func decide(in Input) Decision {
 		return in.settle(rec, next, err)
 	case movimiento.Traspaso:
 		rec.Movimiento.Tipo, rec.Contrapartida = movimiento.Cargo, m.Destino
-		return in.apply(distribution(rec, []movimiento.Parte{{Cuenta: m.Destino, Importe: m.Importe}}), m.Moneda)
+		return in.apply(withLegs(rec, movimiento.Abono, []movimiento.Parte{{Cuenta: m.Destino, Importe: m.Importe}}), m.Moneda)
 	case movimiento.Reparto:
 		rec.Movimiento.Tipo, rec.Partes = movimiento.Cargo, m.Partes
-		return in.apply(distribution(rec, m.Partes), m.Moneda)
+		return in.apply(withLegs(rec, movimiento.Abono, m.Partes), m.Moneda)
 	case movimiento.Retencion:
 		next, err := c.Retener(m.ID, m.Importe, m.Moneda, m.Expira, in.Now)
 		return in.settle(rec, next, err)
@@ -120,47 +118,39 @@ func (in Input) refused(rec movimiento.Apunte, err error) Decision {
 	return Decision{Err: err}
 }
 
-// move is one account's part of a movement: delta on account id, recorded by rec.
-type move struct {
-	id    string
-	delta decimal.Decimal
-	rec   movimiento.Apunte
-}
-
-// distribution is the moves of a transfer or reparto whose debit leg is rec (on the
-// payer): the payer's debit of the whole importe, then an abono leg on each part's
-// account naming the payer in Contrapartida.
-func distribution(rec movimiento.Apunte, partes []movimiento.Parte) []move {
-	m := rec.Movimiento
-	moves := []move{{id: m.Cuenta, delta: m.Importe.Neg(), rec: rec}}
+// withLegs is rec, then a leg of tipo on each part's account, of the part's importe,
+// naming rec's account in Contrapartida: the records of a transfer, a reparto or the
+// reversal of one, in the order apply moves their accounts.
+func withLegs(rec movimiento.Apunte, tipo movimiento.Tipo, partes []movimiento.Parte) []movimiento.Apunte {
+	recs := []movimiento.Apunte{rec}
 	for _, p := range partes {
 		leg := rec
-		leg.Movimiento.Cuenta, leg.Movimiento.Tipo, leg.Movimiento.Importe = p.Cuenta, movimiento.Abono, p.Importe
-		leg.Contrapartida, leg.Partes = m.Cuenta, nil
-		moves = append(moves, move{id: p.Cuenta, delta: p.Importe, rec: leg})
+		leg.Movimiento.Cuenta, leg.Movimiento.Tipo, leg.Movimiento.Importe = p.Cuenta, tipo, p.Importe
+		leg.Contrapartida, leg.Partes = rec.Movimiento.Cuenta, nil
+		recs = append(recs, leg)
 	}
-	return moves
+	return recs
 }
 
-// apply applies moves, all or none, in moneda: every account must hold it (a new one
-// opens in it), which no funds or freeze can change; then each debit meets a debit's
-// rules, and one refused makes the whole movement refused (the first move's record is
-// the one rejected). Each record posted takes its account's next seq.
-func (in Input) apply(moves []move, moneda string) Decision {
-	accts := make([]Cuenta, len(moves))
-	for i, mv := range moves {
-		accts[i] = in.cuenta(mv.id, moneda)
+// apply applies recs, all or none, in moneda: each moves its own account by its delta.
+// Every account must hold moneda (a new one opens in it), which no funds or freeze can
+// change; then each debit meets a debit's rules, and one refused makes the whole
+// movement refused (the first record is the one rejected). Each record posted takes its
+// account's next seq.
+func (in Input) apply(recs []movimiento.Apunte, moneda string) Decision {
+	accts := make([]Cuenta, len(recs))
+	for i, rec := range recs {
+		accts[i] = in.cuenta(rec.Movimiento.Cuenta, moneda)
 		if err := accts[i].enMoneda(moneda); err != nil {
 			return Decision{Err: err}
 		}
 	}
 	var d Decision
-	for i, mv := range moves {
-		next, err := accts[i].Mover(mv.delta, moneda)
+	for i, rec := range recs {
+		next, err := accts[i].Mover(rec.Movimiento.Delta(), moneda)
 		if err != nil {
-			return in.refused(moves[0].rec, err)
+			return in.refused(recs[0], err)
 		}
-		rec := mv.rec
 		rec.Estado, rec.Seq, rec.SaldoTras = movimiento.Aplicado, next.Movimientos, next.Saldo
 		d.Apuntes, d.Cuentas = append(d.Apuntes, rec), append(d.Cuentas, next)
 	}
@@ -172,8 +162,7 @@ func (in Input) apply(moves []move, moneda string) Decision {
 func (in Input) referido(noun, verb string) (movimiento.Apunte, error) {
 	m := in.Mov
 	if in.Referido == nil {
-		ref := m.Anula + m.Retencion
-		return movimiento.Apunte{}, broke(NoRegistrado, m.Cuenta, "%s %s, which %s %s, is not recorded (yet)", noun, ref, m.ID, verb)
+		return movimiento.Apunte{}, broke(NoRegistrado, m.Cuenta, "%s %s, which %s %s, is not recorded (yet)", noun, m.Referido(), m.ID, verb)
 	}
 	return *in.Referido, nil
 }

@@ -95,7 +95,7 @@ func AplicadoSeqUpdate(table string, item versioned.Item) (in *dynamodb.UpdateIt
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),
-		Key:                       versioned.Item{AttrPK: item[AttrPK], AttrSK: item[AttrSK]},
+		Key:                       keyTable.KeyOf(item),
 		UpdateExpression:          aws.String("SET #k = :k"),
 		ConditionExpression:       aws.String("attribute_exists(#seq) AND attribute_not_exists(#k)"),
 		ExpressionAttributeNames:  map[string]string{"#k": AttrAplicadoSeq, "#seq": AttrSeq},

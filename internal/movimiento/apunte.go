@@ -67,6 +67,19 @@ func (a Apunte) Restante() decimal.Decimal {
 	return a.Movimiento.Importe.Sub(a.Reembolsado)
 }
 
+// Contrapartidas is what this record moves on other accounts: a reparto's Partes, or
+// else the Contrapartida it names (a transfer's leg, or a reversal's), of its importe;
+// none for a record that names neither.
+func (a Apunte) Contrapartidas() []Parte {
+	switch {
+	case len(a.Partes) > 0:
+		return a.Partes
+	case a.Contrapartida != "":
+		return []Parte{{Cuenta: a.Contrapartida, Importe: a.Movimiento.Importe}}
+	}
+	return nil
+}
+
 // Posted reports whether the movement moved its account's balance and took its next
 // seq: an applied abono or cargo (as transfer legs, reversals and captures are recorded).
 func (a Apunte) Posted() bool {

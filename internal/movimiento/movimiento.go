@@ -5,6 +5,7 @@
 package movimiento
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -70,6 +71,12 @@ func (m Movimiento) Delta() decimal.Decimal {
 		return m.Importe.Neg()
 	}
 	return decimal.Zero
+}
+
+// Referido is the id of the movement m refers to: the one a reversal undoes, the hold a
+// capture or release settles; "" for the other tipos.
+func (m Movimiento) Referido() string {
+	return cmp.Or(m.Anula, m.Retencion)
 }
 
 // ImporteTexto is Importe as text to show and store (Texto); "" when Importe is absent.

@@ -176,6 +176,23 @@ func TestDelta(t *testing.T) {
 	}
 }
 
+func TestReferidoIsTheRecordAMovementNames(t *testing.T) {
+	tests := []struct {
+		m    Movimiento
+		want string
+	}{
+		{Movimiento{Tipo: Anulacion, Anula: "pago-1"}, "pago-1"},
+		{Movimiento{Tipo: Captura, Retencion: "ret-1"}, "ret-1"},
+		{Movimiento{Tipo: Liberacion, Retencion: "ret-2"}, "ret-2"},
+		{Movimiento{Tipo: Cargo}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.m.Referido(); got != tt.want {
+			t.Errorf("%s Referido = %q, want %q", tt.m.Tipo, got, tt.want)
+		}
+	}
+}
+
 func TestImporteTexto(t *testing.T) {
 	tests := []struct{ importe, moneda, want string }{
 		{"50", "EUR", "50.00"},

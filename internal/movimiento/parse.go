@@ -61,18 +61,23 @@ type Envelope struct {
 
 // ParseEnvelope is Parse, with what the body's envelope (if any) says of its origin.
 func ParseEnvelope(body []byte) (Movimiento, Envelope, error) {
-	m, err := Parse(body)
-	if err != nil || len(body) > MaxBody {
+	m, msg, err := parse(body)
+	if err != nil {
 		return m, Envelope{}, err
 	}
-	msg, _ := decode(body) // Parse read it
+	return m, msg.origin(), nil
+}
+
+// origin is what envelope msg says of where its movement came from; none for a plain
+// movement.
+func (msg *message) origin() Envelope {
 	switch msg.envelope() {
 	case "SNS":
-		return m, Envelope{Kind: "sns", Sender: text(msg.TopicArn), Sent: stated(msg.Timestamp)}, nil
+		return Envelope{Kind: "sns", Sender: text(msg.TopicArn), Sent: stated(msg.Timestamp)}
 	case "EventBridge":
-		return m, Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account)}, nil
+		return Envelope{Kind: "eventbridge", Sender: text(msg.Source) + "@" + text(msg.Account)}
 	}
-	return m, Envelope{}, nil
+	return Envelope{}
 }
 
 // stated is the RFC 3339 time raw holds, or zero.
@@ -87,36 +92,46 @@ func stated(raw jsontext.Value) time.Time {
 // importe is read from its literal, never through float64. Bodies over 256 KiB are
 // refused unread. Errors are *FieldError, with paths such as "Message.importe".
 func Parse(body []byte) (Movimiento, error) {
+	m, _, err := parse(body)
+	return m, err
+}
+
+// parse is Parse, and the body as decoded, whose envelope says where the movement came
+// from.
+func parse(body []byte) (Movimiento, *message, error) {
 	if len(body) > MaxBody {
-		return Movimiento{}, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), MaxBody)}
+		return Movimiento{}, nil, &FieldError{Rule: fmt.Sprintf("is %d bytes, over the %d-byte limit (SQS's maximum message size)", len(body), MaxBody)}
 	}
 	msg, err := decode(body)
 	if err != nil {
-		return Movimiento{}, err
+		return Movimiento{}, nil, err
 	}
 	if err := msg.ambiguous(); err != nil {
-		return Movimiento{}, err
+		return Movimiento{}, nil, err
 	}
+	var m Movimiento
 	switch msg.envelope() {
 	case "EventBridge":
 		if k := msg.Detail.Kind(); k != '{' {
-			return Movimiento{}, &FieldError{Field: "detail", Rule: "must be a JSON object holding the movement, got " + kindNames[k]}
+			return Movimiento{}, nil, &FieldError{Field: "detail", Rule: "must be a JSON object holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("detail", msg.Detail)
+		m, err = unwrap("detail", msg.Detail)
 	case "SNS":
 		if t := text(msg.Type); t != "Notification" {
 			rule := `must be "Notification": only SNS notifications carry a movement`
 			if k := msg.Type.Kind(); k != '"' {
 				rule += ", got " + kindNames[k]
 			}
-			return Movimiento{}, &FieldError{Field: "Type", Value: t, Rule: rule}
+			return Movimiento{}, nil, &FieldError{Field: "Type", Value: t, Rule: rule}
 		}
 		if k := msg.Message.Kind(); k != '"' {
-			return Movimiento{}, &FieldError{Field: "Message", Rule: "must be a JSON string holding the movement, got " + kindNames[k]}
+			return Movimiento{}, nil, &FieldError{Field: "Message", Rule: "must be a JSON string holding the movement, got " + kindNames[k]}
 		}
-		return unwrap("Message", []byte(text(msg.Message)))
+		m, err = unwrap("Message", []byte(text(msg.Message)))
+	default:
+		m, err = msg.movimiento()
 	}
-	return msg.movimiento()
+	return m, &msg, err
 }
 
 // decode reads b as exactly one JSON object.

@@ -21,11 +21,11 @@ type group struct {
 	pending   []int     // first deliveries of their keys not decided yet, in arrival order
 	followers []int     // later deliveries of a key, answered by its first
 	leaderOf  map[movKey]int
-	records   map[movKey]versioned.Item // the records deliveries refer to, as last read (nil: not recorded); made on first use
-	reread    map[movKey]bool           // records read again after a capture found its hold inactive; made on first use
-	limit     int                       // the most deliveries a chunk may hold, halved by each refused whole
-	conflicts int                       // commits in a row refused by a version conflict or contention
-	retries   *retries                  // what is left of the budget's retries
+	records   map[movKey]*record // the records deliveries refer to, as last read; made on first use (keepRecord)
+	reread    map[movKey]bool    // records read again after a capture found its hold inactive; made on first use
+	limit     int                // the most deliveries a chunk may hold, halved by each refused whole
+	conflicts int                // commits in a row refused by a version conflict or contention
+	retries   *retries           // what is left of the budget's retries
 }
 
 func newGroup(es []Entrega, now time.Time) *group {
@@ -84,17 +84,18 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 		g.fail(g.pending, Transient(err))
 		return
 	}
-	chunk, cuentas := g.nextChunk(g.pending, g.limit)
-	accounts, err := l.accounts(ctx, g.retries, cuentas)
+	c := g.nextChunk(g.pending, g.limit)
+	accounts, err := l.accounts(ctx, g.retries, c.cuentas)
 	if err != nil {
 		g.unreadable(err)
 		return
 	}
-	p, err := g.plan(chunk, cuentas, accounts, l.funds)
-	if cut := g.stopAt(p); err == nil && cut < len(chunk) { // the chunk's prefix touches a prefix of its accounts
-		chunk, cuentas = g.nextChunk(chunk[:cut], cut)
-		p, err = g.plan(chunk, cuentas, accounts[:len(cuentas)], l.funds)
+	p, err := g.plan(c, accounts, l.funds)
+	if cut := g.stopAt(p); err == nil && cut < len(c.entregas) { // the chunk's prefix touches a prefix of its accounts
+		c = c.prefix(cut)
+		p, err = g.plan(c, accounts[:len(c.cuentas)], l.funds)
 	}
+	chunk, cuentas := c.entregas, c.cuentas
 	if err != nil {
 		g.fail(g.pending, Permanent(err))
 		return
@@ -115,7 +116,7 @@ func (l *Ledger) round(ctx context.Context, g *group) {
 			return
 		}
 		for _, f := range v.Found { // a record to mark changed since it was read (g.records holds it: it was marked)
-			g.records[referred(g.es[p.decisions[p.replaced[f.Index]].entrega].Mov)] = f.Item
+			g.keepRecord(referred(g.es[p.decisions[p.replaced[f.Index]].entrega].Mov), f.Item)
 		}
 	case versioned.Conflict, versioned.Contention:
 		l.conflicted(ctx, g, v)
@@ -134,7 +135,7 @@ func (l *Ledger) committed(g *group, chunk []int, cuentas []string, p plan) {
 	g.conflicts = 0
 	l.remember(cuentas, p.written)
 	// A record read as missing may be among those just written: read it again.
-	maps.DeleteFunc(g.records, func(_ movKey, item versioned.Item) bool { return item == nil })
+	maps.DeleteFunc(g.records, func(_ movKey, r *record) bool { return r.item == nil })
 	var again []int
 	for _, d := range p.decisions {
 		k := referred(g.es[d.entrega].Mov)
@@ -149,7 +150,7 @@ func (l *Ledger) committed(g *group, chunk []int, cuentas []string, p plan) {
 		}
 		g.res[d.entrega] = decided(d, g.res[d.entrega].Attempts)
 		if d.mark != nil { // what the record says now, for the next round
-			g.records[k] = d.mark.Item
+			g.keepRecord(k, d.mark.Item)
 		}
 	}
 	g.pending = append(again, g.pending[len(chunk):]...) // the chunk is a prefix of pending
@@ -251,7 +252,7 @@ func (g *group) halt() {
 		if !stopped || f > i {
 			return false
 		}
-		g.res[i] = failed(Transient(fmt.Errorf("%w: message group %s", ErrNotAttempted, g.es[i].Grupo)), g.res[i].Attempts)
+		g.res[i] = failed(NotAttempted(g.es[i].Grupo), g.res[i].Attempts)
 		return true
 	})
 }

@@ -37,8 +37,7 @@ func BenchmarkCPUPath(b *testing.B) {
 				}
 				es := []Entrega{{Mov: m, Origen: "msg-1"}}
 				g := &group{es: es, now: t0}
-				chunk, cuentas := g.nextChunk([]int{0}, len(es))
-				p, err := g.plan(chunk, cuentas, []stored{st}, cuenta.Retry)
+				p, err := g.plan(g.nextChunk([]int{0}, len(es)), []stored{st}, cuenta.Retry)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -74,3 +74,9 @@ var errDecidedOnRedelivery = errors.New("store: a movement with this key is deci
 // failed delivery of its FIFO message group (Entrega.Grupo): it was not tried, so that
 // it comes back after the one that failed, in order.
 var ErrNotAttempted = errors.New("store: not attempted: an earlier delivery of its message group failed")
+
+// NotAttempted is the transient failure, ErrNotAttempted, of a delivery of message
+// group grupo left untried after an earlier one of it failed.
+func NotAttempted(grupo string) error {
+	return Transient(fmt.Errorf("%w: message group %s", ErrNotAttempted, grupo))
+}

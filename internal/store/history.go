@@ -82,7 +82,7 @@ func (r *Reader) ultimo(ctx context.Context, cuentaID string, t time.Time) (int6
 	if !ok {
 		return 0, nil, fmt.Errorf("store: account %s: an item of por_aplicado holds no aplicado_seq", cuentaID)
 	}
-	return seq, versioned.Item{items.AttrPK: item[items.AttrPK], items.AttrSK: item[items.AttrSK]}, nil
+	return seq, items.Table(r.table).KeyOf(item), nil
 }
 
 // SeqRange is a stretch of an account's statement: its movements with After < seq <

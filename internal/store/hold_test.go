@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
@@ -342,35 +341,6 @@ func TestAnAccountHoldsAtMost200(t *testing.T) {
 	}
 	if _, h := retenido(t, env, "M"); !decimal.RequireFromString(h).Equal(decimal.NewFromInt(int64(cuenta.MaxRetenciones))) {
 		t.Errorf("retenido %s, want %d", h, cuenta.MaxRetenciones)
-	}
-}
-
-func TestAuditChecksTheHolds(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	c := newClock()
-	svc := clocked(t, env, cuenta.Retry, c)
-	ctx := context.Background()
-	apply(t, svc, mov(t, "a", "AH", movimiento.Abono, "100.00"))
-	apply(t, svc, hold(t, "aut-1", "AH", "10.00", c.Now().Add(time.Hour)))
-	apply(t, svc, hold(t, "aut-2", "AH", "5.00", c.Now().Add(time.Hour)))
-	apply(t, svc, settleHold(t, movimiento.Captura, "cap-2", "AH", "aut-2", "5.00"))
-	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: c.Now}); err != nil || !report.OK {
-		t.Fatalf("healthy holds: %+v, %v", report, err)
-	}
-	_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(env.Table()),
-		Key:              item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#AH"}, "sk": &types.AttributeValueMemberS{Value: "CUENTA"}},
-		UpdateExpression: aws.String("SET retenciones = :other"), ExpressionAttributeValues: item{":other": &types.AttributeValueMemberM{Value: item{
-			"aut-9": &types.AttributeValueMemberM{Value: item{"importe": &types.AttributeValueMemberN{Value: "10"}, "expira": &types.AttributeValueMemberS{Value: c.Now().Add(time.Hour).Format(time.RFC3339)}}},
-		}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{Now: c.Now})
-	if err != nil || report.OK || !strings.Contains(report.Broken[0].Reason, "hold aut-1 is held until") ||
-		!strings.Contains(report.Broken[0].Reason, "active hold aut-9") {
-		t.Fatalf("the account's holds swapped for one that was never taken: %+v, %v", report, err)
 	}
 }
 

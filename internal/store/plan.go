@@ -38,10 +38,12 @@ type plan struct {
 	written   []stored // by account: the new state and image where changed, else zero
 }
 
-// plan decides the chunk's deliveries in arrival order against the accounts as stored
-// and the records they refer to, each seeing the changes of those before it, and
-// builds the transaction that records them. It does no I/O.
-func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cuenta.FundsPolicy) (plan, error) {
+// plan decides the chunk's deliveries in arrival order against its accounts as stored
+// (accounts, in the order of c.cuentas) and the records they refer to, each seeing the
+// changes of those before it, and builds the transaction that records them. It does
+// no I/O.
+func (g *group) plan(c chunk, accounts []stored, funds cuenta.FundsPolicy) (plan, error) {
+	cuentas := c.cuentas
 	p := plan{keys: make([]versioned.Item, len(cuentas)), versions: make([]int64, len(cuentas)), written: make([]stored, len(cuentas))}
 	state := map[string]*cuenta.Cuenta{} // the accounts as the decisions so far left them
 	for i, id := range cuentas {
@@ -52,13 +54,14 @@ func (g *group) plan(chunk []int, cuentas []string, accounts []stored, funds cue
 	}
 	var absent []int
 	var records []movimiento.Apunte // encoded once the accounts' new versions are known
-	for _, i := range chunk {
-		d := g.decide(i, state, funds)
+	for n, i := range c.entregas {
+		f := c.footprints[n]
+		d := g.decide(i, f, state, funds)
 		n := len(p.decisions)
 		for _, a := range d.Apuntes {
 			records, p.guarded = append(records, a), append(p.guarded, n)
 		}
-		for _, k := range g.unwritten(i, d.Apuntes) {
+		for _, k := range unwritten(f, d.Apuntes) {
 			p.txn.Absent, absent = append(p.txn.Absent, k), append(absent, n)
 		}
 		if d.mark != nil {
@@ -123,22 +126,21 @@ func (p *plan) images(cuentas []string, accounts []stored, state map[string]*cue
 	return nil
 }
 
-// decide asks cuenta.Decide about delivery i, given the accounts as the chunk's earlier
-// decisions left them, and moves them as it applies. A record it refers to that cannot
-// be read fails it for good.
-func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
+// decide asks cuenta.Decide about delivery i, of footprint f, given the accounts as the
+// chunk's earlier decisions left them, and moves them as it applies. A record it refers
+// to that cannot be read fails it for good.
+func (g *group) decide(i int, f footprint, state map[string]*cuenta.Cuenta, funds cuenta.FundsPolicy) decision {
 	e := g.es[i]
 	in := cuenta.Input{Mov: e.Mov, Origen: e.Origen, Remitente: e.Remitente, Via: e.Via, Enviado: e.Enviado,
 		Cuentas: map[string]*cuenta.Cuenta{}, Now: g.now, Funds: funds}
-	for _, c := range g.footprint(i).cuentas {
+	for _, c := range f.cuentas {
 		if state[c] != nil {
 			in.Cuentas[c] = state[c]
 		}
 	}
-	k := referred(e.Mov)
-	stored := g.records[k]
-	if stored != nil {
-		a, err := items.DecodeApunte(stored)
+	r := g.records[f.referred]
+	if r != nil && r.item != nil {
+		a, err := r.apunte()
 		if err != nil {
 			return decision{entrega: i, Decision: cuenta.Decision{Err: err}}
 		}
@@ -149,7 +151,7 @@ func (g *group) decide(i int, state map[string]*cuenta.Cuenta, funds cuenta.Fund
 		state[d.Cuentas[i].ID] = &d.Cuentas[i]
 	}
 	if d.Marca != nil {
-		d.mark = items.Mark(stored, *d.Marca)
+		d.mark = items.Mark(r.item, *d.Marca)
 	}
 	return d
 }

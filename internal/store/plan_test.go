@@ -88,14 +88,14 @@ func plannedRequest(t *testing.T, st []stored, policy cuenta.FundsPolicy, movs .
 func plannedChunk(t *testing.T, st []stored, policy cuenta.FundsPolicy, es []Entrega, pending []int, records map[movKey]versioned.Item) (request, []int) {
 	t.Helper()
 	g := newGroup(es, t0)
-	if records != nil {
-		g.records = records
+	for k, item := range records {
+		g.keepRecord(k, item)
 	}
-	chunk, cuentas := g.nextChunk(pending, len(es))
+	c := g.nextChunk(pending, len(es))
 	if st == nil {
-		st = make([]stored, len(cuentas))
+		st = make([]stored, len(c.cuentas))
 	}
-	p, err := g.plan(chunk, cuentas, st, policy)
+	p, err := g.plan(c, st, policy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func plannedChunk(t *testing.T, st []stored, policy cuenta.FundsPolicy, es []Ent
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readRequest(in), chunk
+	return readRequest(in), c.entregas
 }
 
 // A batch mixing movements, a reversal of one of them and duplicates of both: the

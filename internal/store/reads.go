@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/items"
@@ -141,20 +139,17 @@ func (r *Reader) ExtractoRango(ctx context.Context, cuentaID string, limit int, 
 func extractoInput(table, cuentaID string, rango SeqRange, order Order, limit int32, start versioned.Item) *dynamodb.QueryInput {
 	in := items.PartitionQuery(table, cuentaID)
 	in.IndexName, in.ScanIndexForward, in.Limit, in.ExclusiveStartKey = aws.String(items.IndexPorSeq), aws.Bool(order == OldestFirst), aws.Int32(limit), start
-	number := func(n int64) types.AttributeValue {
-		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-	}
 	cond := ""
 	switch {
 	case rango.After > 0 && rango.Before > 0:
 		cond = " AND #seq BETWEEN :first AND :last"
-		in.ExpressionAttributeValues[":first"], in.ExpressionAttributeValues[":last"] = number(rango.After+1), number(rango.Before-1)
+		in.ExpressionAttributeValues[":first"], in.ExpressionAttributeValues[":last"] = versioned.Int(rango.After+1), versioned.Int(rango.Before-1)
 	case rango.Before > 0:
 		cond = " AND #seq < :before"
-		in.ExpressionAttributeValues[":before"] = number(rango.Before)
+		in.ExpressionAttributeValues[":before"] = versioned.Int(rango.Before)
 	case rango.After > 0:
 		cond = " AND #seq > :after"
-		in.ExpressionAttributeValues[":after"] = number(rango.After)
+		in.ExpressionAttributeValues[":after"] = versioned.Int(rango.After)
 	}
 	if cond != "" {
 		in.KeyConditionExpression = aws.String(aws.ToString(in.KeyConditionExpression) + cond)

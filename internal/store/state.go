@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledger-dev/ledger/internal/items"
+	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -62,12 +63,35 @@ func (l *Ledger) referredRecords(ctx context.Context, g *group, idx []int) error
 		if err != nil {
 			return err
 		}
-		if g.records == nil {
-			g.records = map[movKey]versioned.Item{}
-		}
-		g.records[k] = item // nil: not recorded (yet)
+		g.keepRecord(k, item) // nil: not recorded (yet)
 	}
 	return nil
+}
+
+// record is a record deliveries refer to, as last read: its item (nil: not recorded)
+// and the Apunte decoded from it, once, on first use by a footprint or a decision.
+type record struct {
+	item    versioned.Item
+	decoded bool
+	a       movimiento.Apunte
+	err     error
+}
+
+// apunte is the record's item decoded; it is not called for a record not recorded.
+func (r *record) apunte() (movimiento.Apunte, error) {
+	if !r.decoded {
+		r.a, r.err = items.DecodeApunte(r.item)
+		r.decoded = true
+	}
+	return r.a, r.err
+}
+
+// keepRecord keeps item as the record at k, as last read (nil: not recorded).
+func (g *group) keepRecord(k movKey, item versioned.Item) {
+	if g.records == nil {
+		g.records = map[movKey]*record{}
+	}
+	g.records[k] = &record{item: item}
 }
 
 // account reads account id strongly consistently and keeps it in the cache; the SDK's

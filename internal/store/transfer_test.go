@@ -3,16 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/ledger-dev/ledger/internal/audit"
 	"github.com/ledger-dev/ledger/internal/cuenta"
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
@@ -193,68 +187,4 @@ func TestTransfersRaceWithWritersOnBothAccounts(t *testing.T) {
 	wg.Wait()
 	assertAccount(t, env, "P1", "105.5", 16, 16)
 	assertAccount(t, env, "P2", "94.5", 16, 16)
-}
-
-func TestAuditFindsALoneTransferLeg(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
-	ctx := context.Background()
-	apply(t, svc, mov(t, "a", "L1", movimiento.Abono, "10.00"))
-	apply(t, svc, traspaso(t, "tr", "L1", "L2", "4.00"))
-	if report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{}); err != nil || !report.OK {
-		t.Fatalf("healthy transfer: %+v, %v", report, err)
-	}
-	_, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(env.Table()),
-		Key:       item{"pk": &types.AttributeValueMemberS{Value: "CUENTA#L2"}, "sk": &types.AttributeValueMemberS{Value: "MOV#tr"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	report, err := audit.Run(ctx, env.Client, env.Table(), audit.Options{})
-	if err != nil || report.OK {
-		t.Fatalf("after losing the credit leg: %+v, %v", report, err)
-	}
-	var l1 string
-	for _, b := range report.Broken {
-		if b.Cuenta == "L1" {
-			l1 = b.Reason
-		}
-	}
-	if !strings.Contains(l1, "transfer leg tr has no counterpart on L2") {
-		t.Errorf("L1's reason = %q, want its lone leg named", l1)
-	}
-}
-
-// gets counts the table's GetItem calls.
-type gets struct {
-	*dynamodb.Client
-	n atomic.Int64
-}
-
-func (g *gets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	g.n.Add(1)
-	return g.Client.GetItem(ctx, in, opts...)
-}
-
-// An account read again (it looked broken) still finds its transfer legs' counterparts
-// in what the scan read: a busy account's thousands of legs are not read one by one.
-func TestAuditReadsNoTransferLegTwice(t *testing.T) {
-	env := testenv.NewDynamoDB(t)
-	svc := newService(t, env, cuenta.Retry)
-	apply(t, svc, mov(t, "a", "H", movimiento.Abono, "100.00"))
-	for i := range 20 {
-		apply(t, svc, traspaso(t, fmt.Sprintf("tr-%d", i), "H", fmt.Sprintf("X%d", i%3), "1.00"))
-	}
-	k := get(t, env, "CUENTA#H", "CUENTA")
-	k["saldo"] = &types.AttributeValueMemberN{Value: "1000"}
-	put(t, env, k)
-	db := &gets{Client: env.Client}
-	report, err := audit.Run(context.Background(), db, env.Table(), audit.Options{})
-	if err != nil || report.OK || len(report.Broken) != 1 || report.Broken[0].Cuenta != "H" {
-		t.Fatalf("audit = %+v, %v; want H broken for its saldo", report, err)
-	}
-	if n := db.n.Load(); n != 1 { // the account's version, once its partition is read again
-		t.Errorf("%d GetItem calls, want 1: the legs were read by the scan", n)
-	}
 }

@@ -155,7 +155,7 @@ func TestAReplaceWritesOnlyWhileItsConditionsHold(t *testing.T) {
 	closeBy := func(by string, v int64) versioned.Txn {
 		txn := increment(by, "", v)
 		closed := versioned.Item{"pk": s("C#1"), "sk": s("R#a"), "note": s("closed"), "closed_by": s(by)}
-		txn.Replaces = []versioned.Replace{{Item: closed, If: []versioned.Cond{versioned.Equals("note", "open"), versioned.Missing("closed_by")}}}
+		txn.Replaces = []versioned.Replace{{Item: closed, If: []versioned.Cond{versioned.Holds("note", s("open")), versioned.Missing("closed_by")}}}
 		return txn
 	}
 	if v := commit(t, env.Client, tbl, heads, []int64{1}, closeBy("x", 1)); v.Kind != versioned.Committed {

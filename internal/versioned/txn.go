@@ -51,11 +51,6 @@ type Cond struct {
 	Missing bool
 }
 
-// Equals is the condition "attribute name holds the string value".
-func Equals(name, value string) Cond {
-	return Cond{Name: name, Value: &types.AttributeValueMemberS{Value: value}}
-}
-
 // Holds is the condition "attribute name holds v", a scalar (a string or a number).
 func Holds(name string, v types.AttributeValue) Cond { return Cond{Name: name, Value: v} }
 
@@ -109,7 +104,7 @@ func BuildInput(t Table, keys []Item, versions []int64, txn Txn) (*dynamodb.Tran
 		} else if nk, err := t.identify(next); err != nil || !sameKey(t, key, nk) {
 			return nil, fmt.Errorf("%w: new image %d is not the versioned item's", ErrInvalidTxn, i)
 		} else {
-			next[t.Version] = number(versions[i] + 1)
+			next[t.Version] = Int(versions[i] + 1)
 		}
 		if err := b.add("versioned item", i, t.atVersion(versions[i]), next, txn.Next[i] == nil); err != nil {
 			return nil, err
@@ -173,7 +168,7 @@ func (t Table) atVersion(v int64) condition {
 	return condition{
 		expr:   "#v = :v",
 		names:  map[string]string{"#v": t.Version},
-		values: Item{":v": number(v)},
+		values: Item{":v": Int(v)},
 	}
 }
 
@@ -255,7 +250,7 @@ func (t Table) identify(item Item) (itemKey, error) {
 	return k, nil
 }
 
-// number is n as a DynamoDB number.
-func number(n int64) types.AttributeValue {
+// Int is n as a DynamoDB number (N): a version, or a seq a query compares.
+func Int(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

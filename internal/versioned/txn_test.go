@@ -139,7 +139,7 @@ func TestBuildInputRefusesWhatDynamoDBWould(t *testing.T) {
 func TestBuildInputReplacesARecordUnderItsConditions(t *testing.T) {
 	in, err := BuildInput(tbl, one, []int64{2}, Txn{
 		Creates:  []Item{record("A", "R#2", "1")},
-		Replaces: []Replace{{Item: record("A", "R#1", "9"), If: []Cond{Equals("estado", "open"), Missing("closed_by")}}},
+		Replaces: []Replace{{Item: record("A", "R#1", "9"), If: []Cond{Holds("estado", s("open")), Missing("closed_by")}}},
 		Next:     []Item{record("A", "HEAD", "3")},
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ func (s *Service) Apply(ctx context.Context, entregas []store.Entrega) []store.R
 			results[i] = transient(stop)
 			continue
 		case stopped[e.Grupo]:
-			results[i] = transient(fmt.Errorf("%w: message group %s", store.ErrNotAttempted, e.Grupo))
+			results[i] = store.Result{Outcome: store.Failed, Attempts: 1, Err: store.NotAttempted(e.Grupo)}
 			continue
 		}
 		results[i], stop = s.apply(ctx, e)
