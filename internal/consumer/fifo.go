@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -33,5 +32,5 @@ func messageGroup(msg events.SQSMessage) string {
 // failure (store.Entrega.Grupo), so the record leaves the batch untried and comes back
 // after it.
 func notAttempted(grupo string) store.Result {
-	return store.Result{Outcome: store.Failed, Err: store.Transient(fmt.Errorf("%w: message group %s", store.ErrNotAttempted, grupo))}
+	return store.Result{Outcome: store.Failed, Err: store.NotAttempted(grupo)}
 }
