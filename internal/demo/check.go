@@ -144,12 +144,11 @@ func legsRecorded(ctx context.Context, r *store.Reader, id, payer string, legs [
 // checkRefunded reads every movement w refunds and says which does not show what w's
 // refunds of it gave back: reembolsado their sum, anulado_por set once nothing is left.
 func checkRefunded(ctx context.Context, r *store.Reader, w sim.Workload) ([]string, error) {
-	byKey := map[string]movimiento.Movimiento{}
+	mov := byKey(w)
 	given := map[string]decimal.Decimal{}
 	for _, m := range w.Movements {
-		byKey[key(m.Cuenta, m.ID)] = m
 		if m.Tipo == movimiento.Anulacion {
-			o, importe := byKey[key(m.Cuenta, m.Anula)], m.Importe
+			o, importe := mov[key(m.Cuenta, m.Anula)], m.Importe
 			if importe.IsZero() { // all of it
 				importe = o.Importe
 			}
@@ -158,7 +157,7 @@ func checkRefunded(ctx context.Context, r *store.Reader, w sim.Workload) ([]stri
 	}
 	var wrong []string
 	for _, k := range slices.Sorted(maps.Keys(given)) {
-		o := byKey[k]
+		o := mov[k]
 		a, err := r.Apunte(ctx, o.Cuenta, o.ID)
 		switch {
 		case errors.Is(err, store.ErrNotFound): // check says so
