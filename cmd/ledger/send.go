@@ -392,12 +392,8 @@ func batchSend(ctx context.Context, msgs []message, maxBytes int, send func(pend
 			var gaveUp []batchRefusal
 			pending, ok, gaveUp = settle(pending, accepted, refused, attempt)
 			sent, given = sent+ok, append(given, gaveUp...)
-			if len(pending) > 0 {
-				select {
-				case <-ctx.Done():
-					return sent, ctx.Err()
-				case <-time.After(sendBackoff << (attempt - 1)):
-				}
+			if len(pending) > 0 && !sleep(ctx, sendBackoff<<(attempt-1)) {
+				return sent, ctx.Err()
 			}
 		}
 	}
