@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"maps"
 	"os"
 	"strconv"
 	"testing"
@@ -78,12 +79,23 @@ func (e *testSQS) NewQueue(t testing.TB, name string, attrs map[string]string) t
 // maxReceive receives.
 func (e *testSQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue, dlq testQueue) {
 	t.Helper()
-	dlq = e.NewQueue(t, name+"-dlq", nil)
-	queue = e.NewQueue(t, name, map[string]string{
-		"VisibilityTimeout": "30",
-		"RedrivePolicy":     `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`,
-	})
-	return queue, dlq
+	return e.queueWithDLQ(t, name, maxReceive, nil)
+}
+
+// queueWithDLQ creates a queue with attrs (and a 30 s visibility timeout) whose
+// messages move to a new dead-letter queue, with attrs too, after maxReceive receives.
+func (e *testSQS) queueWithDLQ(t testing.TB, name string, maxReceive int, attrs map[string]string) (queue, dlq testQueue) {
+	t.Helper()
+	dlq = e.NewQueue(t, name+"-dlq", attrs)
+	all := map[string]string{"VisibilityTimeout": "30", "RedrivePolicy": redrivePolicy(dlq, maxReceive)}
+	maps.Copy(all, attrs)
+	return e.NewQueue(t, name, all), dlq
+}
+
+// redrivePolicy is a queue's RedrivePolicy attribute: its messages move to dlq after
+// maxReceive receives.
+func redrivePolicy(dlq testQueue, maxReceive int) string {
+	return `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`
 }
 
 // Count returns the queue's visible plus in-flight messages, as SQS approximates them.
