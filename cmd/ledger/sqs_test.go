@@ -16,14 +16,12 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// motoEndpointEnv names the environment variable with the moto server's URL.
-const motoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
-
-// testSQS is a test's view of SQS and SNS on the moto server named by motoEndpointEnv (which
-// `make test` starts), where it makes queues of its own. Tests that need it skip where
-// no moto server is configured, such as a plain `go test`.
+// testSQS is a test's view of SQS and SNS on the moto server named by
+// testenv.MotoEndpointEnv (which `make test` starts), where it makes queues of its own.
+// Tests that need it skip where no moto server is configured, such as a plain `go test`.
 type testSQS struct {
 	Endpoint string
 	SQS      *sqs.Client
@@ -33,9 +31,9 @@ type testSQS struct {
 // newSQS returns clients on moto, or skips t when no moto server is configured.
 func newSQS(t testing.TB) *testSQS {
 	t.Helper()
-	endpoint := os.Getenv(motoEndpointEnv)
+	endpoint := os.Getenv(testenv.MotoEndpointEnv)
 	if endpoint == "" {
-		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", motoEndpointEnv)
+		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", testenv.MotoEndpointEnv)
 	}
 	cfg, err := awsconf.Load(context.Background(), endpoint)
 	if err != nil {
