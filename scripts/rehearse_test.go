@@ -17,10 +17,6 @@ import (
 	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// motoEndpointEnv names the environment variable with the moto server's URL, which
-// scripts/with-moto sets (make test does).
-const motoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
-
 // rehearsalTimeout bounds one rehearsal: about 20 s on a quiet machine, most of it
 // moto's imports and a message's five receives before it reaches the DLQ.
 const rehearsalTimeout = 3 * time.Minute
@@ -59,9 +55,9 @@ Outputs:
 // stack's queue and read back through its table and DLQ. What moto lacks is left out
 // by name, with only what needs it; the rest is created and used.
 func TestRehearsal(t *testing.T) {
-	endpoint := os.Getenv(motoEndpointEnv)
+	endpoint := os.Getenv(testenv.MotoEndpointEnv)
 	if endpoint == "" {
-		t.Skipf("%s is not set: the rehearsal runs on moto (make test)", motoEndpointEnv)
+		t.Skipf("%s is not set: the rehearsal runs on moto (make test)", testenv.MotoEndpointEnv)
 	}
 	python := pythonWithTools(t)
 	ledger := buildLedger(t)
@@ -139,7 +135,7 @@ func pythonWithTools(t *testing.T) string {
 		python = "python3"
 	}
 	if out, err := exec.Command(python, "-c", "import boto3, cfnlint, samtranslator, moto.cloudformation.parsing").CombinedOutput(); err != nil {
-		t.Fatalf("%s is set, but %s cannot import the rehearsal's tools (set PYTHON to moto's python, as make test does): %v\n%s", motoEndpointEnv, python, err, out)
+		t.Fatalf("%s is set, but %s cannot import the rehearsal's tools (set PYTHON to moto's python, as make test does): %v\n%s", testenv.MotoEndpointEnv, python, err, out)
 	}
 	return python
 }

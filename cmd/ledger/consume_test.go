@@ -225,7 +225,7 @@ func TestConsumeRefusesQueuesItCannotConsumeSafely(t *testing.T) {
 	withDLQ, dlq := q.NewQueueWithDLQ(t, "movimientos", 5)
 	bare := q.NewQueue(t, "bare", nil)
 	hasty := q.NewQueue(t, "hasty", map[string]string{"VisibilityTimeout": "1",
-		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"3"}`})
+		"RedrivePolicy": redrivePolicy(dlq, 3)})
 	missing := withDLQ.URL + "-no-such-queue"
 	loop := q.NewQueue(t, "loop", nil)
 	cases := []struct {

@@ -71,14 +71,14 @@ func newCuentaCmd(stdout, stderr io.Writer) *cuentaCmd {
 // runCuenta is ledger cuenta: it parses the command line, then validates it and runs.
 func runCuenta(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCuentaCmd(stdout, stderr)
-	if code, ok := c.parseArgs(args); !ok {
+	if code, ok := c.parse(args, 1); !ok {
 		return code
 	}
 	return c.step(ctx, c)
 }
 
-// parseArgs parses the account and the flags (parseAccount).
-func (c *cuentaCmd) parseArgs(args []string) (code int, ok bool) {
+// parse parses the account and the flags (flags.parseAccount), in place of flags.parse.
+func (c *cuentaCmd) parse(args []string, _ int) (code int, ok bool) {
 	return c.parseAccount(args, &c.id)
 }
 

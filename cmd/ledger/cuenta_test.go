@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 
@@ -72,7 +71,7 @@ func TestCuentaShowsAndChangesAnAccount(t *testing.T) {
 // validate names the first thing wrong: the account, --limite, --bloquear with
 // --desbloquear, then where the table is.
 func TestCuentaValidate(t *testing.T) {
-	for _, tc := range []validateCase{
+	testValidate(t, newCuentaCmd, []validateCase{
 		{[]string{"ES76"}, ""},
 		{[]string{"--limite", "0", "ES76", "--desbloquear", "--json"}, ""},
 		{[]string{"--limite", "-1"}, "give the account: ledger cuenta CUENTA"},
@@ -80,14 +79,5 @@ func TestCuentaValidate(t *testing.T) {
 		{[]string{"ES76", "--bloquear", "--desbloquear", "--endpoint", "x"}, "give --bloquear or --desbloquear, not both"},
 		{[]string{"ES76", "--endpoint", "x", "--table", "ab"}, `--endpoint: awsconf: endpoint "x"`},
 		{[]string{"--table", "ab", "ES76"}, `--table: table name "ab"`},
-	} {
-		c := newCuentaCmd(io.Discard, io.Discard)
-		if code, ok := c.parseArgs(tc.args); !ok {
-			t.Errorf("%q: parse exited %d", tc.args, code)
-			continue
-		}
-		if err := c.validate(); (err == nil) != (tc.says == "") || err != nil && (!strings.HasPrefix(err.Error(), tc.says) || strings.Contains(err.Error(), "\n")) {
-			t.Errorf("%q: validate = %v, want one line beginning %q", tc.args, err, tc.says)
-		}
-	}
+	})
 }

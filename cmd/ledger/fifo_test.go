@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +29,7 @@ func (e *testSQS) NewFIFOQueueWithDLQ(t testing.TB, name string, maxReceive int)
 	t.Helper()
 	fifo := map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false",
 		"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}
-	dlq = e.NewQueue(t, name+"-dlq", fifo)
-	attrs := map[string]string{"VisibilityTimeout": "30",
-		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`}
-	for k, v := range fifo {
-		attrs[k] = v
-	}
-	return e.NewQueue(t, name, attrs), dlq
+	return e.queueWithDLQ(t, name, maxReceive, fifo)
 }
 
 // sendFile runs `ledger send --from` with lines to queue.

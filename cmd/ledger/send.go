@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -176,14 +177,14 @@ func (c *sendCmd) run(ctx context.Context) error {
 	}
 	spec := sim.Spec{Accounts: c.accounts, Movements: c.generate, Seed: c.seed, Transfers: c.transfers, Repartos: c.repartos,
 		Reversals: c.reversals, Refunds: c.refunds, Holds: c.holds, Now: time.Now()}
-	bodies, err := sendBodies(c.from, spec, c.duplicates, isFIFO(dest.name))
+	msgs, err := sendBodies(c.from, spec, c.duplicates, isFIFO(dest.name))
 	if err != nil {
 		return err
 	}
-	invalid := countInvalid(bodies)
+	invalid := countInvalid(msgs)
 	start := time.Now()
-	sent, err := dest.send(ctx, bodies)
-	fmt.Fprintf(c.stdout, "sent %d of %d messages to %s in %.1fs", sent, len(bodies), dest.name, time.Since(start).Seconds())
+	sent, err := dest.send(ctx, msgs)
+	fmt.Fprintf(c.stdout, "sent %d of %d messages to %s in %.1fs", sent, len(msgs), dest.name, time.Since(start).Seconds())
 	if invalid > 0 {
 		fmt.Fprintf(c.stdout, " (%d of them are not valid movements: the consumer will park them)", invalid)
 	}
@@ -195,7 +196,7 @@ func (c *sendCmd) run(ctx context.Context) error {
 // that send there.
 type destination struct {
 	name string
-	send func(ctx context.Context, bodies []string) (int, error)
+	send func(ctx context.Context, msgs []message) (int, error)
 }
 
 // destination makes the client for --queue-url or --topic-arn and makes sure it
@@ -210,8 +211,8 @@ func (c *sendCmd) destination(ctx context.Context) (destination, error) {
 		if err := checkTopic(ctx, t, c.topicARN); err != nil {
 			return destination{}, err
 		}
-		return destination{c.topicARN, func(ctx context.Context, bodies []string) (int, error) {
-			return publishSNS(ctx, t, c.topicARN, bodies)
+		return destination{c.topicARN, func(ctx context.Context, msgs []message) (int, error) {
+			return publishSNS(ctx, t, c.topicARN, msgs)
 		}}, nil
 	}
 	q := app.SQS(awsCfg, c.endpoint)
@@ -221,15 +222,33 @@ func (c *sendCmd) destination(ctx context.Context) (destination, error) {
 	if _, err := checkQueue(ctx, q, "--queue-url", c.queueURL); err != nil {
 		return destination{}, err
 	}
-	return destination{c.queueURL, func(ctx context.Context, bodies []string) (int, error) {
-		return sendSQS(ctx, q, c.queueURL, bodies)
+	return destination{c.queueURL, func(ctx context.Context, msgs []message) (int, error) {
+		return sendSQS(ctx, q, c.queueURL, msgs)
 	}}, nil
 }
 
-// countInvalid counts the bodies that are not valid movements, for the summary.
-func countInvalid(bodies []string) (invalid int) {
-	for _, b := range bodies {
-		if _, err := movimiento.Parse([]byte(b)); err != nil {
+// message is one body to send, parsed once: the movement it carries, if it is a valid
+// one (the consumer parks one that is not).
+type message struct {
+	body  string
+	mov   movimiento.Movimiento
+	valid bool
+}
+
+// parseBodies parses each body, in order.
+func parseBodies(bodies []string) []message {
+	out := make([]message, len(bodies))
+	for i, b := range bodies {
+		m, err := movimiento.Parse([]byte(b))
+		out[i] = message{body: b, mov: m, valid: err == nil}
+	}
+	return out
+}
+
+// countInvalid counts the messages that are not valid movements, for the summary.
+func countInvalid(msgs []message) (invalid int) {
+	for _, m := range msgs {
+		if !m.valid {
 			invalid++
 		}
 	}
@@ -258,36 +277,45 @@ func checkFile(name string) error {
 	return f.Close()
 }
 
-// sendBodies reads the message bodies from a JSON-lines file or, when spec has
-// movements, generates those meant to apply with their duplicates: shuffled, or for a
-// FIFO destination (ordered) in the workload's order. Holds expire counted from the
-// start of the UTC day after spec.Now's, so a day's runs of one seed send the very same
-// movements (a run again is duplicates, never conflicting ones), and each hold has at
-// least a day to be taken.
-func sendBodies(from string, spec sim.Spec, duplicates float64, ordered bool) ([]string, error) {
+// sendBodies reads the messages from a JSON-lines file or, when spec has movements,
+// generates them (generated), each parsed once.
+func sendBodies(from string, spec sim.Spec, duplicates float64, ordered bool) ([]message, error) {
 	if spec.Movements > 0 {
-		spec.Now = spec.Now.UTC().Truncate(day).Add(day)
-		w, err := sim.Generate(spec)
-		if err != nil {
-			return nil, err
-		}
-		schedule := sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, spec.Seed)
-		msgs := append(schedule.Deliveries, schedule.Tail...)
-		if ordered {
-			msgs = byWorkload(w, msgs)
-		}
-		var out []string
-		for _, d := range msgs {
-			out = append(out, d.Body)
-		}
-		return out, nil
+		return generated(spec, duplicates, ordered)
 	}
 	r, err := openFrom(from)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return jsonLines(r)
+	lines, err := jsonLines(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseBodies(lines), nil
+}
+
+// generated is spec's movements meant to apply with their duplicates: shuffled, or for
+// a FIFO destination (ordered) in the workload's order. Holds expire counted from the
+// start of the UTC day after spec.Now's, so a day's runs of one seed send the very same
+// movements (a run again is duplicates, never conflicting ones), and each hold has at
+// least a day to be taken.
+func generated(spec sim.Spec, duplicates float64, ordered bool) ([]message, error) {
+	spec.Now = spec.Now.UTC().Truncate(day).Add(day)
+	w, err := sim.Generate(spec)
+	if err != nil {
+		return nil, err
+	}
+	schedule := sim.Deliveries(w, sim.Mix{Duplicates: duplicates}, spec.Seed)
+	var bodies []string
+	for _, d := range append(schedule.Deliveries, schedule.Tail...) {
+		bodies = append(bodies, d.Body)
+	}
+	msgs := parseBodies(bodies)
+	if ordered {
+		byWorkload(w, msgs)
+	}
+	return msgs, nil
 }
 
 // openFrom opens a --from file, or stdin for "-".
@@ -319,62 +347,53 @@ type batchRefusal struct {
 
 func (r batchRefusal) String() string { return r.code + ": " + r.message }
 
-// batches splits bodies, in order, into batches of at most consumer.MaxBatch messages
-// and maxBytes bytes in all: the batch APIs' limits. A body is at most maxLine bytes,
-// which each API's maxBytes holds.
-func batches(bodies []string, maxBytes int) [][]string {
-	var out [][]string
+// batches splits msgs, in order, into batches of at most consumer.MaxBatch messages
+// and maxBytes bytes of bodies in all: the batch APIs' limits. A body is at most
+// maxLine bytes, which each API's maxBytes holds.
+func batches(msgs []message, maxBytes int) [][]message {
+	var out [][]message
 	size := 0
-	for _, b := range bodies {
-		if n := len(out); n == 0 || len(out[n-1]) == consumer.MaxBatch || size+len(b) > maxBytes {
+	for _, m := range msgs {
+		if n := len(out); n == 0 || len(out[n-1]) == consumer.MaxBatch || size+len(m.body) > maxBytes {
 			out, size = append(out, nil), 0
 		}
-		out[len(out)-1] = append(out[len(out)-1], b)
-		size += len(b)
+		out[len(out)-1] = append(out[len(out)-1], m)
+		size += len(m.body)
 	}
 	return out
 }
 
-// batchSend sends bodies in batches of at most maxBytes (see batches) through send,
-// which returns the ids of the entries it accepted and why it refused the others;
-// refused entries go again, sendBackoff apart and doubling, at most sendAttempts times
-// in all, except those refused for the sender's fault. It reports the first refusal it
-// gave up on.
-func batchSend(ctx context.Context, bodies []string, maxBytes int, send func(batch map[string]string) (accepted []string, refused map[string]batchRefusal, err error)) (int, error) {
+// entry is a message as a batch call carries it: with its id in the batch, its place
+// there ("0", "1", …).
+type entry struct {
+	id  string
+	msg message
+}
+
+// batchSend sends msgs in batches of at most maxBytes (see batches) through send, which
+// takes a batch's pending entries, in order, and returns the ids of those it accepted
+// and why it refused the others; refused entries go again, sendBackoff apart and
+// doubling, at most sendAttempts times in all, except those refused for the sender's
+// fault. It reports the first refusal it gave up on.
+func batchSend(ctx context.Context, msgs []message, maxBytes int, send func(pending []entry) (accepted []string, refused map[string]batchRefusal, err error)) (int, error) {
 	sent := 0
 	var given []batchRefusal // refusals given up on
-	for _, batch := range batches(bodies, maxBytes) {
-		pending := map[string]string{}
-		for i, b := range batch {
-			pending[strconv.Itoa(i)] = b
+	for _, batch := range batches(msgs, maxBytes) {
+		pending := make([]entry, len(batch))
+		for i, m := range batch {
+			pending[i] = entry{strconv.Itoa(i), m}
 		}
 		for attempt := 1; len(pending) > 0; attempt++ {
 			accepted, refused, err := send(pending)
 			if err != nil {
 				return sent, err
 			}
-			for _, id := range accepted {
-				if _, ok := pending[id]; ok {
-					delete(pending, id)
-					sent++
-				}
-			}
-			for id := range pending {
-				r, named := refused[id]
-				if !named {
-					r = batchRefusal{code: "Unanswered", message: "neither accepted nor refused"}
-				}
-				if r.senderFault || attempt == sendAttempts {
-					delete(pending, id)
-					given = append(given, r)
-				}
-			}
-			if len(pending) > 0 {
-				select {
-				case <-ctx.Done():
-					return sent, ctx.Err()
-				case <-time.After(sendBackoff << (attempt - 1)):
-				}
+			var ok int
+			var gaveUp []batchRefusal
+			pending, ok, gaveUp = settle(pending, accepted, refused, attempt)
+			sent, given = sent+ok, append(given, gaveUp...)
+			if len(pending) > 0 && !sleep(ctx, sendBackoff<<(attempt-1)) {
+				return sent, ctx.Err()
 			}
 		}
 	}
@@ -382,6 +401,29 @@ func batchSend(ctx context.Context, bodies []string, maxBytes int, send func(bat
 		return sent, fmt.Errorf("%d message(s) refused, the first: %s", len(given), given[0])
 	}
 	return sent, nil
+}
+
+// settle sorts out a batch call's answer on attempt: the pending entries it accepted
+// (counted), those given up on (refused for the sender's fault, or on the last
+// attempt; one neither accepted nor refused counts as refused), and those left to try
+// again, in order.
+func settle(pending []entry, accepted []string, refused map[string]batchRefusal, attempt int) (left []entry, ok int, given []batchRefusal) {
+	for _, e := range pending {
+		if slices.Contains(accepted, e.id) {
+			ok++
+			continue
+		}
+		r, named := refused[e.id]
+		if !named {
+			r = batchRefusal{code: "Unanswered", message: "neither accepted nor refused"}
+		}
+		if r.senderFault || attempt == sendAttempts {
+			given = append(given, r)
+			continue
+		}
+		left = append(left, e)
+	}
+	return left, ok, given
 }
 
 // refusals are a batch API's refused entries by id (SQS's and SNS's entry types differ).
@@ -394,14 +436,14 @@ func refusals[E any](failed []E, of func(E) (id string, r batchRefusal)) map[str
 	return out
 }
 
-// sendSQS sends bodies with SendMessageBatch, each batch's entries in order; to a FIFO
+// sendSQS sends msgs with SendMessageBatch, each batch's entries in order; to a FIFO
 // queue, each with its message group and deduplication id (fifoFields).
-func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, sqsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
+func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, msgs []message) (int, error) {
+	return batchSend(ctx, msgs, sqsBatchBytes, func(pending []entry) ([]string, map[string]batchRefusal, error) {
 		var entries []sqstypes.SendMessageBatchRequestEntry
-		for _, id := range inOrder(batch) {
-			group, dedup := fifoFields(queueURL, batch[id])
-			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(batch[id]),
+		for _, e := range pending {
+			group, dedup := fifoFields(queueURL, e.msg)
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(e.id), MessageBody: aws.String(e.msg.body),
 				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
@@ -420,14 +462,14 @@ func sendSQS(ctx context.Context, q *sqs.Client, queueURL string, bodies []strin
 	})
 }
 
-// publishSNS publishes bodies with PublishBatch, each batch's entries in order; to a
+// publishSNS publishes msgs with PublishBatch, each batch's entries in order; to a
 // FIFO topic, each with its message group and deduplication id (fifoFields).
-func publishSNS(ctx context.Context, t *sns.Client, topicARN string, bodies []string) (int, error) {
-	return batchSend(ctx, bodies, snsBatchBytes, func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
+func publishSNS(ctx context.Context, t *sns.Client, topicARN string, msgs []message) (int, error) {
+	return batchSend(ctx, msgs, snsBatchBytes, func(pending []entry) ([]string, map[string]batchRefusal, error) {
 		var entries []snstypes.PublishBatchRequestEntry
-		for _, id := range inOrder(batch) {
-			group, dedup := fifoFields(topicARN, batch[id])
-			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(id), Message: aws.String(batch[id]),
+		for _, e := range pending {
+			group, dedup := fifoFields(topicARN, e.msg)
+			entries = append(entries, snstypes.PublishBatchRequestEntry{Id: aws.String(e.id), Message: aws.String(e.msg.body),
 				MessageGroupId: group, MessageDeduplicationId: dedup})
 		}
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)

@@ -141,10 +141,11 @@ func TestSendRefusesAmbiguousFlags(t *testing.T) {
 // holds expire from now on, and those built to be refused stay home.
 func TestSendGeneratesEveryKind(t *testing.T) {
 	spec := sim.Spec{Accounts: 4, Movements: 200, Seed: 3, Transfers: 0.2, Repartos: 0.1, Reversals: 0.1, Refunds: 0.1, Holds: 0.2, Now: time.Now()}
-	bodies, err := sendBodies("", spec, 0.25, false)
+	msgs, err := sendBodies("", spec, 0.25, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	bodies := bodiesOf(msgs)
 	if len(bodies) != 250 {
 		t.Fatalf("%d bodies, want 200 movements and 50 duplicates", len(bodies))
 	}
@@ -185,11 +186,11 @@ func TestSendGeneratesTheSameMovementsAllDay(t *testing.T) {
 	var runs [2][]string
 	for i, at := range []time.Time{midnight.Add(5 * time.Minute), late} {
 		spec.Now = at
-		bodies, err := sendBodies("", spec, 0, false)
+		msgs, err := sendBodies("", spec, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs[i] = bodies
+		runs[i] = bodiesOf(msgs)
 	}
 	if !slices.Equal(runs[0], runs[1]) {
 		t.Errorf("a morning's and a night's run differ: %d and %d bodies", len(runs[0]), len(runs[1]))
@@ -226,31 +227,32 @@ func TestJSONLinesSkipsBlankLines(t *testing.T) {
 // the API refuses for the sender's fault is not tried again; the others still are.
 func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 	bodies := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	msgs := parseBodies(bodies)
 	throttled := batchRefusal{"ThrottlingException", "slow down", false}
 	tooBig := batchRefusal{"InvalidParameterValue", "body too big", true}
 	// refusing refuses body on a try when why says so.
-	refusing := func(why func(body string, try int) (batchRefusal, bool)) (func(map[string]string) ([]string, map[string]batchRefusal, error), map[string]int) {
+	refusing := func(why func(body string, try int) (batchRefusal, bool)) (func([]entry) ([]string, map[string]batchRefusal, error), map[string]int) {
 		tries := map[string]int{}
-		return func(batch map[string]string) ([]string, map[string]batchRefusal, error) {
+		return func(pending []entry) ([]string, map[string]batchRefusal, error) {
 			var ok []string
 			refused := map[string]batchRefusal{}
-			for id, body := range batch {
-				tries[body]++
-				if r, no := why(body, tries[body]); no {
-					refused[id] = r
+			for _, e := range pending {
+				tries[e.msg.body]++
+				if r, no := why(e.msg.body, tries[e.msg.body]); no {
+					refused[e.id] = r
 				} else {
-					ok = append(ok, id)
+					ok = append(ok, e.id)
 				}
 			}
 			return ok, refused, nil
 		}, tries
 	}
 	flaky, tries := refusing(func(body string, try int) (batchRefusal, bool) { return throttled, body == "c" && try == 1 })
-	if sent, err := batchSend(context.Background(), bodies, sqsBatchBytes, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
+	if sent, err := batchSend(context.Background(), msgs, sqsBatchBytes, flaky); err != nil || sent != len(bodies) || tries["c"] != 2 || tries["a"] != 1 {
 		t.Fatalf("sent %d, %v, tries %v; want all sent, c twice, the rest once", sent, err, tries)
 	}
 	stubborn, tries := refusing(func(body string, _ int) (batchRefusal, bool) { return throttled, body == "k" })
-	sent, err := batchSend(context.Background(), bodies, sqsBatchBytes, stubborn)
+	sent, err := batchSend(context.Background(), msgs, sqsBatchBytes, stubborn)
 	if sent != len(bodies)-1 || tries["k"] != sendAttempts || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: ThrottlingException: slow down") {
 		t.Fatalf("sent %d, %v, k tried %d times; want all but k sent and k's reason named", sent, err, tries["k"])
 	}
@@ -263,7 +265,7 @@ func TestBatchSendRetriesRefusedEntriesThenNamesTheReason(t *testing.T) {
 		}
 		return batchRefusal{}, false
 	})
-	sent, err = batchSend(context.Background(), bodies, sqsBatchBytes, mixed)
+	sent, err = batchSend(context.Background(), msgs, sqsBatchBytes, mixed)
 	if sent != len(bodies)-1 || tries["k"] != 1 || tries["l"] != 2 || err == nil || !strings.Contains(err.Error(), "1 message(s) refused, the first: InvalidParameterValue: body too big") {
 		t.Fatalf("sent %d, %v, tries k %d l %d; want k given up at once, l sent on its second try", sent, err, tries["k"], tries["l"])
 	}
@@ -310,10 +312,11 @@ func TestBatchesKeepUnderBothLimits(t *testing.T) {
 		{"nothing", nil, sqsBatchBytes, nil},
 	}
 	for _, tc := range cases {
-		got := batches(tc.bodies, tc.maxBytes)
+		got := batches(parseBodies(tc.bodies), tc.maxBytes)
 		var sizes []int
 		var again []string
-		for _, b := range got {
+		for _, batch := range got {
+			b := bodiesOf(batch)
 			sizes = append(sizes, len(b))
 			again = append(again, b...)
 			if n := len(strings.Join(b, "")); n > tc.maxBytes {
@@ -324,6 +327,15 @@ func TestBatchesKeepUnderBothLimits(t *testing.T) {
 			t.Errorf("%s: batches of %v, want %v, every body once and in order", tc.name, sizes, tc.sizes)
 		}
 	}
+}
+
+// bodiesOf is msgs' bodies, in order.
+func bodiesOf(msgs []message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.body)
+	}
+	return out
 }
 
 // validate names the first thing wrong: the destination and the source, the workload,

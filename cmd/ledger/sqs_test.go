@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"maps"
 	"os"
 	"strconv"
 	"testing"
@@ -15,14 +16,12 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/app"
 	"github.com/ledger-dev/ledger/internal/awsconf"
+	"github.com/ledger-dev/ledger/internal/testenv"
 )
 
-// motoEndpointEnv names the environment variable with the moto server's URL.
-const motoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
-
-// testSQS is a test's view of SQS and SNS on the moto server named by motoEndpointEnv (which
-// `make test` starts), where it makes queues of its own. Tests that need it skip where
-// no moto server is configured, such as a plain `go test`.
+// testSQS is a test's view of SQS and SNS on the moto server named by
+// testenv.MotoEndpointEnv (which `make test` starts), where it makes queues of its own.
+// Tests that need it skip where no moto server is configured, such as a plain `go test`.
 type testSQS struct {
 	Endpoint string
 	SQS      *sqs.Client
@@ -32,9 +31,9 @@ type testSQS struct {
 // newSQS returns clients on moto, or skips t when no moto server is configured.
 func newSQS(t testing.TB) *testSQS {
 	t.Helper()
-	endpoint := os.Getenv(motoEndpointEnv)
+	endpoint := os.Getenv(testenv.MotoEndpointEnv)
 	if endpoint == "" {
-		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", motoEndpointEnv)
+		t.Skipf("%s is not set: SQS/SNS tests run on moto (make test)", testenv.MotoEndpointEnv)
 	}
 	cfg, err := awsconf.Load(context.Background(), endpoint)
 	if err != nil {
@@ -78,12 +77,23 @@ func (e *testSQS) NewQueue(t testing.TB, name string, attrs map[string]string) t
 // maxReceive receives.
 func (e *testSQS) NewQueueWithDLQ(t testing.TB, name string, maxReceive int) (queue, dlq testQueue) {
 	t.Helper()
-	dlq = e.NewQueue(t, name+"-dlq", nil)
-	queue = e.NewQueue(t, name, map[string]string{
-		"VisibilityTimeout": "30",
-		"RedrivePolicy":     `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`,
-	})
-	return queue, dlq
+	return e.queueWithDLQ(t, name, maxReceive, nil)
+}
+
+// queueWithDLQ creates a queue with attrs (and a 30 s visibility timeout) whose
+// messages move to a new dead-letter queue, with attrs too, after maxReceive receives.
+func (e *testSQS) queueWithDLQ(t testing.TB, name string, maxReceive int, attrs map[string]string) (queue, dlq testQueue) {
+	t.Helper()
+	dlq = e.NewQueue(t, name+"-dlq", attrs)
+	all := map[string]string{"VisibilityTimeout": "30", "RedrivePolicy": redrivePolicy(dlq, maxReceive)}
+	maps.Copy(all, attrs)
+	return e.NewQueue(t, name, all), dlq
+}
+
+// redrivePolicy is a queue's RedrivePolicy attribute: its messages move to dlq after
+// maxReceive receives.
+func redrivePolicy(dlq testQueue, maxReceive int) string {
+	return `{"deadLetterTargetArn":"` + dlq.ARN + `","maxReceiveCount":"` + strconv.Itoa(maxReceive) + `"}`
 }
 
 // Count returns the queue's visible plus in-flight messages, as SQS approximates them.

@@ -34,7 +34,7 @@ func newCostRig(t *testing.T) *costRig {
 	}
 	t.Cleanup(s.close)
 	r := &costRig{now: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
-	r.meter = &meter{base: s.transport, indexes: s.indexes, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
+	r.meter = newMeter(s, false)
 	r.calls = sim.NewTransport(r.meter)
 	r.svc, err = store.New(s.client(r.calls), store.Config{Table: s.tables[migrations.Ledger], Now: func() time.Time { return r.now }})
 	if err != nil {
@@ -49,10 +49,7 @@ func (r *costRig) cost(t *testing.T, d movimiento.Datos) (calls int, wcu float64
 	if d.Concepto == "" {
 		d.Concepto = "Pedido 1234"
 	}
-	m, err := movimiento.New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testenv.Movement(t, d)
 	calls0, wcu0 := r.calls.TotalCalls(), r.meter.usage().wcu
 	if res, err := testenv.One(r.svc.Apply(context.Background(), []store.Entrega{{Mov: m, Origen: "msg-" + d.ID}})); err != nil || res.Outcome != store.Applied {
 		t.Fatalf("%s %s: %+v, %v", d.Tipo, d.ID, res, err)

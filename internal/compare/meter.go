@@ -37,6 +37,12 @@ type meter struct {
 	tokens map[string]bool // idempotency tokens of the requests committed
 }
 
+// newMeter meters the calls s's transport carries, trusting DynamoDB's
+// ConsumedCapacity answers when trust says so.
+func newMeter(s *backend, trust bool) *meter {
+	return &meter{base: s.transport, indexes: s.indexes, trust: trust, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
+}
+
 type usage struct {
 	rcu, wcu float64
 	busy     time.Duration  // the store's time to answer, the simulated round trip excluded

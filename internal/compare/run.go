@@ -90,7 +90,7 @@ func (r *rig) Park(_ context.Context, _ events.SQSMessage, reason consumer.Reaso
 
 // newRig builds strategy on s as sc runs it, its invocations dying where plan says.
 func newRig(s *backend, strategy Strategy, sc scenario, plan *crashPlan, rtt time.Duration, qo sim.QueueOptions) (*rig, error) {
-	m := &meter{base: s.transport, indexes: s.indexes, trust: !s.loopback, used: usage{applied: map[string]int{}}, tokens: map[string]bool{}}
+	m := newMeter(s, !s.loopback)
 	ft := sim.NewTransport(m)
 	var db *dynamodb.Client
 	// The store's back-off (nil: a timer). Simulated, each call takes its turn on the

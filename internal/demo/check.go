@@ -31,14 +31,14 @@ type Balance struct {
 // refunded showing what its refunds gave back; every balance w's. It returns the
 // balances, sorted, and what is wrong.
 func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, answers *watch) ([]Balance, []string, error) {
+	rec, err := readRecords(ctx, r, w)
+	if err != nil {
+		return nil, nil, err
+	}
 	fate := fates(w)
 	var wrong []string
 	for _, m := range w.Movements {
-		why, err := checkRecorded(ctx, r, m, fate, now, answers)
-		if err != nil {
-			return nil, nil, err
-		}
-		wrong = append(wrong, why...)
+		wrong = append(wrong, checkRecorded(ctx, r, rec, m, fate, now, answers)...)
 	}
 	for _, m := range w.Refused {
 		switch _, err := r.Apunte(ctx, m.Cuenta, m.ID); {
@@ -48,7 +48,7 @@ func check(ctx context.Context, r *store.Reader, w sim.Workload, now time.Time, 
 			return nil, nil, err
 		}
 	}
-	refunded, err := checkRefunded(ctx, r, w)
+	refunded, err := checkRefunded(ctx, r, rec, w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,15 +73,40 @@ func fates(w sim.Workload) map[string]movimiento.Estado {
 	return fate
 }
 
+// records is what the ledger recorded for a workload's movements, by key: each read
+// once, and what the checks look up.
+type records map[string]movimiento.Apunte
+
+// readRecords reads the record of each of w's movements; one not recorded is left out.
+func readRecords(ctx context.Context, r *store.Reader, w sim.Workload) (records, error) {
+	rec := make(records, len(w.Movements))
+	for _, m := range w.Movements {
+		switch a, err := r.Apunte(ctx, m.Cuenta, m.ID); {
+		case err == nil:
+			rec[key(m.Cuenta, m.ID)] = a
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
+	}
+	return rec, nil
+}
+
+// apunte is the record of id on cuenta: the one read, or else read now (one outside
+// the workload, or not recorded, whose error says so).
+func (rec records) apunte(ctx context.Context, r *store.Reader, cuenta, id string) (movimiento.Apunte, error) {
+	if a, ok := rec[key(cuenta, id)]; ok {
+		return a, nil
+	}
+	return r.Apunte(ctx, cuenta, id)
+}
+
 // checkRecorded says what is wrong with m's record at now: not recorded, in another
 // state than its fate, answered otherwise than its record says (answers), a leg
 // missing (checkLinks).
-func checkRecorded(ctx context.Context, r *store.Reader, m movimiento.Movimiento, fate map[string]movimiento.Estado, now time.Time, answers *watch) ([]string, error) {
-	a, err := r.Apunte(ctx, m.Cuenta, m.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return []string{fmt.Sprintf("%s %s of %s is not recorded", m.Tipo, m.ID, m.Cuenta)}, nil
-	} else if err != nil {
-		return nil, err
+func checkRecorded(ctx context.Context, r *store.Reader, rec records, m movimiento.Movimiento, fate map[string]movimiento.Estado, now time.Time, answers *watch) []string {
+	a, ok := rec[key(m.Cuenta, m.ID)]
+	if !ok {
+		return []string{fmt.Sprintf("%s %s of %s is not recorded", m.Tipo, m.ID, m.Cuenta)}
 	}
 	var wrong []string
 	want := movimiento.Aplicado
@@ -96,20 +121,20 @@ func checkRecorded(ctx context.Context, r *store.Reader, m movimiento.Movimiento
 			wrong = append(wrong, why)
 		}
 	}
-	if err := checkLinks(ctx, r, m); err != nil {
+	if err := checkLinks(ctx, r, rec, m); err != nil {
 		wrong = append(wrong, fmt.Sprintf("%s %s of %s: %v", m.Tipo, m.ID, m.Cuenta, err))
 	}
-	return wrong, nil
+	return wrong
 }
 
 // checkLinks says what is wrong with the records m links to: each leg of a transfer or
 // reparto; for a refund, its original naming it and, for a reversal of a transfer or
 // reparto, each leg taken back.
-func checkLinks(ctx context.Context, r *store.Reader, m movimiento.Movimiento) error {
+func checkLinks(ctx context.Context, r *store.Reader, rec records, m movimiento.Movimiento) error {
 	if m.Tipo != movimiento.Anulacion {
 		return legsRecorded(ctx, r, m.ID, m.Cuenta, sim.Credited(m))
 	}
-	o, err := r.Apunte(ctx, m.Cuenta, m.Anula)
+	o, err := rec.apunte(ctx, r, m.Cuenta, m.Anula)
 	switch {
 	case err != nil:
 		return err
@@ -141,15 +166,14 @@ func legsRecorded(ctx context.Context, r *store.Reader, id, payer string, legs [
 	return nil
 }
 
-// checkRefunded reads every movement w refunds and says which does not show what w's
+// checkRefunded looks up every movement w refunds and says which does not show what w's
 // refunds of it gave back: reembolsado their sum, anulado_por set once nothing is left.
-func checkRefunded(ctx context.Context, r *store.Reader, w sim.Workload) ([]string, error) {
-	byKey := map[string]movimiento.Movimiento{}
+func checkRefunded(ctx context.Context, r *store.Reader, rec records, w sim.Workload) ([]string, error) {
+	mov := byKey(w)
 	given := map[string]decimal.Decimal{}
 	for _, m := range w.Movements {
-		byKey[key(m.Cuenta, m.ID)] = m
 		if m.Tipo == movimiento.Anulacion {
-			o, importe := byKey[key(m.Cuenta, m.Anula)], m.Importe
+			o, importe := mov[key(m.Cuenta, m.Anula)], m.Importe
 			if importe.IsZero() { // all of it
 				importe = o.Importe
 			}
@@ -158,8 +182,8 @@ func checkRefunded(ctx context.Context, r *store.Reader, w sim.Workload) ([]stri
 	}
 	var wrong []string
 	for _, k := range slices.Sorted(maps.Keys(given)) {
-		o := byKey[k]
-		a, err := r.Apunte(ctx, o.Cuenta, o.ID)
+		o := mov[k]
+		a, err := rec.apunte(ctx, r, o.Cuenta, o.ID)
 		switch {
 		case errors.Is(err, store.ErrNotFound): // check says so
 		case err != nil:

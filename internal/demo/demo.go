@@ -121,6 +121,7 @@ type run struct {
 	clock    *sim.Clock
 	w        sim.Workload
 	schedule sim.Schedule
+	sent     int // the messages the schedule sends
 	db       *sim.DynamoDB
 	client   *dynamodb.Client
 	handler  *consumer.Handler
@@ -156,8 +157,8 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	r.op = &freezer{ledger: svc, clock: r.clock, waited: map[string]bool{}}
 	r.handler = consumer.New(svc, consumer.Options{Logger: slog.New(slog.DiscardHandler), Parker: r.watched,
 		Observer: func(rec consumer.Record) { r.counts.Observe(rec); r.watched.observe(rec); r.op.observe(rec) }})
-	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
-	r.bar = &progress{w: opts.Progress, terminal: opts.Terminal, total: max(total, 1)}
+	r.sent = len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
+	r.bar = &progress{w: opts.Progress, terminal: opts.Terminal, total: max(r.sent, 1)}
 	r.q = sim.NewQueue(sim.QueueOptions{Clock: r.clock, Visibility: visibility, Step: time.Second, MaxReceive: maxReceive})
 	r.rngs = make([]*rand.Rand, opts.Consumers)
 	for c := range r.rngs {
@@ -249,9 +250,8 @@ func (r *run) verdict(ctx context.Context, early []string, frozen Freeze) (Summa
 	}
 	outcomes := r.counts.Outcomes()
 	wrong = slices.Concat(wrong, early, held, checkOutcomes(outcomes, r.w, r.schedule), r.watched.check(r.q.Dead()))
-	total := len(r.schedule.Deliveries) + len(r.schedule.Tail) + len(r.schedule.Late)
 	s := Summary{
-		Seed: r.opts.Seed, Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: total, Handled: r.counts.Handled(), Outcomes: outcomes,
+		Seed: r.opts.Seed, Accounts: r.opts.Accounts, Movements: r.opts.Movements, Deliveries: r.sent, Handled: r.counts.Handled(), Outcomes: outcomes,
 		Kinds: r.w.Kinds(), Refused: describe(r.w), Freeze: frozen, Audit: report, Balances: balances, Wrong: wrong,
 	}
 	s.ExactlyOnce = len(wrong) == 0 && report.OK && report.Movements == s.Kinds.Posted()
@@ -260,13 +260,10 @@ func (r *run) verdict(ctx context.Context, early []string, frozen Freeze) (Summa
 
 // describe says in a few words what each movement refused by design in w is.
 func describe(w sim.Workload) []string {
-	tipo := map[string]movimiento.Tipo{}
-	for _, m := range w.Movements {
-		tipo[key(m.Cuenta, m.ID)] = m.Tipo
-	}
+	mov := byKey(w)
 	var out []string
 	for _, m := range w.Refused {
-		switch t := tipo[key(m.Cuenta, m.Anula)]; m.Tipo {
+		switch t := mov[key(m.Cuenta, m.Anula)].Tipo; m.Tipo {
 		case movimiento.Anulacion:
 			if !m.Importe.IsZero() {
 				out = append(out, "a refund of "+m.ImporteTexto()+" of "+m.Anula+", a cent more than is left")

@@ -228,22 +228,20 @@ func TestCheckCatchesMissingLegsAndRefunds(t *testing.T) {
 // when change is nil.
 func editItem(t *testing.T, env *testenv.DynamoDB, cuenta, id string, change func(map[string]types.AttributeValue)) {
 	t.Helper()
-	ctx := context.Background()
-	k := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "CUENTA#" + cuenta}, "sk": &types.AttributeValueMemberS{Value: "MOV#" + id}}
+	pk, sk := "CUENTA#"+cuenta, "MOV#"+id
 	if change == nil {
-		if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table()), Key: k}); err != nil {
+		k := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}
+		if _, err := env.Client.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(env.Table()), Key: k}); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	got, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table()), Key: k, ConsistentRead: aws.Bool(true)})
-	if err != nil || got.Item == nil {
-		t.Fatalf("movement %s of %s: %v, %v", id, cuenta, got, err)
+	item := env.Get(t, pk, sk)
+	if item == nil {
+		t.Fatalf("movement %s of %s is not recorded", id, cuenta)
 	}
-	change(got.Item)
-	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table()), Item: got.Item}); err != nil {
-		t.Fatal(err)
-	}
+	change(item)
+	env.Put(t, item)
 }
 
 // The outcomes must match what was sent: a conflicting replay taken for a duplicate,

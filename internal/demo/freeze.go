@@ -121,17 +121,14 @@ func debtor(w sim.Workload) string {
 // debits is w's movements that take money from their account, which a freeze holds
 // back, by key: cargos, transfers, repartos, holds and refunds of abonos.
 func debits(w sim.Workload) map[string]bool {
-	tipo := map[string]movimiento.Tipo{}
-	for _, m := range w.Movements {
-		tipo[key(m.Cuenta, m.ID)] = m.Tipo
-	}
+	mov := byKey(w)
 	out := map[string]bool{}
 	for _, m := range w.Movements {
 		switch m.Tipo {
 		case movimiento.Cargo, movimiento.Traspaso, movimiento.Reparto, movimiento.Retencion:
 			out[key(m.Cuenta, m.ID)] = true
 		case movimiento.Anulacion:
-			out[key(m.Cuenta, m.ID)] = tipo[key(m.Cuenta, m.Anula)] == movimiento.Abono
+			out[key(m.Cuenta, m.ID)] = mov[key(m.Cuenta, m.Anula)].Tipo == movimiento.Abono
 		}
 	}
 	return out
@@ -139,3 +136,12 @@ func debits(w sim.Workload) map[string]bool {
 
 // key names a movement: its account and id.
 func key(cuenta, id string) string { return cuenta + "/" + id }
+
+// byKey is w's movements by key.
+func byKey(w sim.Workload) map[string]movimiento.Movimiento {
+	out := make(map[string]movimiento.Movimiento, len(w.Movements))
+	for _, m := range w.Movements {
+		out[key(m.Cuenta, m.ID)] = m
+	}
+	return out
+}

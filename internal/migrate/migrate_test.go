@@ -106,9 +106,9 @@ func indexes(t *testing.T, env *testenv.DynamoDB, table string) []string {
 }
 
 func TestRunAddsAMissingIndex(t *testing.T) {
-	env := testenv.NewDynamoDBWith(t, expiring(t))
+	env := testenv.NewDynamoDB(t)
 	old := tableWithoutIndex(t, env, "-old")
-	steps, err := migrate.Run(context.Background(), env.Client, migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.Client, migrate.Options{Tables: map[string]string{"ledger": old}, Poll: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +124,11 @@ func TestRunAddsAMissingIndex(t *testing.T) {
 // plans again from the table as it is once active, and asks once more; refused twice,
 // it fails, naming the refusal.
 func TestRunPlansAgainAfterARefusedIndexUpdate(t *testing.T) {
-	env := testenv.NewDynamoDBWith(t, expiring(t))
+	env := testenv.NewDynamoDB(t)
 	old := tableWithoutIndex(t, env, "-raced")
 	ft := sim.NewTransport(nil)
 	ft.Inject("UpdateTable", sim.Validation)
-	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": old}, Poll: time.Millisecond})
+	steps, err := migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": old}, Poll: time.Millisecond})
 	if err != nil || steps[0].Action != migrate.IndexAdded || ft.Calls("UpdateTable") != len(ledgerIndexes)+1 {
 		t.Fatalf("after one refusal: steps %+v, %v, %d UpdateTable calls; want the first index added by the second, the next by the third", steps, err, ft.Calls("UpdateTable"))
 	}
@@ -139,14 +139,14 @@ func TestRunPlansAgainAfterARefusedIndexUpdate(t *testing.T) {
 	again := tableWithoutIndex(t, env, "-refused")
 	ft = sim.NewTransport(nil)
 	ft.Inject("UpdateTable", sim.Validation, sim.Validation)
-	_, err = migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": again}, Poll: time.Millisecond})
+	_, err = migrate.Run(context.Background(), env.ClientVia(ft), migrate.Options{Tables: map[string]string{"ledger": again}, Poll: time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "add index to "+again) || ft.Calls("UpdateTable") != 2 {
 		t.Errorf("after two refusals: %v, %d UpdateTable calls; want the refusal after 2", err, ft.Calls("UpdateTable"))
 	}
 }
 
 func TestRunRefusesATableWithAnotherKey(t *testing.T) {
-	env := testenv.NewDynamoDBWith(t, expiring(t))
+	env := testenv.NewDynamoDB(t)
 	ctx := context.Background()
 	other := env.Table() + "-other"
 	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -161,7 +161,7 @@ func TestRunRefusesATableWithAnotherKey(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(other)})
 	})
-	_, err = migrate.Run(ctx, env.Client, migrate.Options{Extra: extras(t), Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond})
+	_, err = migrate.Run(ctx, env.Client, migrate.Options{Tables: map[string]string{"ledger": other}, Poll: 10 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "has key (id), migration 0001_ledger wants (pk, sk)") {
 		t.Fatalf("migrating a table with another key: %v; want a refusal naming both keys", err)
 	}

@@ -1,14 +1,10 @@
 package sim
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -48,7 +44,7 @@ func (h numericOrder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	page, ok := h.page(r, body)
 	if !ok {
-		h.forward(w, r, body)
+		forward(h.next, w, r, body)
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
@@ -70,7 +66,7 @@ func (h numericOrder) page(r *http.Request, body []byte) (map[string]any, bool) 
 	delete(unpaged, "Limit")
 	delete(unpaged, "ExclusiveStartKey")
 	var out struct{ Items []map[string]attr }
-	if !h.call(r, "Query", unpaged, &out) {
+	if !call(h.next, r, "Query", unpaged, &out) {
 		return nil, false
 	}
 	// minidyn's DescribeTable leaves out attribute types; the items carry them.
@@ -101,52 +97,6 @@ func (h numericOrder) page(r *http.Request, body []byte) (map[string]any, bool) 
 	return resp, true
 }
 
-// request is the body of r when it calls DynamoDB's op, read whole (at most
-// maxRequest bytes); any other request it hands to next, and one it cannot read it
-// answers 400. mine is false when it answered.
-func request(w http.ResponseWriter, r *http.Request, op string, next http.Handler) (body []byte, mine bool) {
-	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "."+op) {
-		next.ServeHTTP(w, r)
-		return nil, false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return nil, false
-	}
-	return body, true
-}
-
-// forward sends r to minidyn with body.
-func (h numericOrder) forward(w http.ResponseWriter, r *http.Request, body []byte) {
-	forward(h.next, w, r, body)
-}
-
-// call asks minidyn for op with input in, as r's client, and decodes a success into out.
-func (h numericOrder) call(r *http.Request, op string, in, out any) bool {
-	return call(h.next, r, op, in, out)
-}
-
-// forward sends r to next with body.
-func forward(next http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
-	r2 := r.Clone(r.Context())
-	r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	next.ServeHTTP(w, r2)
-}
-
-// call asks next for op with input in, as r's client, and decodes a success into out.
-func call(next http.Handler, r *http.Request, op string, in, out any) bool {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return false
-	}
-	req := r.Clone(r.Context())
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	rec := httptest.NewRecorder()
-	forward(next, rec, req, body)
-	return rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), out) == nil
-}
-
 // keySchema is what ordering needs of a table or index.
 type keySchema struct {
 	rangeKey string
@@ -167,7 +117,7 @@ func (h numericOrder) describe(r *http.Request, table, index string) (ks keySche
 			}
 		}
 	}
-	if !h.call(r, "DescribeTable", map[string]string{"TableName": table}, &out) {
+	if !call(h.next, r, "DescribeTable", map[string]string{"TableName": table}, &out) {
 		return ks, false
 	}
 	schema := out.Table.KeySchema

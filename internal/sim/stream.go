@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -106,8 +105,7 @@ type streaming struct {
 var written = map[string]bool{"PutItem": true, "UpdateItem": true, "DeleteItem": true, "TransactWriteItems": true, "BatchWriteItem": true}
 
 func (h streaming) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	op := r.Header.Get("X-Amz-Target")
-	op = op[strings.LastIndexByte(op, '.')+1:]
+	op := operation(r)
 	if !written[op] {
 		h.next.ServeHTTP(w, r)
 		return
@@ -123,11 +121,7 @@ func (h streaming) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	before := h.images(r, items)
 	rec := httptest.NewRecorder()
 	forward(h.next, rec, r, body)
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	copyResponse(w, rec)
 	if rec.Code == http.StatusOK {
 		h.stream.add(changes(items, before, h.images(r, items)))
 	}
@@ -191,11 +185,12 @@ func actions(op string, body []byte) []writeAction {
 // items are the items op, with input body, writes, by key: an action that names its
 // item rather than its key (a Put) is keyed by its table's key schema.
 func (h streaming) items(r *http.Request, op string, body []byte) []itemRef {
+	schemas := newTableKeys(h.next, r)
 	var refs []itemRef
 	for _, a := range actions(op, body) {
 		key := a.Key
 		if key == nil {
-			names, ok := tableKeys(h.next, r, a.TableName)
+			names, ok := schemas.of(a.TableName)
 			if !ok {
 				continue
 			}
@@ -207,23 +202,6 @@ func (h streaming) items(r *http.Request, op string, body []byte) []itemRef {
 		refs = append(refs, itemRef{table: a.TableName, key: key})
 	}
 	return refs
-}
-
-// tableKeys are the names of table's key attributes, asked of next.
-func tableKeys(next http.Handler, r *http.Request, table string) ([]string, bool) {
-	var out struct {
-		Table struct {
-			KeySchema []struct{ AttributeName string }
-		}
-	}
-	if !call(next, r, "DescribeTable", map[string]string{"TableName": table}, &out) {
-		return nil, false
-	}
-	var names []string
-	for _, k := range out.Table.KeySchema {
-		names = append(names, k.AttributeName)
-	}
-	return names, len(names) > 0
 }
 
 // images reads each item as it is now, strongly consistently: nil for none.

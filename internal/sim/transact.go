@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -57,7 +56,7 @@ func (h transactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if actions, ok := servable(body); ok && t.run(actions, w) {
 		return
 	}
-	t.forward(w, "TransactWriteItems", body) // minidyn's own way, still alone
+	forward(h.store, w, r, body) // minidyn's own way, still alone
 }
 
 // servable reads the actions of a transaction transactions can answer itself.
@@ -130,7 +129,7 @@ func (t *transaction) write(actions []transactAction, keys []map[string]json.Raw
 		if a.Item == nil {
 			continue
 		}
-		rec := t.call("PutItem", map[string]any{"TableName": a.TableName, "Item": a.Item})
+		rec := exchange(t.store, t.r, "PutItem", map[string]any{"TableName": a.TableName, "Item": a.Item})
 		if rec.Code == http.StatusOK {
 			continue
 		}
@@ -150,25 +149,22 @@ func (t *transaction) write(actions []transactAction, keys []map[string]json.Raw
 // restore puts an item back as it was before the transaction: the old item, or none.
 func (t *transaction) restore(table string, key, item map[string]json.RawMessage) {
 	if item == nil {
-		t.call("DeleteItem", map[string]any{"TableName": table, "Key": key})
+		exchange(t.store, t.r, "DeleteItem", map[string]any{"TableName": table, "Key": key})
 		return
 	}
-	t.call("PutItem", map[string]any{"TableName": table, "Item": item})
+	exchange(t.store, t.r, "PutItem", map[string]any{"TableName": table, "Item": item})
 }
 
 // keys is each action's primary key, read from the tables' key schemas; ok is false
 // when a schema cannot be read, an action lacks a key attribute, or names an item
 // another action names (DynamoDB refuses that: minidyn's answer says so).
 func (t *transaction) keys(actions []transactAction) (keys []map[string]json.RawMessage, ok bool) {
-	schemas := map[string][]string{}
+	schemas := newTableKeys(t.store, t.r)
 	var seen []string
 	for _, a := range actions {
-		names, known := schemas[a.TableName]
-		if !known {
-			if names, ok = t.keySchema(a.TableName); !ok {
-				return nil, false
-			}
-			schemas[a.TableName] = names
+		names, ok := schemas.of(a.TableName)
+		if !ok {
+			return nil, false
 		}
 		from := a.Key
 		if a.Item != nil {
@@ -194,29 +190,10 @@ func (t *transaction) keys(actions []transactAction) (keys []map[string]json.Raw
 	return keys, true
 }
 
-// keySchema is the names of table's key attributes.
-func (t *transaction) keySchema(table string) ([]string, bool) {
-	var out struct {
-		Table struct {
-			KeySchema []struct{ AttributeName string }
-		}
-	}
-	rec := t.call("DescribeTable", map[string]string{"TableName": table})
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil || len(out.Table.KeySchema) == 0 {
-		return nil, false
-	}
-	var names []string
-	for _, k := range out.Table.KeySchema {
-		names = append(names, k.AttributeName)
-	}
-	return names, true
-}
-
 // get is the item under key, nil when there is none.
 func (t *transaction) get(table string, key map[string]json.RawMessage) (map[string]json.RawMessage, bool) {
 	var out struct{ Item map[string]json.RawMessage }
-	rec := t.call("GetItem", map[string]any{"TableName": table, "Key": key, "ConsistentRead": true})
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+	if !call(t.store, t.r, "GetItem", map[string]any{"TableName": table, "Key": key, "ConsistentRead": true}, &out) {
 		return nil, false
 	}
 	if len(out.Item) == 0 {
@@ -245,7 +222,7 @@ func (t *transaction) holds(a transactAction, key, item map[string]json.RawMessa
 		op, in["Item"] = "PutItem", item
 		delete(in, "Key")
 	}
-	rec := t.call(op, in)
+	rec := exchange(t.store, t.r, op, in)
 	switch {
 	case rec.Code == http.StatusOK:
 		return true, true
@@ -253,26 +230,6 @@ func (t *transaction) holds(a transactAction, key, item map[string]json.RawMessa
 		return false, true
 	}
 	return false, false
-}
-
-// call sends minidyn op with input in, as the transaction's client, and returns its answer.
-func (t *transaction) call(op string, in any) *httptest.ResponseRecorder {
-	body, err := json.Marshal(in)
-	rec := httptest.NewRecorder()
-	if err != nil {
-		rec.Code = http.StatusInternalServerError
-		return rec
-	}
-	t.forward(rec, op, body)
-	return rec
-}
-
-// forward sends minidyn op with body, answering on w.
-func (t *transaction) forward(w http.ResponseWriter, op string, body []byte) {
-	req := t.r.Clone(t.r.Context())
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	t.store.ServeHTTP(w, req)
 }
 
 // cancellationReason is one action's part of a TransactionCanceledException.
@@ -295,13 +252,4 @@ func writeCancelled(w http.ResponseWriter, reasons []cancellationReason) {
 		"message":             "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]",
 		"CancellationReasons": reasons,
 	})
-}
-
-// copyResponse writes rec's answer to w.
-func copyResponse(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
 }

@@ -57,14 +57,11 @@ func version(n int) map[string]types.AttributeValue {
 // stored is the version of the item pk, or -1 when there is none.
 func stored(t *testing.T, env *testenv.DynamoDB, pk string) int {
 	t.Helper()
-	out, err := env.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(env.Table()), Key: key(pk), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Item == nil {
+	item := env.Get(t, pk, "x")
+	if item == nil {
 		return -1
 	}
-	n, _ := strconv.Atoi(out.Item["version"].(*types.AttributeValueMemberN).Value)
+	n, _ := strconv.Atoi(item["version"].(*types.AttributeValueMemberN).Value)
 	return n
 }
 

@@ -24,6 +24,11 @@ import (
 // DynamoDBEndpointEnv names the environment variable that selects an external backend.
 const DynamoDBEndpointEnv = "LEDGER_TEST_DYNAMODB_ENDPOINT"
 
+// MotoEndpointEnv names the environment variable with the moto server's URL, which
+// scripts/with-moto sets (make test does): the suites that need SQS, SNS or the
+// rehearsal's services skip without it.
+const MotoEndpointEnv = "LEDGER_TEST_MOTO_ENDPOINT"
+
 // Backend names the implementation behind a test's client.
 type Backend string
 

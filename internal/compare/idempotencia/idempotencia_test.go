@@ -53,11 +53,7 @@ func faultyFixture(t *testing.T) (*fixture, *sim.Transport) {
 
 func mov(t *testing.T, id, cta, tipo, importe string) movimiento.Movimiento {
 	t.Helper()
-	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Tipo(tipo), Importe: importe, Moneda: "EUR"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testenv.Movement(t, movimiento.Datos{ID: id, Cuenta: cta, Tipo: movimiento.Tipo(tipo), Importe: importe, Moneda: "EUR"})
 }
 
 func (f *fixture) apply(m movimiento.Movimiento, msgID string) store.Result {
@@ -274,15 +270,6 @@ func TestExpiredRecordNoLongerRecognisesALateDuplicate(t *testing.T) {
 	}
 }
 
-func traspaso(t *testing.T, id, cta, destino, importe string) movimiento.Movimiento {
-	t.Helper()
-	m, err := movimiento.New(movimiento.Datos{ID: id, Cuenta: cta, Destino: destino, Tipo: movimiento.Traspaso, Importe: importe, Moneda: "EUR"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // The baseline moves a transfer with two ADDs under one reservation. Done, it is exact;
 // killed between them, the debit stands without its credit until the redelivery,
 // after the in-progress expiry, debits again: money destroyed.
@@ -290,18 +277,18 @@ func TestATransferIsTwoEffectsUnderOneReservation(t *testing.T) {
 	env := baselineEnv(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{InProgress: 30 * time.Second, Hook: crashOnce(idempotencia.BetweenLegs, "tr-2")})
 	f.apply(mov(t, "a", "T1", "abono", "100.00"), "msg-0")
-	if r := f.apply(traspaso(t, "tr-1", "T1", "T2", "30.00"), "msg-1"); r.Outcome != store.Applied {
+	if r := f.apply(testenv.Traspaso(t, "tr-1", "T1", "T2", "30.00"), "msg-1"); r.Outcome != store.Applied {
 		t.Fatalf("transfer: %+v", r)
 	}
 	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "70.00/2" || b != "30.00/1" {
 		t.Fatalf("after the transfer: %s and %s", a, b)
 	}
-	f.apply(traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2") // dies between the legs
+	f.apply(testenv.Traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2") // dies between the legs
 	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "60.00/3" || b != "30.00/1" {
 		t.Fatalf("killed between the legs: %s and %s, want the debit alone", a, b)
 	}
 	f.clock.Advance(time.Minute)
-	if r := f.apply(traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2"); r.Outcome != store.Applied {
+	if r := f.apply(testenv.Traspaso(t, "tr-2", "T1", "T2", "10.00"), "msg-2"); r.Outcome != store.Applied {
 		t.Fatalf("redelivery: %+v", r)
 	}
 	if a, b := f.saldo(t, "T1"), f.saldo(t, "T2"); a != "50.00/4" || b != "40.00/2" {
@@ -312,10 +299,7 @@ func TestATransferIsTwoEffectsUnderOneReservation(t *testing.T) {
 func TestTheBaselineRefusesWhatItCannotApply(t *testing.T) {
 	env := baselineEnv(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{})
-	an, err := movimiento.New(movimiento.Datos{ID: "an", Cuenta: "T1", Tipo: movimiento.Anulacion, Anula: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	an := testenv.Movement(t, movimiento.Datos{ID: "an", Cuenta: "T1", Tipo: movimiento.Anulacion, Anula: "a"})
 	if r := f.apply(an, "msg"); !errors.Is(r.Err, idempotencia.ErrUnsupported) || !errors.Is(r.Err, store.ErrPermanent) {
 		t.Fatalf("a reversal: %+v, want a permanent ErrUnsupported", r)
 	}
@@ -343,12 +327,9 @@ func TestARefusedCreditUndoesTheTransfersDebit(t *testing.T) {
 	env := baselineEnv(t)
 	f := newFixture(t, env.Client, env, idempotencia.Config{})
 	f.apply(mov(t, "a", "U1", "abono", "100.00"), "msg-0")
-	usd, err := movimiento.New(movimiento.Datos{ID: "b", Cuenta: "U2", Tipo: movimiento.Abono, Importe: "5.00", Moneda: "USD"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	usd := testenv.Movement(t, movimiento.Datos{ID: "b", Cuenta: "U2", Tipo: movimiento.Abono, Importe: "5.00", Moneda: "USD"})
 	f.apply(usd, "msg-1")
-	r := f.apply(traspaso(t, "tr-1", "U1", "U2", "30.00"), "msg-2")
+	r := f.apply(testenv.Traspaso(t, "tr-1", "U1", "U2", "30.00"), "msg-2")
 	if !errors.Is(r.Err, store.ErrPermanent) || !strings.Contains(r.Err.Error(), "USD") {
 		t.Fatalf("transfer into a USD account: %+v, want a permanent failure naming USD", r)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledger-dev/ledger/internal/movimiento"
 	"github.com/ledger-dev/ledger/internal/store"
+	"github.com/ledger-dev/ledger/internal/testenv"
 	"github.com/ledger-dev/ledger/internal/versioned"
 )
 
@@ -24,11 +25,7 @@ func value(v types.AttributeValue) string {
 
 func testMov(t *testing.T, tipo movimiento.Tipo) movimiento.Movimiento {
 	t.Helper()
-	m, err := movimiento.New(movimiento.Datos{ID: "pago-1", Cuenta: "ES01", Tipo: tipo, Importe: "50", Moneda: "EUR"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testenv.Movement(t, movimiento.Datos{ID: "pago-1", Cuenta: "ES01", Tipo: tipo, Importe: "50", Moneda: "EUR"})
 }
 
 func TestRecordKey(t *testing.T) {
