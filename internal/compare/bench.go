@@ -178,7 +178,6 @@ func (r *rig) simulate(ctx context.Context, msgs []sim.Message, fifo bool, cost 
 // func stops watching.
 func watchStall(s *scheduler) (stop func()) {
 	done := make(chan struct{})
-	var once sync.Once
 	go func() {
 		t := time.NewTicker(benchStallCheck)
 		defer t.Stop()
@@ -199,7 +198,7 @@ func watchStall(s *scheduler) (stop func()) {
 			}
 		}
 	}()
-	return func() { once.Do(func() { close(done) }) }
+	return func() { close(done) }
 }
 
 // consume is one simulated consumer: it takes batches until the queue is drained, each

@@ -140,12 +140,8 @@ func checkLinks(ctx context.Context, r *store.Reader, rec records, m movimiento.
 		return err
 	case !slices.Contains(o.Anulaciones, m.ID):
 		return fmt.Errorf("%s does not name it among its refunds %v", m.Anula, o.Anulaciones)
-	case len(o.Partes) > 0:
-		return legsRecorded(ctx, r, m.ID, m.Cuenta, o.Partes)
-	case o.Contrapartida != "":
-		return legsRecorded(ctx, r, m.ID, m.Cuenta, []movimiento.Parte{{Cuenta: o.Contrapartida, Importe: o.Movimiento.Importe}})
 	}
-	return nil
+	return legsRecorded(ctx, r, m.ID, m.Cuenta, o.Contrapartidas())
 }
 
 // legsRecorded says which leg of the movement id of payer is not recorded applied on
