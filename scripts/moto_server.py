@@ -34,6 +34,12 @@ ten possible members up under every alias a model name may have: over a quarter 
 moto's time in the property test. A value holding bytes (a binary attribute, which needs
 base64) still goes through the serializer.
 
+It remembers the ClientRequestToken of every TransactWriteItems that succeeded for 10
+minutes, as DynamoDB does and moto does not: the same request with its token again is
+answered success and writes nothing (so the SDK's retry of an answer lost after commit
+is harmless), and another request with that token is refused with
+IdempotentParameterMismatchException. A cancelled or failed request is not remembered.
+
 It lists moto's service modules once: moto's server lists its package directory, and
 stats every entry, for every request, to route it.
 
@@ -52,10 +58,15 @@ and when several messages of a group come back together moto hands out the last 
 Usage: python3 moto_server.py PORT  (listens on 127.0.0.1 only)
 """
 
+import collections
 import copy
 import functools
+import hashlib
+import io
+import json
 import sys
 import threading
+import time
 
 import jsonpath_ng.ext
 
@@ -227,12 +238,85 @@ def receive_message_alone(self, queue_name, *args, **kwargs):
 
 sqs_models.SQSBackend.receive_message = receive_message_alone
 
+TOKEN_WINDOW_SECONDS = 600  # how long DynamoDB remembers a ClientRequestToken
+
+
+class Tokens:
+    """The ClientRequestTokens of the TransactWriteItems that succeeded: token → (the
+    request's digest, when it succeeded), with the tokens in the order remembered so
+    that the lapsed leave first. Used inside the DynamoDB turn only."""
+
+    def __init__(self):
+        self.seen = {}
+        self.order = collections.deque()
+
+    def answer(self, token, digest, start_response):
+        """The answer from memory to a request with token, or None when it must run."""
+        use = self.seen.get(token)
+        if token is None or use is None or time.monotonic() - use[1] >= TOKEN_WINDOW_SECONDS:
+            return None
+        headers = [("Content-Type", "application/x-amz-json-1.0")]
+        if use[0] == digest:
+            start_response("200 OK", headers)
+            return [b"{}"]
+        start_response("400 Bad Request", headers)
+        return [json.dumps({
+            "__type": "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
+            "message": "Request has a ClientRequestToken already used by a request with other parameters",
+        }).encode()]
+
+    def remember(self, token, digest):
+        now = time.monotonic()
+        while self.order and now - self.order[0][1] >= TOKEN_WINDOW_SECONDS:
+            old, at = self.order.popleft()
+            if self.seen.get(old, (None, None))[1] == at:  # not remembered again since
+                del self.seen[old]
+        if token is not None:
+            self.seen[token] = (digest, now)
+            self.order.append((token, now))
+
+
+tokens = Tokens()
+
+
+def transact_write_items_once(environ, start_response):
+    """Runs a TransactWriteItems unless its token answers it, and remembers the token of
+    one that succeeded."""
+    length = environ.get("CONTENT_LENGTH")
+    body = environ["wsgi.input"].read(int(length)) if length else environ["wsgi.input"].read()
+    environ["wsgi.input"] = io.BytesIO(body)
+    try:
+        request = json.loads(body)
+        token = request.get("ClientRequestToken")
+        # the SDK writes a request's maps in any order: the digest is of one order
+        digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
+    except (ValueError, AttributeError):
+        return list(app(environ, start_response))  # moto answers what it cannot read
+    answer = tokens.answer(token, digest, start_response)
+    if answer is not None:
+        return answer
+    status = []
+
+    def noting_start_response(line, headers, *args):
+        status.append(line)
+        return start_response(line, headers, *args)
+
+    answer = list(app(environ, noting_start_response))
+    if status and status[0].startswith("200"):
+        tokens.remember(token, digest)
+    return answer
+
+
 app = DomainDispatcherApplication(create_backend_app)
 dynamodb = threading.Lock()
 
 
 def serialised(environ, start_response):
-    if environ.get("HTTP_X_AMZ_TARGET", "").startswith(("DynamoDB_", "DynamoDBStreams_")):
+    target = environ.get("HTTP_X_AMZ_TARGET", "")
+    if target == "DynamoDB_20120810.TransactWriteItems":
+        with dynamodb:
+            return transact_write_items_once(environ, start_response)
+    if target.startswith(("DynamoDB_", "DynamoDBStreams_")):
         with dynamodb:
             return list(app(environ, start_response))  # the whole answer, inside the lock
     return app(environ, start_response)

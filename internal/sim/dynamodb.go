@@ -14,11 +14,12 @@ import (
 
 // DynamoDB is the in-process DynamoDB that `ledger demo`, `ledger up` and the tests use
 // when no endpoint is given: truora/minidyn's HTTP server, in memory until Close. Of
-// its gaps (docs/design.md, "Test backends") three are mended here, and only here: number
+// its gaps (docs/design.md, "Test backends") four are mended here, and only here: number
 // sort keys ordered as text (numericOrder), a data race of DescribeTable (describeLock),
-// and transactions that copy whole tables and report one failed condition without its
-// item (transactions). URL is its endpoint, http://127.0.0.1:port. Stream is its
-// stream, when it was started with one (StartStreamingDynamoDB), else nil.
+// transactions that copy whole tables and report one failed condition without its
+// item, and ClientRequestTokens ignored (transactions). URL is its endpoint,
+// http://127.0.0.1:port. Stream is its stream, when it was started with one
+// (StartStreamingDynamoDB), else nil.
 type DynamoDB struct {
 	URL    string
 	Stream *Stream
@@ -59,7 +60,7 @@ func start(stream *Stream) (*DynamoDB, error) {
 // the others, a transaction and a DescribeTable alone.
 func embedded(minidyn http.Handler) http.Handler {
 	mu := new(sync.RWMutex)
-	return numericOrder{next: transactions{mu: mu, store: minidyn, next: describeLock{mu: mu, next: minidyn}}}
+	return numericOrder{next: transactions{mu: mu, store: minidyn, next: describeLock{mu: mu, next: minidyn}, tokens: newTokens(time.Now)}}
 }
 
 // Close stops the server and drops its data.

@@ -20,10 +20,13 @@ import (
 // for ALL_OLD and the item exists; if all hold, every Put is written. Other requests,
 // and transactions it cannot answer so (Update or Delete actions, a table or key it
 // cannot read, an item named twice, an expression minidyn refuses), go to minidyn.
+// Either way it keeps DynamoDB's memory of the ClientRequestTokens of transactions that
+// succeeded (tokens), which minidyn has not.
 type transactions struct {
-	mu    *sync.RWMutex // shared with describeLock: a transaction here runs alone
-	store http.Handler  // minidyn, called under mu
-	next  http.Handler  // describeLock, for everything else
+	mu     *sync.RWMutex // shared with describeLock: a transaction here runs alone
+	store  http.Handler  // minidyn, called under mu
+	next   http.Handler  // describeLock, for everything else
+	tokens *tokens       // used under mu
 }
 
 // transactAction is a Put or a ConditionCheck, its attribute values kept as sent.
@@ -52,11 +55,17 @@ func (h transactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	t := &transaction{store: h.store, r: r}
-	if actions, ok := servable(body); ok && t.run(actions, w) {
+	if h.tokens.answer(w, body) {
 		return
 	}
-	forward(h.store, w, r, body) // minidyn's own way, still alone
+	sw := &statusWriter{ResponseWriter: w}
+	t := &transaction{store: h.store, r: r}
+	if actions, ok := servable(body); !ok || !t.run(actions, sw) {
+		forward(h.store, sw, r, body) // minidyn's own way, still alone
+	}
+	if sw.code == http.StatusOK {
+		h.tokens.remember(body)
+	}
 }
 
 // servable reads the actions of a transaction transactions can answer itself.

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -130,6 +131,38 @@ func TestATransactionWritesAllOrNothing(t *testing.T) {
 	var refused smithy.APIError
 	if !errors.As(err, &refused) || refused.ErrorCode() != "ValidationException" || stored(t, env, "f") != -1 {
 		t.Errorf("an item named twice: %v, f at %d; want a ValidationException and nothing written", err, stored(t, env, "f"))
+	}
+}
+
+// A transaction sent again with its ClientRequestToken, as the SDK resends one whose
+// answer was lost, is answered success and not applied again; the token on another
+// request is refused, and that request writes nothing. The same request under a new
+// token runs again.
+func TestATokenAppliesItsTransactionOnce(t *testing.T) {
+	env := testenv.NewDynamoDB(t)
+	ctx, tb := context.Background(), env.Table()
+	env.Put(t, row("a", 1))
+	increment := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(rand.Text()), TransactItems: []types.TransactWriteItem{
+		txPut(tb, row("a", 2), "version = :v", version(1), false),
+	}}
+	for try := range 2 { // run again, the condition would fail: a is at 2
+		if _, err := env.Client.TransactWriteItems(ctx, increment); err != nil {
+			t.Fatalf("send %d: %v", try+1, err)
+		}
+	}
+	if got := stored(t, env, "a"); got != 2 {
+		t.Errorf("a at version %d, want 2", got)
+	}
+	_, err := env.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: increment.ClientRequestToken,
+		TransactItems: []types.TransactWriteItem{txPut(tb, row("b", 1), "", nil, false)}})
+	var refused smithy.APIError
+	if !errors.As(err, &refused) || refused.ErrorCode() != "IdempotentParameterMismatchException" || stored(t, env, "b") != -1 {
+		t.Errorf("the token on another request: %v, b at %d; want IdempotentParameterMismatchException and nothing written", err, stored(t, env, "b"))
+	}
+	increment.ClientRequestToken = aws.String(rand.Text())
+	var cancelled *types.TransactionCanceledException
+	if _, err := env.Client.TransactWriteItems(ctx, increment); !errors.As(err, &cancelled) {
+		t.Errorf("the request under a new token: %v, want it cancelled (a is at 2)", err)
 	}
 }
 
