@@ -253,7 +253,7 @@ class Tokens:
     def answer(self, token, digest, start_response):
         """The answer from memory to a request with token, or None when it must run."""
         use = self.seen.get(token)
-        if token is None or use is None or time.monotonic() - use[1] >= TOKEN_WINDOW_SECONDS:
+        if use is None or time.monotonic() - use[1] >= TOKEN_WINDOW_SECONDS:
             return None
         headers = [("Content-Type", "application/x-amz-json-1.0")]
         if use[0] == digest:
@@ -271,9 +271,8 @@ class Tokens:
             old, at = self.order.popleft()
             if self.seen.get(old, (None, None))[1] == at:  # not remembered again since
                 del self.seen[old]
-        if token is not None:
-            self.seen[token] = (digest, now)
-            self.order.append((token, now))
+        self.seen[token] = (digest, now)
+        self.order.append((token, now))
 
 
 tokens = Tokens()
@@ -288,10 +287,12 @@ def transact_write_items_once(environ, start_response):
     try:
         request = json.loads(body)
         token = request.get("ClientRequestToken")
-        # the SDK writes a request's maps in any order: the digest is of one order
-        digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
     except (ValueError, AttributeError):
-        return list(app(environ, start_response))  # moto answers what it cannot read
+        token = None  # moto answers what it cannot read
+    if token is None:
+        return list(app(environ, start_response))
+    # the SDK writes a request's maps in any order: the digest is of one order
+    digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
     answer = tokens.answer(token, digest, start_response)
     if answer is not None:
         return answer

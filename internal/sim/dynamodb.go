@@ -60,7 +60,7 @@ func start(stream *Stream) (*DynamoDB, error) {
 // the others, a transaction and a DescribeTable alone.
 func embedded(minidyn http.Handler) http.Handler {
 	mu := new(sync.RWMutex)
-	return numericOrder{next: transactions{mu: mu, store: minidyn, next: describeLock{mu: mu, next: minidyn}, tokens: newTokens(time.Now)}}
+	return numericOrder{next: transactions{mu: mu, store: minidyn, next: describeLock{mu: mu, next: minidyn}, tokens: newTokens()}}
 }
 
 // Close stops the server and drops its data.

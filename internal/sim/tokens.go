@@ -19,15 +19,8 @@ const tokenWindow = 10 * time.Minute
 // IdempotentParameterMismatchException. A cancelled or failed request is not
 // remembered. Not safe for concurrent use: transactions calls it under its lock.
 type tokens struct {
-	now   func() time.Time
 	seen  map[string]tokenUse
 	order []remembered // in the order remembered, so that the lapsed leave first
-}
-
-// remembered is a token and when it was remembered.
-type remembered struct {
-	token string
-	at    time.Time
 }
 
 // tokenUse is a remembered token: its request's digest, and when it succeeded.
@@ -36,20 +29,48 @@ type tokenUse struct {
 	at     time.Time
 }
 
-func newTokens(now func() time.Time) *tokens {
-	return &tokens{now: now, seen: map[string]tokenUse{}}
+// remembered is a token and when it was remembered.
+type remembered struct {
+	token string
+	at    time.Time
 }
 
-// answer answers body from memory on w and reports true, when body's token is
-// remembered; it reports false, having written nothing, for a request to run.
-func (m *tokens) answer(w http.ResponseWriter, body []byte) bool {
-	tok := tokenOf(body)
-	use, ok := m.seen[tok]
-	if tok == "" || !ok || m.now().Sub(use.at) >= tokenWindow {
+func newTokens() *tokens { return &tokens{seen: map[string]tokenUse{}} }
+
+// tokened is what tokens compares of a request: its ClientRequestToken ("" for none)
+// and the SHA-256 of its JSON with every object's names sorted, so that two encodings
+// of one request, whose maps the SDK writes in any order, share it.
+type tokened struct {
+	token  string
+	digest [sha256.Size]byte
+}
+
+// tokenedOf reads a TransactWriteItems body once for what tokens compares; a body that
+// is no JSON object has no token (minidyn answers it).
+func tokenedOf(body []byte) tokened {
+	var req map[string]any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&req) != nil {
+		return tokened{}
+	}
+	tok, _ := req["ClientRequestToken"].(string)
+	canonical, err := json.Marshal(req) // encoding/json sorts map keys
+	if tok == "" || err != nil {
+		return tokened{}
+	}
+	return tokened{token: tok, digest: sha256.Sum256(canonical)}
+}
+
+// answer answers req from memory on w and reports true, when its token is remembered;
+// it reports false, having written nothing, for a request to run.
+func (m *tokens) answer(w http.ResponseWriter, req tokened) bool {
+	use, ok := m.seen[req.token]
+	if req.token == "" || !ok || time.Since(use.at) >= tokenWindow {
 		return false
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	if use.digest != digestOf(body) {
+	if use.digest != req.digest {
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(map[string]string{
 			"__type":  "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
@@ -61,45 +82,20 @@ func (m *tokens) answer(w http.ResponseWriter, body []byte) bool {
 	return true
 }
 
-// remember notes the token of body, a request that succeeded, and forgets the tokens
+// remember notes the token of req, a request that succeeded, and forgets the tokens
 // whose window has passed.
-func (m *tokens) remember(body []byte) {
-	now := m.now()
+func (m *tokens) remember(req tokened) {
+	now := time.Now()
 	for len(m.order) > 0 && now.Sub(m.order[0].at) >= tokenWindow {
 		if old := m.order[0]; m.seen[old.token].at.Equal(old.at) { // not remembered again since
 			delete(m.seen, old.token)
 		}
 		m.order = m.order[1:]
 	}
-	if tok := tokenOf(body); tok != "" {
-		m.seen[tok] = tokenUse{digest: digestOf(body), at: now}
-		m.order = append(m.order, remembered{tok, now})
+	if req.token != "" {
+		m.seen[req.token] = tokenUse{digest: req.digest, at: now}
+		m.order = append(m.order, remembered{req.token, now})
 	}
-}
-
-// digestOf is the SHA-256 of body's JSON with every object's names sorted, so that two
-// encodings of one request, whose maps the SDK writes in any order, share it.
-func digestOf(body []byte) [sha256.Size]byte {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
-		return sha256.Sum256(body)
-	}
-	canonical, err := json.Marshal(v) // encoding/json sorts map keys
-	if err != nil {
-		return sha256.Sum256(body)
-	}
-	return sha256.Sum256(canonical)
-}
-
-// tokenOf is the ClientRequestToken of a TransactWriteItems body, "" when it has none.
-func tokenOf(body []byte) string {
-	var req struct{ ClientRequestToken string }
-	if json.Unmarshal(body, &req) != nil {
-		return ""
-	}
-	return req.ClientRequestToken
 }
 
 // statusWriter is a ResponseWriter that notes the status written through it.

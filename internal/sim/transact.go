@@ -55,7 +55,8 @@ func (h transactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.tokens.answer(w, body) {
+	req := tokenedOf(body)
+	if h.tokens.answer(w, req) {
 		return
 	}
 	sw := &statusWriter{ResponseWriter: w}
@@ -64,7 +65,7 @@ func (h transactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		forward(h.store, sw, r, body) // minidyn's own way, still alone
 	}
 	if sw.code == http.StatusOK {
-		h.tokens.remember(body)
+		h.tokens.remember(req)
 	}
 }
 
